@@ -1,0 +1,30 @@
+from triage_app.engine.batches import global_padding_inflation, plan_buckets
+
+
+def test_sorted_buckets_pad_only_to_their_own_max():
+    lengths = [50, 3, 40, 4, 41, 5]
+    buckets = plan_buckets(list(range(6)), lengths, uses_prefix=True, sort=True, max_rows=2, token_budget=None)
+    assert [b.items for b in buckets] == [(1, 3), (5, 2), (4, 0)]
+    assert [b.width for b in buckets] == [4, 40, 50]
+    assert sum(b.padding_tokens for b in buckets) == 1 + 35 + 9
+
+
+def test_arrival_order_when_not_sorted():
+    buckets = plan_buckets([10, 11, 12], [5, 1, 5], uses_prefix=False, sort=False, max_rows=2, token_budget=None)
+    assert [b.items for b in buckets] == [(10, 11), (12,)]
+    assert buckets[0].padding_tokens == 4
+
+
+def test_token_budget_bounds_rows_times_width():
+    lengths = [10] * 8 + [100] * 3 + [600]
+    buckets = plan_buckets(list(range(12)), lengths, uses_prefix=True, sort=True, max_rows=32, token_budget=200)
+    assert all(len(b.items) * b.width <= 200 for b in buckets if len(b.items) > 1)
+    assert [len(b.items) for b in buckets] == [8, 2, 1, 1]
+    # longer than the budget: still runs, alone
+    assert buckets[-1].items == (11,) and buckets[-1].width == 600
+    assert sorted(i for b in buckets for i in b.items) == list(range(12))
+
+
+def test_global_padding_inflation():
+    assert global_padding_inflation([1, 3]) == 2 * 3 / 4
+    assert global_padding_inflation([]) == 1.0

@@ -1,0 +1,106 @@
+"""The command line as a user runs it: a real process, real files, the bundled model."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+
+STATS_KEYS = {"items", "seconds", "items_per_s", "tokens_processed", "padding_tokens", "padding_fraction",
+              "global_padding_inflation", "prefix_tokens_saved", "fallbacks", "truncated", "device", "dtype",
+              "model"}
+
+
+def triage(*args, check=True):
+    result = subprocess.run([sys.executable, "-m", "triage_app", *args], capture_output=True, text=True,
+                            timeout=600)
+    if check and result.returncode != 0:
+        raise AssertionError(f"exit {result.returncode}:\n{result.stderr[-3000:]}")
+    return result
+
+
+@pytest.fixture(scope="module")
+def tickets_csv(tmp_path_factory, sample_rows, smollm2):  # smollm2: the converted model is cached first
+    path = tmp_path_factory.mktemp("cli") / "tickets.csv"
+    rows = sample_rows[:10]
+    rows[3] = dict(rows[3], text="")  # a blank ticket stays in place
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=["id", "subject", "text", "category"])
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def test_classify_keeps_every_row_and_column_and_adds_predictions(tickets_csv, tmp_path):
+    out, stats = tmp_path / "out.csv", tmp_path / "stats.json"
+    result = triage("classify", str(tickets_csv), "-o", str(out), "--model", "smollm2-135m",
+                    "--dtype", "float32", "--stats-json", str(stats), "--batch-size", "4")
+    with open(out, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    with open(tickets_csv, newline="", encoding="utf-8") as f:
+        original = list(csv.DictReader(f))
+    assert [r["id"] for r in rows] == [r["id"] for r in original]
+    assert list(rows[0])[:4] == ["id", "subject", "text", "category"]
+    assert list(rows[0])[4:] == ["label", "confidence", "margin", "p_billing", "p_technical", "p_account",
+                                 "truncated"]
+    assert rows[3]["label"] == "" and rows[3]["text"] == ""
+    for row in rows[:3] + rows[4:]:
+        p = [float(row[f"p_{n}"]) for n in ("billing", "technical", "account")]
+        assert sum(p) == pytest.approx(1, abs=1e-4)
+        assert float(row["confidence"]) == pytest.approx(max(p), abs=1e-6)
+        assert row["label"] == ("billing", "technical", "account")[p.index(max(p))]
+    data = json.loads(stats.read_text())
+    assert STATS_KEYS <= data.keys()
+    assert data["items"] == 10 and data["dtype"] == "float32" and data["device"] == "cpu"
+    assert "padding" in result.stderr and "items/s" in result.stderr  # progress and summary on stderr
+
+
+def test_reference_and_fast_write_the_same_labels(tickets_csv, tmp_path):
+    fast, ref = tmp_path / "fast.csv", tmp_path / "ref.csv"
+    common = ["--model", "smollm2-135m", "--dtype", "float32", "--labels", "billing,technical,account"]
+    triage("classify", str(tickets_csv), "-o", str(fast), *common, "--no-buckets", "--full-head")
+    triage("classify", str(tickets_csv), "-o", str(ref), *common, "--reference")
+    read = lambda p: [(r["label"], round(float(r["confidence"] or 0), 3)) for r in csv.DictReader(open(p))]
+    assert read(fast) == read(ref)
+
+
+def test_verify_command(tickets_csv):
+    result = triage("verify", str(tickets_csv), "--probes", "4", "--model", "smollm2-135m", "--dtype", "float32")
+    assert "4/4 labels identical" in result.stdout and "OK" in result.stdout
+
+
+def test_bench_prints_the_table_and_json(tmp_path):
+    out = tmp_path / "bench.json"
+    result = triage("bench", "--model", "smollm2-135m", "--dtype", "float32", "--n", "6",
+                    "--workload", "long-prefix", "--modes", "reference,prefix,fast", "--json", str(out))
+    data = json.loads(out.read_text())
+    assert set(data["modes"]) == {"reference", "prefix", "fast"}
+    for mode in data["modes"].values():
+        assert {"seconds", "items_per_s", "speedup", "padding_fraction", "agreement", "max_score_diff"} <= mode.keys()
+        assert mode["agreement"] == 1.0
+    assert data["n"] == 6 and data["workload"] == "long-prefix" and data["dense_tokens_per_s"] > 0
+    assert "speedup" in result.stdout and "dense-forward rate" in result.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["classify", "missing.csv", "-o", "x.csv"], "no such file"),
+    (["classify", "{csv}", "-o", "x.csv", "--text-column", "nope"], "no column 'nope'"),
+    (["classify", "{csv}", "-o", "x.csv", "--model", "/no/such/model.gguf"], "no such GGUF file"),
+    (["classify", "{csv}", "-o", "x.csv", "--labels", "solo"], "at least two labels"),
+    (["bench", "--modes", "warp"], "unknown mode"),
+])
+def test_bad_input_gets_one_line_and_exit_2(tickets_csv, tmp_path, args, message):
+    args = [a.replace("{csv}", str(tickets_csv)).replace("x.csv", str(tmp_path / "x.csv")) for a in args]
+    result = triage(*args, check=False)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_no_subcommand_prints_help():
+    result = triage()
+    assert "classify" in result.stdout and "bench" in result.stdout

@@ -1,0 +1,158 @@
+"""The law of the engine: every fast path gives the reference loop's labels and scores."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from triage_app.engine import device, models
+from triage_app.engine.classifier import Classifier, RunConfig
+from triage_app.engine.labels import LabelSet
+from triage_app.engine.prefix_cache import PrefixCache
+from triage_app.engine.scorer import LabelTree, decoder_of, score_batch
+from triage_app.engine.verify import collect, compare, probe_indices
+
+FP32_TOLERANCE = 1e-3
+
+
+def spread(rows, n):
+    """n sample tickets from the shortest to the longest."""
+    texts = [r["text"] for r in rows]
+    return [texts[i] for i in probe_indices([len(t) for t in texts], n)]
+
+
+def assert_same(reference, fast, tolerance=FP32_TOLERANCE):
+    assert reference.keys() == fast.keys()
+    for i, ref in reference.items():
+        assert fast[i].label == ref.label, f"ticket {i}"
+        assert max(abs(a - b) for a, b in zip(ref.scores, fast[i].scores)) < tolerance, f"ticket {i}"
+
+
+def test_label_tree_shares_leading_tokens():
+    tree = LabelTree.build([[1, 2, 3], [1, 2, 4], [1, 5], [6]])
+    # inputs needed: 1, then 1-2; labels score at the prompt end (-1) and at those nodes
+    assert tree.node_tokens == (1, 2)
+    assert tree.node_depth == (0, 1)
+    assert tree.ancestors == ((0,), (0, 1))
+    assert tree.steps == (((-1, 1), (0, 2), (1, 3)), ((-1, 1), (0, 2), (1, 4)), ((-1, 1), (0, 5)), ((-1, 6),))
+    assert tree.first_tokens == (1, 6)
+    assert tree.leaf_paths() == [(0, 1)]
+    assert LabelTree.build([[7], [8]]).leaf_paths() == [()]
+
+
+@pytest.fixture(scope="module")
+def sample_reference(smollm2, sample_rows):
+    texts = spread(sample_rows, 24)
+    classifier = Classifier(smollm2, LabelSet.default())
+    return classifier, texts, collect(classifier, texts, RunConfig(reference=True))
+
+
+def test_fast_path_equals_reference_from_shortest_to_longest(sample_reference):
+    classifier, texts, reference = sample_reference
+    lengths = [len(t.full_ids) for t in classifier.prompt.encode(texts)]
+    assert max(lengths) > 4 * min(lengths)  # the sample really spans the length range
+    assert_same(reference, collect(classifier, texts, RunConfig(token_budget=512)))
+
+
+@pytest.mark.parametrize("prefix_cache, buckets, full_head", list(itertools.product([True, False], repeat=3)))
+def test_every_switch_combination_agrees(sample_reference, prefix_cache, buckets, full_head):
+    classifier, texts, reference = sample_reference
+    config = RunConfig(prefix_cache=prefix_cache, buckets=buckets, full_head=full_head, batch_size=8)
+    assert_same(reference, collect(classifier, texts, config))
+
+
+def test_multi_token_labels_with_shared_leading_tokens(smollm2, sample_rows):
+    labels = LabelSet.from_names(["billing", "bill dispute", "technical", "technical outage", "account"])
+    classifier = Classifier(smollm2, labels)
+    ids = classifier.prompt.label_ids
+    assert len(ids[0]) == 2 and ids[0][0] == ids[1][0]           # "b" "illing" / "b" "ill" ...
+    assert ids[2] == ids[3][: len(ids[2])] and len(ids[3]) > len(ids[2])
+    texts = spread(sample_rows, 10)
+    reference = collect(classifier, texts, RunConfig(reference=True))
+    assert_same(reference, collect(classifier, texts, RunConfig()))
+    assert_same(reference, collect(classifier, texts, RunConfig(full_head=True, buckets=False)))
+
+
+def test_label_scores_are_exact_log_probs(smollm2):
+    """A two-token label's score is log p(t0) + log p(t1 | t0), computed by hand with the model."""
+    import torch
+
+    classifier = Classifier(smollm2, LabelSet.default())
+    full = classifier.prompt.encode(["My card was charged twice."])[0].full_ids
+    (b, illing), (technical,) = classifier.prompt.label_ids[0], classifier.prompt.label_ids[1]
+    with torch.inference_mode():
+        logp = smollm2.model(input_ids=torch.tensor([full + [b]])).logits.float().log_softmax(-1)[0]
+    billing = logp[len(full) - 1, b] + logp[len(full), illing]
+    tech = logp[len(full) - 1, technical]
+    prediction = collect(classifier, ["My card was charged twice."], RunConfig())[0]
+    expected = (billing - tech).item()
+    assert prediction.scores[0] - prediction.scores[1] == pytest.approx(expected, abs=FP32_TOLERANCE)
+
+
+def test_prefix_cache_is_unchanged_by_batches(smollm2, sample_rows):
+    classifier = Classifier(smollm2, LabelSet.default())
+    tickets = classifier.prompt.encode(spread(sample_rows, 6))
+    prefix = PrefixCache(decoder_of(smollm2.model), classifier.prompt.ids, "cpu")
+    before = prefix.checksum()
+    rows = [t.suffix_ids for t in tickets]
+    import torch
+
+    with torch.inference_mode():
+        first = score_batch(smollm2.model, rows, classifier.tree, prefix, full_head=False)
+        again = score_batch(smollm2.model, rows[::-1], classifier.tree, prefix, full_head=False).flip(0)
+    assert prefix.checksum() == before
+    assert all(k.shape[0] == 1 for k, _ in prefix.layers)
+    assert torch.allclose(first, again, atol=FP32_TOLERANCE)
+
+
+def test_near_ties_are_decided_like_the_reference(tiny_qwen, sample_rows):
+    """Random weights: many decisions are genuine near-ties, and the scores must still match."""
+    classifier = Classifier(tiny_qwen, LabelSet.default())
+    texts = [r["text"] for r in sample_rows[:80]]
+    reference = collect(classifier, texts, RunConfig(reference=True))
+    fast = collect(classifier, texts, RunConfig(batch_size=16))
+    margins = sorted(p.log_margin for p in reference.values())
+    assert margins[0] < 0.05, "the test needs real near-ties"
+    assert_same(reference, fast)
+
+
+def test_tokenizer_that_breaks_the_cut_falls_back_exactly(tiny_qwen, sample_rows):
+    classifier = Classifier(tiny_qwen, LabelSet.default())
+    texts = [r["text"] for r in sample_rows[:80]]
+    tickets = classifier.prompt.encode(texts)
+    tok = tiny_qwen.tokenizer
+    prefix_ids = tok(classifier.prompt.text, add_special_tokens=False).input_ids
+    for text, ticket in zip(texts, tickets):
+        suffix_ids = tok(text.strip() + classifier.prompt.tail, add_special_tokens=False).input_ids
+        if prefix_ids + suffix_ids == ticket.full_ids:    # the spec's check passes: the cache is used
+            assert ticket.uses_prefix
+        if ticket.uses_prefix:                            # ...and is only used where it is exact
+            assert ticket.full_ids[: len(prefix_ids)] == prefix_ids
+    failed = sum(not t.uses_prefix for t in tickets)
+    assert 0 < failed < len(tickets)
+    runs = list(classifier.run(texts, RunConfig(batch_size=16)))
+    assert runs[-1].stats.fallbacks == failed
+    fast = {p.index: p for r in runs for p in r.predictions}
+    assert {i for i, p in fast.items() if p.fallback} == {t.index for t in tickets if not t.uses_prefix}
+    assert_same(collect(classifier, texts, RunConfig(reference=True)), fast)
+
+
+def test_smollm2_cut_is_token_clean_for_every_sample_ticket(smollm2, sample_rows):
+    classifier = Classifier(smollm2, LabelSet.default())
+    tok = smollm2.tokenizer
+    texts = [r["text"] for r in sample_rows]
+    for text, ticket in zip(texts, classifier.prompt.encode(texts)):
+        suffix_ids = tok(text.strip() + classifier.prompt.tail, add_special_tokens=False).input_ids
+        assert classifier.prompt.ids + suffix_ids == ticket.full_ids
+        assert ticket.suffix_ids == suffix_ids
+
+
+def test_bfloat16_disagrees_only_at_near_ties(sample_rows):
+    loaded = models.load(models.SMOLLM2, device.choose("cpu", "bfloat16"))
+    classifier = Classifier(loaded, LabelSet.default())
+    texts = spread(sample_rows, 12)
+    reference = collect(classifier, texts, RunConfig(reference=True))
+    report = compare(reference, collect(classifier, texts, RunConfig()), "bfloat16")
+    assert report.ok, report.summary()
+    assert report.max_score_diff < report.tolerance

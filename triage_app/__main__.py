@@ -1,0 +1,3 @@
+from triage_app.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,197 @@
+"""The triage-app command line: classify, bench, verify."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+EXIT_BAD_INPUT = 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 0
+    from triage_app.engine.models import ModelNotAvailable
+    from triage_app.files.tables import BadInput
+
+    try:
+        return args.func(args)
+    except (BadInput, ModelNotAvailable, ValueError) as exc:
+        print(f"triage-app: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("triage-app: interrupted", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="triage-app", description="Classify support tickets with a local model.")
+    sub = parser.add_subparsers(dest="command")
+
+    classify = sub.add_parser("classify", help="label every ticket of a CSV file")
+    classify.add_argument("input")
+    classify.add_argument("-o", "--output", required=True)
+    classify.add_argument("--text-column")
+    _label_args(classify)
+    _model_args(classify)
+    _run_args(classify)
+    classify.add_argument("--reference", action="store_true", help="the slow one-by-one loop (the definition of right)")
+    classify.add_argument("--stats-json", help="write the final statistics here")
+    classify.add_argument("--limit", type=int, help="only the first N tickets")
+    classify.set_defaults(func=_classify)
+
+    bench = sub.add_parser("bench", help="time the engine's modes side by side")
+    _model_args(bench)
+    bench.add_argument("--n", type=int, default=600, help="tickets from the sample set")
+    bench.add_argument("--workload", default="short-prompt", help="short-prompt, long-prefix or app")
+    bench.add_argument("--modes", default="reference,buckets,prefix,prefix+buckets,fast")
+    bench.add_argument("--batch-size", type=int, default=32)
+    bench.add_argument("--token-budget", type=int, default=1024)
+    bench.add_argument("--json", help="write the results here")
+    bench.set_defaults(func=_bench)
+
+    verify = sub.add_parser("verify", help="check the fast path against the reference loop")
+    verify.add_argument("input")
+    verify.add_argument("--probes", type=int, default=16)
+    verify.add_argument("--text-column")
+    _label_args(verify)
+    _model_args(verify)
+    _run_args(verify)
+    verify.set_defaults(func=_verify)
+    return parser
+
+
+def _model_args(p):
+    p.add_argument("--model", default="qwen2.5-0.5b",
+                   help="HF id or alias (qwen2.5-0.5b, smollm2-135m, random:qwen2.5-0.5b), folder or .gguf")
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "mps", "cuda"])
+    p.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16", "float16"])
+    p.add_argument("--download", action="store_true", help="download the model if it is not cached")
+
+
+def _label_args(p):
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--labels", help="comma-separated label names")
+    group.add_argument("--labels-file", help="a label set saved as JSON")
+
+
+def _run_args(p):
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--token-budget", type=int, default=1024, help="most rows x tokens in one batch")
+    p.add_argument("--max-ticket-tokens", type=int, default=1024, help="longer tickets keep their head")
+    p.add_argument("--no-prefix-cache", action="store_true")
+    p.add_argument("--no-buckets", action="store_true")
+    p.add_argument("--full-head", action="store_true")
+
+
+def _load_model(args):
+    from triage_app.engine import device, models
+
+    placement = device.choose(args.device, args.dtype)
+    print(f"placement: {placement.reason}", file=sys.stderr)
+    loaded = models.load(args.model, placement, allow_download=args.download)
+    print(f"model: {loaded.name}", file=sys.stderr)
+    return loaded
+
+
+def _label_set(args):
+    from triage_app.engine.labels import LabelSet
+
+    if args.labels_file:
+        return LabelSet.load(args.labels_file)
+    if args.labels:
+        return LabelSet.from_names(args.labels.split(","))
+    return LabelSet.default()
+
+
+def _run_config(args, reference=False):
+    from triage_app.engine.classifier import RunConfig
+
+    return RunConfig(prefix_cache=not args.no_prefix_cache, buckets=not args.no_buckets,
+                     full_head=args.full_head, reference=reference, batch_size=args.batch_size,
+                     token_budget=args.token_budget)
+
+
+def _read_tickets(args):
+    from triage_app.files.tables import read_table, text_column
+
+    frame = read_table(args.input)
+    if getattr(args, "limit", None):
+        frame = frame.head(args.limit)
+    return frame, frame[text_column(frame, args.text_column)].tolist()
+
+
+def _classify(args) -> int:
+    from tqdm import tqdm
+
+    from triage_app.engine.classifier import Classifier
+    from triage_app.files.tables import results_frame, write_csv_atomic
+
+    frame, texts = _read_tickets(args)
+    config = _run_config(args, reference=args.reference)
+    label_set = _label_set(args)
+    classifier = Classifier(_load_model(args), label_set, max_ticket_tokens=args.max_ticket_tokens)
+    predictions, stats = [], None
+    with tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
+        for batch in classifier.run(texts, config):
+            predictions += batch.predictions
+            stats = batch.stats
+            bar.update(len(batch.predictions))
+            bar.set_postfix_str(f"{stats.items_per_s:.1f} items/s, padding {100 * stats.padding_fraction:.1f}%")
+    write_csv_atomic(results_frame(frame, predictions, label_set.names), args.output)
+    print(f"{stats.done} tickets in {stats.seconds:.1f} s ({stats.items_per_s:.2f} items/s); "
+          f"padding {100 * stats.padding_fraction:.1f}% of tokens; prefix tokens saved {stats.prefix_tokens_saved}; "
+          f"fallbacks {stats.fallbacks}; truncated {stats.truncated} -> {args.output}", file=sys.stderr)
+    if args.stats_json:
+        Path(args.stats_json).write_text(json.dumps(stats.to_dict(), indent=2) + "\n")
+    return 0
+
+
+def _verify(args) -> int:
+    from triage_app.engine.classifier import Classifier
+    from triage_app.engine.verify import verify
+
+    _, texts = _read_tickets(args)
+    classifier = Classifier(_load_model(args), _label_set(args), max_ticket_tokens=args.max_ticket_tokens)
+    report = verify(classifier, texts, args.probes, _run_config(args))
+    for d in report.disagreements:
+        kind = "near-tie" if d.near_tie else "DISAGREEMENT"
+        print(f"  ticket {d.index}: reference {d.reference}, fast {d.fast} "
+              f"(reference log-margin {d.reference_log_margin:.3g}) {kind}")
+    print(report.summary())
+    return 0 if report.ok else 1
+
+
+def _bench(args) -> int:
+    from dataclasses import asdict
+
+    from triage_app.engine.bench import MODES, dense_rate, run_modes, table
+    from triage_app.engine.workloads import workload
+
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    unknown = [m for m in modes if m not in MODES]
+    if unknown:
+        raise ValueError(f"unknown mode(s) {', '.join(unknown)}: use {', '.join(MODES)}")
+    loaded = _load_model(args)
+    work = workload(args.workload, args.n)
+    print(f"workload {work.name}: {len(work.texts)} tickets", file=sys.stderr)
+    results = run_modes(loaded, work, modes, args.batch_size, args.token_budget,
+                        log=lambda line: print(line, file=sys.stderr))
+    rate = dense_rate(loaded)
+    print(table(results))
+    print(f"dense-forward rate: {rate:.0f} tokens/s (32 x 100 real tokens, one unpadded batch)")
+    out = {"model": loaded.name, "device": loaded.placement.device, "dtype": loaded.placement.dtype_name,
+           "n": len(work.texts), "workload": work.name, "dense_tokens_per_s": rate,
+           "modes": {m: {k: v for k, v in asdict(r).items()} for m, r in results.items()}}
+    if "fast" in results:
+        fast = results["fast"]
+        out["fast_efficiency"] = fast.real_tokens / rate / fast.seconds
+        print(f"fast-path efficiency: {out['fast_efficiency']:.2f} of the dense-forward rate")
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    return 0

@@ -1,0 +1,57 @@
+"""Length-bucketed batches, planned from token counts alone (no tensors here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Bucket:
+    """One batch: the tickets in it and the width every row is padded to."""
+
+    items: tuple[int, ...]
+    lengths: tuple[int, ...]
+    uses_prefix: bool
+
+    @property
+    def width(self) -> int:
+        return max(self.lengths)
+
+    @property
+    def real_tokens(self) -> int:
+        return sum(self.lengths)
+
+    @property
+    def padding_tokens(self) -> int:
+        return len(self.items) * self.width - self.real_tokens
+
+
+def plan_buckets(items: list[int], lengths: list[int], *, uses_prefix: bool, sort: bool,
+                 max_rows: int, token_budget: int | None) -> list[Bucket]:
+    """Group items into batches of at most max_rows rows and rows x width <= token_budget.
+
+    sort=True orders by length first, so each batch pads only to its own, similar, maximum.
+    A ticket longer than the budget still runs, alone.
+    """
+    order = sorted(range(len(items)), key=lambda k: lengths[k]) if sort else range(len(items))
+    buckets, rows, width = [], [], 0
+    for k in order:
+        new_width = max(width, lengths[k])
+        too_wide = token_budget is not None and (len(rows) + 1) * new_width > token_budget
+        if rows and (len(rows) == max_rows or too_wide):
+            buckets.append(_bucket(rows, items, lengths, uses_prefix))
+            rows, new_width = [], lengths[k]
+        rows.append(k)
+        width = new_width
+    if rows:
+        buckets.append(_bucket(rows, items, lengths, uses_prefix))
+    return buckets
+
+
+def _bucket(rows: list[int], items: list[int], lengths: list[int], uses_prefix: bool) -> Bucket:
+    return Bucket(tuple(items[k] for k in rows), tuple(lengths[k] for k in rows), uses_prefix)
+
+
+def global_padding_inflation(lengths: list[int]) -> float:
+    """Tokens processed if every row were padded to the longest ticket, over the real tokens."""
+    return len(lengths) * max(lengths) / sum(lengths) if lengths else 1.0

@@ -1,0 +1,84 @@
+"""Side-by-side benchmark of the engine's modes on one workload, in one process."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+import torch
+
+from triage_app.engine.classifier import Classifier, RunConfig
+from triage_app.engine.models import LoadedModel
+from triage_app.engine.scorer import decoder_of
+from triage_app.engine.verify import collect, compare
+from triage_app.engine.workloads import Workload
+
+MODES = {
+    "reference": RunConfig(reference=True),
+    "buckets": RunConfig(prefix_cache=False, full_head=True),
+    "prefix": RunConfig(buckets=False, batch_size=1, full_head=True),
+    "prefix+buckets": RunConfig(full_head=True),
+    "fast": RunConfig(),
+}
+
+
+@dataclass(slots=True)
+class ModeResult:
+    seconds: float
+    items_per_s: float
+    speedup: float
+    padding_fraction: float
+    agreement: float
+    max_score_diff: float
+    real_tokens: int
+    tokens_processed: int
+
+
+def dense_rate(loaded: LoadedModel, rows: int = 32, width: int = 100, repeats: int = 2) -> float:
+    """Tokens/s of one unpadded batch of real tokens, no cache: the ceiling a batch can reach."""
+    ids = torch.randint(1000, 20000, (rows, width), generator=torch.Generator().manual_seed(0))
+    ids = ids.to(loaded.placement.device)
+    decoder = decoder_of(loaded.model)
+    with torch.inference_mode():
+        decoder(input_ids=ids[:2, :16])  # warm-up
+        start = time.perf_counter()
+        for _ in range(repeats):
+            decoder(input_ids=ids)
+        return rows * width * repeats / (time.perf_counter() - start)
+
+
+def run_modes(loaded: LoadedModel, work: Workload, modes: list[str], batch_size: int = 32,
+              token_budget: int | None = 1024, log=print) -> dict[str, ModeResult]:
+    classifier = Classifier(loaded, work.label_set, work.style)
+    results, reference = {}, None
+    # the reference runs first: every other mode is compared against it
+    for mode in sorted(modes, key=lambda m: m != "reference"):
+        config = MODES[mode]
+        if not config.reference and config.batch_size != 1:
+            config = replace(config, batch_size=batch_size, token_budget=token_budget)
+        start = time.perf_counter()
+        stats = None
+        predictions = {}
+        for batch in classifier.run(work.texts, config):
+            predictions.update({p.index: p for p in batch.predictions})
+            stats = batch.stats
+        seconds = time.perf_counter() - start
+        if reference is None:
+            reference = predictions if mode == "reference" else collect(classifier, work.texts, MODES["reference"])
+        report = compare(reference, predictions, loaded.placement.dtype_name)
+        base = results["reference"].seconds if "reference" in results else seconds
+        results[mode] = ModeResult(seconds, len(work.texts) / seconds, base / seconds, stats.padding_fraction,
+                                   report.agree / max(report.probes, 1), report.max_score_diff,
+                                   stats.real_tokens, stats.tokens_processed)
+        log(f"  {mode:<15} {seconds:8.1f} s  {results[mode].items_per_s:6.2f} items/s  "
+            f"x{results[mode].speedup:.2f}  agreement {report.agree}/{report.probes}")
+    return results
+
+
+def table(results: dict[str, ModeResult]) -> str:
+    head = f"{'mode':<15} {'seconds':>8} {'items/s':>8} {'speedup':>8} {'padding':>8} {'agree':>7} {'max Δscore':>10}"
+    lines = [head, "-" * len(head)]
+    for mode, r in results.items():
+        lines.append(f"{mode:<15} {r.seconds:8.1f} {r.items_per_s:8.2f} {r.speedup:7.2f}x "
+                     f"{100 * r.padding_fraction:7.1f}% {100 * r.agreement:6.1f}% {r.max_score_diff:10.2g}")
+    return "\n".join(lines)

@@ -1,0 +1,173 @@
+"""A run: tickets in, one Prediction per ticket out, statistics after every batch."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import torch
+
+from triage_app.engine.batches import Bucket, global_padding_inflation, plan_buckets
+from triage_app.engine.labels import LabelSet
+from triage_app.engine.models import LoadedModel
+from triage_app.engine.prefix_cache import PrefixCache
+from triage_app.engine.prompt import EncodedTicket, PromptPrefix, PromptStyle
+from triage_app.engine.scorer import LabelTree, decoder_of, score_batch, score_reference
+from triage_app.engine.stats import RunStats
+
+
+@dataclass(slots=True)
+class RunConfig:
+    """Which optimizations a run uses; each can be switched off alone."""
+
+    prefix_cache: bool = True
+    buckets: bool = True
+    full_head: bool = False
+    reference: bool = False      # the slow loop that defines the right answer; ignores the rest
+    batch_size: int = 32         # most rows in one batch
+    token_budget: int | None = 1024  # most rows x width in one batch (None: rows alone decide)
+
+    def __post_init__(self):
+        if self.batch_size < 1:
+            raise ValueError(f"batch size must be at least 1, not {self.batch_size}")
+        if self.token_budget is not None and self.token_budget < 1:
+            raise ValueError(f"token budget must be positive, not {self.token_budget}")
+
+
+@dataclass(slots=True)
+class Prediction:
+    index: int
+    labels: list[str]
+    scores: list[float] | None   # log-probability of each label, normalised over the labels
+    truncated: bool = False
+    fallback: bool = False       # the prefix cut was not token-clean: ran on the full prompt
+
+    @property
+    def is_blank(self) -> bool:
+        return self.scores is None
+
+    @property
+    def probabilities(self) -> list[float]:
+        return [math.exp(s) for s in self.scores] if self.scores else []
+
+    @property
+    def label(self) -> str | None:
+        return self.labels[max(range(len(self.labels)), key=self.scores.__getitem__)] if self.scores else None
+
+    @property
+    def confidence(self) -> float | None:
+        return max(self.probabilities) if self.scores else None
+
+    @property
+    def margin(self) -> float | None:
+        """Top-1 minus top-2 probability."""
+        if not self.scores:
+            return None
+        top = sorted(self.probabilities, reverse=True)
+        return top[0] - top[1]
+
+    @property
+    def log_margin(self) -> float | None:
+        """Top-1 minus top-2 log-probability: how far the decision is from a tie."""
+        if not self.scores:
+            return None
+        top = sorted(self.scores, reverse=True)
+        return top[0] - top[1]
+
+
+@dataclass(slots=True)
+class BatchDone:
+    predictions: list[Prediction]
+    stats: RunStats
+
+
+@dataclass(slots=True)
+class _Plan:
+    tickets: list[EncodedTicket]
+    buckets: list[Bucket] = field(default_factory=list)
+
+
+class Classifier:
+    """One model and one label set; runs any number of ticket lists."""
+
+    def __init__(self, loaded: LoadedModel, label_set: LabelSet, style: PromptStyle = PromptStyle(),
+                 max_ticket_tokens: int | None = 1024):
+        self.loaded = loaded
+        self.label_set = label_set
+        self.prompt = PromptPrefix(loaded.tokenizer, label_set, style, loaded.context_tokens, max_ticket_tokens)
+        self.tree = LabelTree.build(self.prompt.label_ids)
+
+    @property
+    def model(self):
+        return self.loaded.model
+
+    def run(self, texts: list[str], config: RunConfig = RunConfig()) -> Iterator[BatchDone]:
+        """Classify texts; yields after every batch. Stop iterating to cancel between batches."""
+        start = time.perf_counter()
+        stats = RunStats(total=len(texts), device=self.loaded.placement.device,
+                         dtype=self.loaded.placement.dtype_name, model=self.loaded.name)
+        blank = [i for i, t in enumerate(texts) if not str(t).strip()]
+        if blank:
+            stats.done = len(blank)
+            yield BatchDone([Prediction(i, self.label_set.names, None) for i in blank], stats)
+        keep = [i for i, t in enumerate(texts) if str(t).strip()]
+        tickets = [EncodedTicket(keep[t.index], t.full_ids, t.suffix_ids, t.truncated)
+                   for t in self.prompt.encode([texts[i] for i in keep])]
+        stats.truncated = sum(t.truncated for t in tickets)
+        with torch.inference_mode():
+            if config.reference:
+                yield from self._run_reference(tickets, stats, start)
+            else:
+                yield from self._run_fast(tickets, config, stats, start)
+
+    def _run_reference(self, tickets, stats, start):
+        stats.global_padding_inflation = global_padding_inflation([len(t.full_ids) for t in tickets])
+        for t in tickets:
+            scores = score_reference(self.model, t.full_ids, self.tree)
+            n = len(t.full_ids) + max(map(len, self.tree.leaf_paths()))
+            _account(stats, start, rows=1, processed=n, real=n)
+            yield BatchDone([self._prediction(t, scores[0])], stats)
+
+    def _run_fast(self, tickets, config, stats, start):
+        cached = [t for t in tickets if config.prefix_cache and t.uses_prefix]
+        full = [t for t in tickets if not (config.prefix_cache and t.uses_prefix)]
+        stats.fallbacks = sum(not t.uses_prefix for t in tickets) if config.prefix_cache else 0
+        by_index = {t.index: t for t in tickets}
+        lengths = [len(t.suffix_ids) for t in cached] + [len(t.full_ids) for t in full]
+        stats.global_padding_inflation = global_padding_inflation(lengths)
+        buckets = [b for group, uses in ((cached, True), (full, False)) if group
+                   for b in plan_buckets([t.index for t in group],
+                                         [len(t.suffix_ids if uses else t.full_ids) for t in group],
+                                         uses_prefix=uses, sort=config.buckets,
+                                         max_rows=config.batch_size, token_budget=config.token_budget)]
+        prefix = None
+        if cached:
+            prefix = PrefixCache(decoder_of(self.model), self.prompt.ids, self.loaded.placement.device)
+            stats.prefix_tokens = prefix.length
+            stats.tokens_processed += prefix.length
+        for bucket in buckets:
+            group = [by_index[i] for i in bucket.items]
+            rows = [t.suffix_ids if bucket.uses_prefix else t.full_ids for t in group]
+            scores = score_batch(self.model, rows, self.tree, prefix if bucket.uses_prefix else None,
+                                 config.full_head)
+            width = bucket.width + self.tree.size
+            _account(stats, start, rows=len(rows), processed=len(rows) * width,
+                     real=bucket.real_tokens + len(rows) * self.tree.size)
+            if bucket.uses_prefix:
+                stats.prefix_tokens_saved += prefix.length * len(rows)
+            yield BatchDone([self._prediction(t, s) for t, s in zip(group, scores)], stats)
+
+    def _prediction(self, ticket: EncodedTicket, scores: torch.Tensor) -> Prediction:
+        return Prediction(ticket.index, self.label_set.names, scores.tolist(), ticket.truncated,
+                          not ticket.uses_prefix)
+
+
+def _account(stats: RunStats, start: float, rows: int, processed: int, real: int) -> None:
+    stats.done += rows
+    stats.batches += 1
+    stats.tokens_processed += processed
+    stats.real_tokens += real
+    stats.padding_tokens += processed - real
+    stats.seconds = time.perf_counter() - start

@@ -1,0 +1,142 @@
+"""The prompt, and its token-clean cut into a static prefix and a per-ticket suffix.
+
+The prefix (system text, label definitions, few-shot turns, up to the start of the ticket) is
+the same for every ticket, so its KV cache is computed once. That is only exact if
+tokens(prefix) + tokens(suffix) == tokens(prefix + suffix); a BPE merge across the cut would
+break it, so it is checked for every ticket and a ticket that fails runs on its full prompt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from triage_app.engine.labels import LabelSet
+
+DEFAULT_INSTRUCTION = (
+    "You are a support triage assistant. Read the customer support ticket and classify it "
+    "into exactly one of the categories below. Answer with the category name only."
+)
+_SENTINEL = "TRIAGE-TICKET-SENTINEL-7f3a"
+
+
+@dataclass(frozen=True, slots=True)
+class PromptStyle:
+    instruction: str = DEFAULT_INSTRUCTION
+    describe_labels: bool = True
+    use_examples: bool = True
+
+    def system_text(self, label_set: LabelSet) -> str:
+        if not self.describe_labels:
+            return self.instruction
+        lines = [f"- {l.name}: {l.description}" if l.description else f"- {l.name}" for l in label_set.labels]
+        answer = ", ".join(label_set.names)
+        return f"{self.instruction}\n\nCategories:\n" + "\n".join(lines) + f"\n\nAnswer with one of: {answer}."
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedTicket:
+    """One ticket's token ids; suffix_ids is None when the cut is not token-clean."""
+
+    index: int
+    full_ids: list[int]
+    suffix_ids: list[int] | None
+    truncated: bool
+
+    @property
+    def uses_prefix(self) -> bool:
+        return self.suffix_ids is not None
+
+
+class PromptPrefix:
+    """The static part of the prompt for one label set, its token ids and the label continuations."""
+
+    def __init__(self, tokenizer, label_set: LabelSet, style: PromptStyle = PromptStyle(),
+                 context_tokens: int = 8192, max_ticket_tokens: int | None = 1024):
+        self.tokenizer = tokenizer
+        self.label_set = label_set
+        self.style = style
+        self.text, self.tail = self._split_template()
+        self.ids = self._encode(self.text)
+        self.label_ids, self.label_warnings = self._label_continuations()
+        room = context_tokens - len(self.ids) - len(self._encode(self.tail)) - max(map(len, self.label_ids)) - 8
+        if room < 16:
+            raise ValueError(f"the prompt prefix ({len(self.ids)} tokens) leaves no room for a ticket "
+                             f"in the model's {context_tokens}-token context")
+        self.max_ticket_tokens = min(room, max_ticket_tokens or room)
+
+    # the chat template, rendered once
+    def messages(self, ticket_text: str) -> list[dict]:
+        system = self.style.system_text(self.label_set)
+        turns = [{"role": "system", "content": system}]
+        if self.style.use_examples:
+            for example in self.label_set.examples:
+                turns += [{"role": "user", "content": _clean(example.text)},
+                          {"role": "assistant", "content": example.label}]
+        return turns + [{"role": "user", "content": ticket_text}]
+
+    def render(self, ticket_text: str) -> str:
+        """The whole prompt as the chat template writes it (the reference's definition)."""
+        return self.tokenizer.apply_chat_template(self.messages(ticket_text), tokenize=False,
+                                                  add_generation_prompt=True)
+
+    def _split_template(self) -> tuple[str, str]:
+        rendered = self.render(_SENTINEL)
+        if rendered.count(_SENTINEL) != 1:
+            raise ValueError("the chat template does not place the ticket text verbatim")
+        prefix, tail = rendered.split(_SENTINEL)
+        for probe in ("Where is my invoice?", "x"):
+            if self.render(probe) != prefix + probe + tail:
+                raise ValueError("the chat template rewrites the ticket text; cannot cut the prompt")
+        return prefix, tail
+
+    def _encode(self, text: str) -> list[int]:
+        # the template already holds every special token the model expects
+        return self.tokenizer(text, add_special_tokens=False).input_ids
+
+    def _label_continuations(self) -> tuple[list[list[int]], list[str]]:
+        """Label token ids as the model would write them after the assistant prompt."""
+        probe = self.text + "Example ticket" + self.tail
+        probe_ids = self._encode(probe)
+        ids, warnings = [], []
+        for name in self.label_set.names:
+            alone = self._encode(name)
+            in_context = self._encode(probe + name)
+            if in_context[: len(probe_ids)] == probe_ids:
+                ids.append(in_context[len(probe_ids):])
+            else:
+                ids.append(alone)
+                warnings.append(f"label {name!r} merges with the end of the prompt; scored as its own tokens")
+        return ids, warnings
+
+    # per ticket
+    def encode(self, texts: list[str]) -> list[EncodedTicket]:
+        """Tokenize tickets, truncating overlong ones, and check the cut for each.
+
+        The suffix is the full prompt's own tokens after the prefix, so the fast path feeds
+        exactly the reference's tokens; the check is that those begin with the prefix's tokens.
+        """
+        texts, truncated = self._truncate([_clean(t) for t in texts])
+        full = self.tokenizer([self.text + t + self.tail for t in texts], add_special_tokens=False).input_ids
+        n = len(self.ids)
+        return [EncodedTicket(i, f, f[n:] if f[:n] == self.ids and len(f) > n else None, cut)
+                for i, (f, cut) in enumerate(zip(full, truncated))]
+
+    def _truncate(self, texts: list[str]) -> tuple[list[str], list[bool]]:
+        """Policy: keep the head of a ticket, up to max_ticket_tokens tokens."""
+        limit = self.max_ticket_tokens
+        # a token is at least one character: only tickets longer than the limit in characters can overflow
+        long = [i for i, t in enumerate(texts) if len(t) > limit]
+        truncated = [False] * len(texts)
+        if not long:
+            return texts, truncated
+        enc = self.tokenizer([texts[i] for i in long], add_special_tokens=False, return_offsets_mapping=True)
+        for i, offsets in zip(long, enc["offset_mapping"]):
+            if len(offsets) > limit:
+                texts[i] = texts[i][: offsets[limit][0]].rstrip()
+                truncated[i] = True
+        return texts, truncated
+
+
+def _clean(text: str) -> str:
+    # leading/trailing whitespace would merge with the template's newlines and break the cut
+    return str(text).strip()

@@ -1,0 +1,95 @@
+"""The law of the engine, checked: fast-path predictions against the slow reference loop."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from triage_app.engine.classifier import Classifier, Prediction, RunConfig
+
+# Largest label-score difference expected between a fast path and the reference from rounding
+# alone (batched matmuls sum in another order). Measured on SmolLM2-135M: float32 < 1e-4,
+# bfloat16 up to ~0.35. A decision whose reference log-margin is under twice this is a near-tie.
+SCORE_TOLERANCE = {"float32": 1e-3, "float16": 0.2, "bfloat16": 0.5}
+
+
+@dataclass(slots=True)
+class Disagreement:
+    index: int
+    reference: str
+    fast: str
+    reference_log_margin: float
+    near_tie: bool
+
+
+@dataclass(slots=True)
+class VerifyReport:
+    probes: int
+    agree: int
+    max_score_diff: float
+    tolerance: float
+    disagreements: list[Disagreement] = field(default_factory=list)
+
+    @property
+    def failures(self) -> list[Disagreement]:
+        return [d for d in self.disagreements if not d.near_tie]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def summary(self) -> str:
+        ties = len(self.disagreements) - len(self.failures)
+        verdict = "OK" if self.ok else f"FAILED: {len(self.failures)} real disagreement(s)"
+        return (f"{self.agree}/{self.probes} labels identical to the reference loop; largest score difference "
+                f"{self.max_score_diff:.2g} (tolerance {self.tolerance:g}); near-ties {ties}; {verdict}")
+
+
+def probe_indices(lengths: list[int], n: int) -> list[int]:
+    """n tickets spread evenly across the length range, shortest and longest included."""
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    if n >= len(order):
+        return order
+    return sorted({order[round(k * (len(order) - 1) / max(n - 1, 1))] for k in range(n)})
+
+
+def compare(reference: dict[int, Prediction], fast: dict[int, Prediction], dtype: str) -> VerifyReport:
+    tolerance = SCORE_TOLERANCE.get(dtype, 0.5)
+    report = VerifyReport(probes=0, agree=0, max_score_diff=0.0, tolerance=tolerance)
+    for i, ref in reference.items():
+        if ref.is_blank:
+            continue
+        got = fast[i]
+        report.probes += 1
+        report.max_score_diff = max(report.max_score_diff,
+                                    max(abs(a - b) for a, b in zip(ref.scores, got.scores)))
+        if ref.label == got.label:
+            report.agree += 1
+        else:
+            report.disagreements.append(Disagreement(i, ref.label, got.label, ref.log_margin,
+                                                     ref.log_margin < 2 * tolerance))
+    return report
+
+
+def collect(classifier: Classifier, texts: list[str], config: RunConfig) -> dict[int, Prediction]:
+    return {p.index: p for batch in classifier.run(texts, config) for p in batch.predictions}
+
+
+def verify(classifier: Classifier, texts: list[str], probes: int = 16, config: RunConfig = RunConfig(),
+           fast: dict[int, Prediction] | None = None) -> VerifyReport:
+    """Re-run a spread of tickets through the reference loop and compare.
+
+    fast: predictions of a finished run (by ticket index) to check; without it the probes
+    themselves run through the fast path first.
+    """
+    lengths = [len(str(t)) for t in texts]
+    picked = [i for i in probe_indices(lengths, probes) if str(texts[i]).strip()]
+    sample = [texts[i] for i in picked]
+    reference = collect(classifier, sample, RunConfig(reference=True))
+    if fast is None:
+        fast_sample = collect(classifier, sample, config)
+    else:
+        fast_sample = {k: fast[i] for k, i in enumerate(picked)}
+    report = compare(reference, fast_sample, classifier.loaded.placement.dtype_name)
+    for d in report.disagreements:
+        d.index = picked[d.index]
+    return report

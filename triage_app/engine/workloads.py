@@ -1,0 +1,64 @@
+"""Benchmark workloads mirroring the two published setups, plus the app's own prompt."""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from triage_app.engine.labels import LabelSet
+from triage_app.engine.prompt import PromptStyle
+
+SAMPLE_TICKETS = Path(__file__).resolve().parents[2] / "resources" / "sample_tickets.csv"
+
+SHORT_INSTRUCTION = ("Classify the customer support ticket as billing, technical or account. "
+                     "Answer with the category name only.")
+
+# ~145 tokens of static prompt, as in the published prefix-caching benchmark
+LONG_INSTRUCTION = (
+    "You are the triage assistant of a software company's customer support team. Every message you "
+    "receive is one ticket written by a customer. Decide which team must handle it and answer with "
+    "exactly one word, the category name, in lower case, with no punctuation or explanation.\n"
+    "billing: payments, invoices, receipts, charges, refunds, taxes, plans, upgrades, downgrades and "
+    "cancellations of a subscription.\n"
+    "technical: errors, bugs, crashes, slow pages, outages, integrations, the API, mobile apps, "
+    "imports, exports and anything that does not work as documented.\n"
+    "account: sign-in, passwords, two-factor codes, locked accounts, profile details, e-mail "
+    "addresses, team members, roles and permissions."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    name: str
+    style: PromptStyle
+    label_set: LabelSet
+    texts: list[str]
+    gold: list[str]
+
+
+def load_sample(path: Path = SAMPLE_TICKETS) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def first_sentence(text: str) -> str:
+    return re.split(r"(?<=[.?!])\s|\n", text.strip(), maxsplit=1)[0]
+
+
+def workload(name: str, n: int | None = None) -> Workload:
+    rows = load_sample()[:n]
+    gold = [r["category"] for r in rows]
+    if name == "short-prompt":
+        style = PromptStyle(SHORT_INSTRUCTION, describe_labels=False, use_examples=False)
+        return Workload(name, style, LabelSet.default(), [r["text"] for r in rows], gold)
+    if name == "long-prefix":
+        style = PromptStyle(LONG_INSTRUCTION, describe_labels=False, use_examples=False)
+        return Workload(name, style, LabelSet.default(), [first_sentence(r["text"]) for r in rows], gold)
+    if name == "app":
+        return Workload(name, PromptStyle(), LabelSet.default(), [r["text"] for r in rows], gold)
+    raise ValueError(f"unknown workload {name!r}: use {', '.join(WORKLOADS)}")
+
+
+WORKLOADS = ("short-prompt", "long-prefix", "app")

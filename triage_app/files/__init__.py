@@ -1,0 +1,1 @@
+"""Ticket files in, result files out. No Qt, no tensors."""
