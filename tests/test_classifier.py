@@ -57,9 +57,8 @@ def test_statistics_add_up(smollm2, sample_rows):
     assert stats.tokens_processed == P + stats.real_tokens + stats.padding_tokens
     assert stats.prefix_tokens == P and stats.prefix_tokens_saved == 40 * P
     assert stats.global_padding_inflation == 40 * max(suffix) / sum(suffix)
-    assert 0 < stats.padding_fraction < 0.1  # sorted by length: little padding
     unsorted = list(classifier.run(texts, RunConfig(batch_size=8, token_budget=None, buckets=False)))[-1].stats
-    assert unsorted.padding_fraction > 2 * stats.padding_fraction
+    assert 0 < stats.padding_fraction < unsorted.padding_fraction / 2  # sorted by length: less padding
     assert stats.items_per_s > 0 and stats.eta_seconds == 0
 
 

@@ -50,8 +50,8 @@ def sample_reference(smollm2, sample_rows):
 
 def test_fast_path_equals_reference_from_shortest_to_longest(sample_reference):
     classifier, texts, reference = sample_reference
-    lengths = [len(t.full_ids) for t in classifier.prompt.encode(texts)]
-    assert max(lengths) > 4 * min(lengths)  # the sample really spans the length range
+    lengths = [len(t.suffix_ids) for t in classifier.prompt.encode(texts)]
+    assert max(lengths) > 10 * min(lengths)  # the sample really spans the length range
     assert_same(reference, collect(classifier, texts, RunConfig(token_budget=512)))
 
 
@@ -63,10 +63,10 @@ def test_every_switch_combination_agrees(sample_reference, prefix_cache, buckets
 
 
 def test_multi_token_labels_with_shared_leading_tokens(smollm2, sample_rows):
-    labels = LabelSet.from_names(["billing", "bill dispute", "technical", "technical outage", "account"])
+    labels = LabelSet.from_names(["billing", "billing dispute", "technical", "technical outage", "account"])
     classifier = Classifier(smollm2, labels)
     ids = classifier.prompt.label_ids
-    assert len(ids[0]) == 2 and ids[0][0] == ids[1][0]           # "b" "illing" / "b" "ill" ...
+    assert len(ids[0]) == 2 and ids[1][:2] == ids[0] and len(ids[1]) > 2  # "b" "illing" (" dispute")
     assert ids[2] == ids[3][: len(ids[2])] and len(ids[3]) > len(ids[2])
     texts = spread(sample_rows, 10)
     reference = collect(classifier, texts, RunConfig(reference=True))
@@ -106,20 +106,24 @@ def test_prefix_cache_is_unchanged_by_batches(smollm2, sample_rows):
     assert torch.allclose(first, again, atol=FP32_TOLERANCE)
 
 
-def test_near_ties_are_decided_like_the_reference(tiny_qwen, sample_rows):
-    """Random weights: many decisions are genuine near-ties, and the scores must still match."""
-    classifier = Classifier(tiny_qwen, LabelSet.default())
-    texts = [r["text"] for r in sample_rows[:80]]
-    reference = collect(classifier, texts, RunConfig(reference=True))
-    fast = collect(classifier, texts, RunConfig(batch_size=16))
+@pytest.fixture(scope="module")
+def tiny_run(tiny_qwen, sample_rows):
+    """Six labels, 600 tickets, random weights: many decisions are genuine near-ties."""
+    labels = LabelSet.from_names(["billing", "technical", "account", "refund", "bug", "login"])
+    classifier = Classifier(tiny_qwen, labels)
+    texts = [r["text"] for r in sample_rows]
+    return classifier, texts, collect(classifier, texts, RunConfig(reference=True))
+
+
+def test_near_ties_are_decided_like_the_reference(tiny_run):
+    classifier, texts, reference = tiny_run
     margins = sorted(p.log_margin for p in reference.values())
-    assert margins[0] < 0.05, "the test needs real near-ties"
-    assert_same(reference, fast)
+    assert margins[0] < 0.02, "the test needs real near-ties"
+    assert_same(reference, collect(classifier, texts, RunConfig(batch_size=16)))
 
 
-def test_tokenizer_that_breaks_the_cut_falls_back_exactly(tiny_qwen, sample_rows):
-    classifier = Classifier(tiny_qwen, LabelSet.default())
-    texts = [r["text"] for r in sample_rows[:80]]
+def test_tokenizer_that_breaks_the_cut_falls_back_exactly(tiny_run, tiny_qwen):
+    classifier, texts, reference = tiny_run
     tickets = classifier.prompt.encode(texts)
     tok = tiny_qwen.tokenizer
     prefix_ids = tok(classifier.prompt.text, add_special_tokens=False).input_ids
@@ -135,7 +139,7 @@ def test_tokenizer_that_breaks_the_cut_falls_back_exactly(tiny_qwen, sample_rows
     assert runs[-1].stats.fallbacks == failed
     fast = {p.index: p for r in runs for p in r.predictions}
     assert {i for i, p in fast.items() if p.fallback} == {t.index for t in tickets if not t.uses_prefix}
-    assert_same(collect(classifier, texts, RunConfig(reference=True)), fast)
+    assert_same(reference, fast)
 
 
 def test_smollm2_cut_is_token_clean_for_every_sample_ticket(smollm2, sample_rows):
@@ -151,7 +155,7 @@ def test_smollm2_cut_is_token_clean_for_every_sample_ticket(smollm2, sample_rows
 def test_bfloat16_disagrees_only_at_near_ties(sample_rows):
     loaded = models.load(models.SMOLLM2, device.choose("cpu", "bfloat16"))
     classifier = Classifier(loaded, LabelSet.default())
-    texts = spread(sample_rows, 12)
+    texts = spread(sample_rows[:200], 8)  # bfloat16 is emulated, and slow, on CPUs without it
     reference = collect(classifier, texts, RunConfig(reference=True))
     report = compare(reference, collect(classifier, texts, RunConfig()), "bfloat16")
     assert report.ok, report.summary()

@@ -21,7 +21,9 @@ def train_tokenizer():
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
-    corpus = [r["text"] for r in load_sample()] + ["billing technical account system user assistant"] * 20
+    texts = [r["text"] for r in load_sample()]
+    # chat-formatted lines teach it merges across the end of "user\n" and the start of a ticket
+    corpus = texts + [f"user\n{t}" for t in texts] + ["billing technical account system user assistant"] * 20
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
     tok.decoder = decoders.ByteLevel()

@@ -17,7 +17,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     from triage_app.engine.models import ModelNotAvailable
-    from triage_app.files.tables import BadInput
+    from triage_app.files.reader import BadInput
 
     try:
         return args.func(args)
@@ -33,17 +33,26 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="triage-app", description="Classify support tickets with a local model.")
     sub = parser.add_subparsers(dest="command")
 
-    classify = sub.add_parser("classify", help="label every ticket of a CSV file")
+    classify = sub.add_parser("classify", help="label every ticket of a file (CSV, TSV, XLSX, JSON, JSONL)")
     classify.add_argument("input")
-    classify.add_argument("-o", "--output", required=True)
-    classify.add_argument("--text-column")
+    classify.add_argument("-o", "--output", required=True, help="CSV, XLSX, JSON or JSONL, by its suffix")
+    _ticket_args(classify)
     _label_args(classify)
     _model_args(classify)
     _run_args(classify)
     classify.add_argument("--reference", action="store_true", help="the slow one-by-one loop (the definition of right)")
     classify.add_argument("--stats-json", help="write the final statistics here")
     classify.add_argument("--limit", type=int, help="only the first N tickets")
+    classify.add_argument("--db", help="the results database (default: in the per-user data folder)")
+    classify.add_argument("--fresh", action="store_true", help="ignore results of earlier runs")
+    classify.add_argument("--excel-bom", action="store_true", help="CSV output with a UTF-8 BOM, for Excel")
     classify.set_defaults(func=_classify)
+
+    inspect = sub.add_parser("inspect", help="what Triage reads from a ticket file")
+    inspect.add_argument("input")
+    inspect.add_argument("--sheet", help="XLSX: the sheet to read (default: the first)")
+    inspect.add_argument("--json", action="store_true")
+    inspect.set_defaults(func=_inspect)
 
     bench = sub.add_parser("bench", help="time the engine's modes side by side")
     _model_args(bench)
@@ -58,12 +67,18 @@ def _parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("verify", help="check the fast path against the reference loop")
     verify.add_argument("input")
     verify.add_argument("--probes", type=int, default=16)
-    verify.add_argument("--text-column")
+    _ticket_args(verify)
     _label_args(verify)
     _model_args(verify)
     _run_args(verify)
     verify.set_defaults(func=_verify)
     return parser
+
+
+def _ticket_args(p):
+    p.add_argument("--text-column", help="default: the first of text, body, description, message, ...")
+    p.add_argument("--with-subject", action="store_true", help="prepend the subject/title column to the text")
+    p.add_argument("--sheet", help="XLSX: the sheet to read (default: the first)")
 
 
 def _model_args(p):
@@ -118,37 +133,71 @@ def _run_config(args, reference=False):
 
 
 def _read_tickets(args):
-    from triage_app.files.tables import read_table, text_column
+    from triage_app.files import reader
 
-    frame = read_table(args.input)
+    table = reader.read_tickets(args.input, args.sheet)
     if getattr(args, "limit", None):
-        frame = frame.head(args.limit)
-    return frame, frame[text_column(frame, args.text_column)].tolist()
+        table.frame = table.frame.head(args.limit)
+    column = reader.check_column(table, args.text_column) if args.text_column else reader.detect_text_column(table)
+    subject = reader.detect_subject_column(table) if args.with_subject else None
+    for warning in table.warnings:
+        print(f"note: {warning}", file=sys.stderr)
+    return table, table.texts(column, subject)
 
 
 def _classify(args) -> int:
     from tqdm import tqdm
 
     from triage_app.engine.classifier import Classifier
-    from triage_app.files.tables import results_frame, write_csv_atomic
+    from triage_app.files.export import FORMATS, export, results_frame
+    from triage_app.files.store import ResultStore
+    from triage_app.job import run_job
 
-    frame, texts = _read_tickets(args)
+    if Path(args.output).suffix.lower().lstrip(".") not in FORMATS:
+        raise ValueError(f"{args.output}: the output must end in .{', .'.join(FORMATS)}")
+    table, texts = _read_tickets(args)
     config = _run_config(args, reference=args.reference)
     label_set = _label_set(args)
     classifier = Classifier(_load_model(args), label_set, max_ticket_tokens=args.max_ticket_tokens)
     predictions, stats = [], None
-    with tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
-        for batch in classifier.run(texts, config):
-            predictions += batch.predictions
-            stats = batch.stats
-            bar.update(len(batch.predictions))
+    with ResultStore(args.db) as store, \
+            tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
+        print(f"results database: {store.path}", file=sys.stderr)
+        for step in run_job(classifier, store, texts, config, fresh=args.fresh):
+            predictions += step.predictions
+            stats = step.stats
+            bar.update(len(step.predictions))
             bar.set_postfix_str(f"{stats.items_per_s:.1f} items/s, padding {100 * stats.padding_fraction:.1f}%")
-    write_csv_atomic(results_frame(frame, predictions, label_set.names), args.output)
-    print(f"{stats.done} tickets in {stats.seconds:.1f} s ({stats.items_per_s:.2f} items/s); "
-          f"padding {100 * stats.padding_fraction:.1f}% of tokens; prefix tokens saved {stats.prefix_tokens_saved}; "
-          f"fallbacks {stats.fallbacks}; truncated {stats.truncated} -> {args.output}", file=sys.stderr)
+        manual = store.manual_labels(label_set.fingerprint, texts)
+    export(results_frame(table.frame, predictions, label_set.names, manual), args.output, excel_bom=args.excel_bom)
+    print(f"{len(texts)} tickets ({step.resumed} from earlier runs): {stats.done} classified in {stats.seconds:.1f} s "
+          f"({stats.items_per_s:.2f} items/s); padding {100 * stats.padding_fraction:.1f}% of tokens; prefix tokens "
+          f"saved {stats.prefix_tokens_saved}; fallbacks {stats.fallbacks}; truncated {stats.truncated} "
+          f"-> {args.output}", file=sys.stderr)
     if args.stats_json:
-        Path(args.stats_json).write_text(json.dumps(stats.to_dict(), indent=2) + "\n")
+        data = dict(stats.to_dict(), resumed=step.resumed, rows=len(texts))
+        Path(args.stats_json).write_text(json.dumps(data, indent=2) + "\n")
+    return 0
+
+
+def _inspect(args) -> int:
+    from triage_app.files import reader
+
+    table = reader.read_tickets(args.input, args.sheet)
+    try:
+        column = reader.detect_text_column(table)
+    except reader.BadInput:
+        column = None
+    blank = int((table.frame[column].str.strip() == "").sum()) if column else 0
+    info = {"file": str(table.path), "format": table.format, "rows": len(table.frame), "columns": table.columns,
+            "text_column": column, "subject_column": reader.detect_subject_column(table),
+            "encoding": table.encoding, "delimiter": table.delimiter, "sheet": table.sheet,
+            "blank_texts": blank, "warnings": table.warnings + ([] if column else ["no ticket text column found"])}
+    if args.json:
+        print(json.dumps(info, indent=2, ensure_ascii=False))
+    else:
+        for key, value in info.items():
+            print(f"{key:>14}: {value}")
     return 0
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import time
 from collections.abc import Iterator
@@ -102,6 +104,13 @@ class Classifier:
     @property
     def model(self):
         return self.loaded.model
+
+    @property
+    def fingerprint(self) -> str:
+        """Changes whenever anything that decides a ticket's scores changes, besides model and dtype."""
+        seen = [self.prompt.text, self.prompt.tail, self.prompt.label_ids, self.label_set.names,
+                self.prompt.max_ticket_tokens]
+        return hashlib.sha256(json.dumps(seen).encode()).hexdigest()[:16]
 
     def run(self, texts: list[str], config: RunConfig = RunConfig()) -> Iterator[BatchDone]:
         """Classify texts; yields after every batch. Stop iterating to cancel between batches."""

@@ -1,0 +1,76 @@
+"""Results out: every input column and row in order, plus the predictions, written atomically."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+FORMATS = ("csv", "xlsx", "json", "jsonl")
+# OWASP CSV injection: a cell starting with one of these is a formula to a spreadsheet
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def results_frame(frame: pd.DataFrame, predictions: Sequence, label_names: list[str],
+                  manual: dict[int, str] | None = None) -> pd.DataFrame:
+    """The input frame plus label, confidence, margin, p_<label>, manual and truncated columns.
+
+    predictions: objects with index, label, confidence, margin, probabilities, truncated.
+    manual: row -> label a person chose; it wins over the model's.
+    """
+    manual = manual or {}
+    by_row = {p.index: p for p in predictions}
+    rows = [by_row.get(i) for i in range(len(frame))]
+    out = frame.copy()
+    out["label"] = [manual.get(i) or (p.label if p else None) for i, p in enumerate(rows)]
+    out["confidence"] = [p.confidence if p else None for p in rows]
+    out["margin"] = [p.margin if p else None for p in rows]
+    for k, name in enumerate(label_names):
+        out[f"p_{name}"] = [p.probabilities[k] if p and p.probabilities else None for p in rows]
+    out["manual"] = [i in manual for i in range(len(frame))]
+    out["truncated"] = [bool(p and p.truncated) for p in rows]
+    return out
+
+
+def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """Prefix text cells that a spreadsheet would run as formulas with a quote (OWASP)."""
+    def fix(value):
+        return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
+    return frame.apply(lambda column: column.map(fix) if column.dtype == object else column)
+
+
+def export(frame: pd.DataFrame, path: str | Path, fmt: str | None = None, excel_bom: bool = False) -> Path:
+    """Write results in the format the suffix (or fmt) names; raw text is kept in JSON."""
+    path = Path(path)
+    fmt = fmt or path.suffix.lower().lstrip(".") or "csv"
+    if fmt not in FORMATS:
+        raise ValueError(f"cannot export to {fmt!r}: use {', '.join(FORMATS)}")
+    if fmt == "csv":
+        encoding = "utf-8-sig" if excel_bom else "utf-8"
+        write = lambda f: neutralise_formulas(frame).to_csv(f, index=False, encoding=encoding)
+    elif fmt == "xlsx":
+        write = lambda f: neutralise_formulas(frame).to_excel(f, index=False, engine="openpyxl")
+    elif fmt == "json":
+        write = lambda f: frame.to_json(f, orient="records", force_ascii=False, indent=2)
+    else:
+        write = lambda f: frame.to_json(f, orient="records", force_ascii=False, lines=True)
+    write_atomic(path, write)
+    return path
+
+
+def write_atomic(path: Path, write: Callable[[str], None]) -> None:
+    """Write a sibling temporary file, then rename it over the target: never half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

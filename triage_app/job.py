@@ -1,0 +1,55 @@
+"""A file's run: the engine's results, saved after every batch and resumed after a crash.
+
+Identical texts are classified once and fanned out to every row that has them; texts already
+in the result store (same prompt, model and dtype) are not classified again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from triage_app.engine.classifier import Classifier, Prediction, RunConfig
+from triage_app.engine.stats import RunStats
+from triage_app.files.store import ResultStore, RunKey, StoredResult, text_hash
+
+
+@dataclass(slots=True)
+class JobProgress:
+    predictions: list[Prediction]   # rows finished by this step (row index = ticket index)
+    rows_done: int
+    rows_total: int
+    resumed: int                    # rows answered from earlier runs
+    stats: RunStats                 # the engine's statistics over the texts it classified
+
+
+def run_key(classifier: Classifier) -> RunKey:
+    loaded = classifier.loaded
+    return RunKey(classifier.fingerprint, loaded.spec, loaded.placement.dtype_name)
+
+
+def run_job(classifier: Classifier, store: ResultStore, texts: list[str], config: RunConfig = RunConfig(),
+            fresh: bool = False) -> Iterator[JobProgress]:
+    """Yield after the stored results are read, then after every batch. Stop iterating to cancel."""
+    key = run_key(classifier)
+    names = classifier.label_set.names
+    clean = [str(t).strip() for t in texts]
+    rows_of: dict[str, list[int]] = {}
+    for row, text in enumerate(clean):
+        rows_of.setdefault(text_hash(text), []).append(row)
+    stored = {} if fresh else store.lookup(key, rows_of)
+    resumed = [Prediction(row, names, r.scores, r.truncated, r.fallback)
+               for h, r in stored.items() for row in rows_of[h]]
+    todo = [h for h in rows_of if h not in stored]
+    first_text = [clean[rows_of[h][0]] for h in todo]
+    done = len(resumed)
+    stats = RunStats(total=len(todo))
+    yield JobProgress(resumed, done, len(texts), done, stats)
+    for batch in classifier.run(first_text, config):
+        results = {todo[p.index]: p for p in batch.predictions}
+        store.save(key, {h: StoredResult(names, p.scores, p.truncated, p.fallback)
+                         for h, p in results.items() if not p.is_blank})
+        fanned = [Prediction(row, names, p.scores, p.truncated, p.fallback)
+                  for h, p in results.items() for row in rows_of[h]]
+        done += len(fanned)
+        yield JobProgress(fanned, done, len(texts), len(resumed), batch.stats)
