@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,8 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # converted GGUF weights are cached per user; keep the suite's copy out of the user's cache
 os.environ.setdefault("TRIAGE_CACHE_DIR", str(Path(__file__).resolve().parents[1] / ".cache" / "triage"))
+# results databases: one fresh folder per test session, never the user's own
+os.environ["TRIAGE_DATA_DIR"] = tempfile.mkdtemp(prefix="triage-data-")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 

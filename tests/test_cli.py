@@ -45,7 +45,7 @@ def test_classify_keeps_every_row_and_column_and_adds_predictions(tickets_csv, t
     assert [r["id"] for r in rows] == [r["id"] for r in original]
     assert list(rows[0])[:4] == ["id", "subject", "text", "category"]
     assert list(rows[0])[4:] == ["label", "confidence", "margin", "p_billing", "p_technical", "p_account",
-                                 "truncated"]
+                                 "manual", "truncated"]
     assert rows[3]["label"] == "" and rows[3]["text"] == ""
     for row in rows[:3] + rows[4:]:
         p = [float(row[f"p_{n}"]) for n in ("billing", "technical", "account")]
@@ -63,7 +63,9 @@ def test_reference_and_fast_write_the_same_labels(tickets_csv, tmp_path):
     common = ["--model", "smollm2-135m", "--dtype", "float32", "--labels", "billing,technical,account"]
     triage("classify", str(tickets_csv), "-o", str(fast), *common, "--no-buckets", "--full-head")
     triage("classify", str(tickets_csv), "-o", str(ref), *common, "--reference")
-    read = lambda p: [(r["label"], round(float(r["confidence"] or 0), 3)) for r in csv.DictReader(open(p))]
+    def read(path):
+        with open(path, newline="", encoding="utf-8") as f:
+            return [(r["label"], round(float(r["confidence"] or 0), 3)) for r in csv.DictReader(f)]
     assert read(fast) == read(ref)
 
 

@@ -163,7 +163,7 @@ def _classify(args) -> int:
     with ResultStore(args.db) as store, \
             tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
         print(f"results database: {store.path}", file=sys.stderr)
-        for step in run_job(classifier, store, texts, config, fresh=args.fresh):
+        for step in run_job(classifier, store, texts, config, fresh=args.fresh or args.reference):
             predictions += step.predictions
             stats = step.stats
             bar.update(len(step.predictions))

@@ -115,6 +115,8 @@ class PromptPrefix:
         The suffix is the full prompt's own tokens after the prefix, so the fast path feeds
         exactly the reference's tokens; the check is that those begin with the prefix's tokens.
         """
+        if not texts:
+            return []
         texts, truncated = self._truncate([_clean(t) for t in texts])
         full = self.tokenizer([self.text + t + self.tail for t in texts], add_special_tokens=False).input_ids
         n = len(self.ids)

@@ -81,8 +81,8 @@ def verify(classifier: Classifier, texts: list[str], probes: int = 16, config: R
     fast: predictions of a finished run (by ticket index) to check; without it the probes
     themselves run through the fast path first.
     """
-    lengths = [len(str(t)) for t in texts]
-    picked = [i for i in probe_indices(lengths, probes) if str(texts[i]).strip()]
+    filled = [i for i, t in enumerate(texts) if str(t).strip()]
+    picked = [filled[k] for k in probe_indices([len(str(texts[i])) for i in filled], probes)]
     sample = [texts[i] for i in picked]
     reference = collect(classifier, sample, RunConfig(reference=True))
     if fast is None:

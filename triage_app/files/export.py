@@ -39,7 +39,8 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     """Prefix text cells that a spreadsheet would run as formulas with a quote (OWASP)."""
     def fix(value):
         return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
-    return frame.apply(lambda column: column.map(fix) if column.dtype == object else column)
+    text = lambda column: pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)
+    return frame.apply(lambda column: column.map(fix) if text(column) else column)
 
 
 def export(frame: pd.DataFrame, path: str | Path, fmt: str | None = None, excel_bom: bool = False) -> Path:
@@ -64,7 +65,7 @@ def export(frame: pd.DataFrame, path: str | Path, fmt: str | None = None, excel_
 def write_atomic(path: Path, write: Callable[[str], None]) -> None:
     """Write a sibling temporary file, then rename it over the target: never half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=f".partial{path.suffix}", dir=path.parent)
     os.close(fd)
     try:
         write(tmp)

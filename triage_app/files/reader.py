@@ -126,9 +126,12 @@ def _decode(raw: bytes, name: str) -> tuple[str, str]:
         pass
     from charset_normalizer import from_bytes
 
-    best = from_bytes(raw).best()
-    if best is None:
+    matches = from_bytes(raw)
+    if not matches:
         raise BadInput(f"{name}: cannot tell the text encoding; save the file as UTF-8 and try again")
+    # Short legacy files fit several code pages equally well; Windows-1252 is what Excel on a
+    # Western-European Windows writes, so it wins among the plausible ones.
+    best = next((m for m in matches if m.encoding == "cp1252"), matches.best())
     return str(best), best.encoding
 
 
@@ -162,14 +165,14 @@ def _read_xlsx(path: Path, sheet: str | int | None) -> TicketTable:
         book = pd.ExcelFile(path, engine="openpyxl")
     except (zipfile.BadZipFile, OSError, KeyError, ValueError) as exc:
         raise BadInput(f"{path.name}: not a readable Excel workbook ({exc.__class__.__name__})") from None
-    name = book.sheet_names[0] if sheet is None else sheet
-    if isinstance(name, int):
-        name = book.sheet_names[name]
-    if name not in book.sheet_names:
-        raise BadInput(f"{path.name}: no sheet {name!r}; the sheets are {', '.join(book.sheet_names)}")
-    frame = book.parse(name, dtype=str, keep_default_na=False)
+    with book:
+        sheets = book.sheet_names
+        name = sheets[0] if sheet is None else sheets[sheet] if isinstance(sheet, int) else sheet
+        if name not in sheets:
+            raise BadInput(f"{path.name}: no sheet {name!r}; the sheets are {', '.join(sheets)}")
+        frame = pd.read_excel(book, sheet_name=name, dtype=str, keep_default_na=False)
     frame.columns = _unique_names([str(c) for c in frame.columns])
-    warnings = [f"read sheet {name!r} of {len(book.sheet_names)}"] if len(book.sheet_names) > 1 else []
+    warnings = [f"read sheet {name!r} of {len(sheets)}"] if len(sheets) > 1 else []
     return TicketTable(path, frame, "xlsx", sheet=name, warnings=warnings)
 
 

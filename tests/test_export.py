@@ -1,0 +1,86 @@
+"""Results out: columns, formats, formula injection, atomic writes."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from triage_app.engine.classifier import Prediction
+from triage_app.files import export as export_module
+from triage_app.files.export import export, neutralise_formulas, results_frame
+from triage_app.files.reader import read_tickets
+
+NAMES = ["billing", "technical"]
+
+
+@pytest.fixture
+def results():
+    frame = pd.DataFrame({"id": ["1", "2", "3"], "text": ["=HYPERLINK(\"http://x\")", "", "@SUM(A1) -2 +3"]},
+                         dtype=object)
+    predictions = [Prediction(2, NAMES, [math.log(0.9), math.log(0.1)], truncated=True),
+                   Prediction(0, NAMES, [math.log(0.05), math.log(0.95)])]
+    return results_frame(frame, predictions, NAMES, manual={2: "technical"})
+
+
+def test_results_frame_keeps_rows_and_adds_columns(results):
+    assert results.columns.tolist() == ["id", "text", "label", "confidence", "margin", "p_billing",
+                                        "p_technical", "manual", "truncated"]
+    assert results["id"].tolist() == ["1", "2", "3"]
+    assert results["label"].tolist()[::2] == ["technical", "technical"]  # row 3: the person's label wins
+    assert pd.isna(results.loc[1, "label"])                             # a blank ticket: no label
+    assert results["manual"].tolist() == [False, False, True]
+    assert results["truncated"].tolist() == [False, False, True]
+    assert results.loc[0, "p_billing"] + results.loc[0, "p_technical"] == pytest.approx(1)
+
+
+def test_formulas_are_neutralised_in_spreadsheets_but_raw_in_json(results, tmp_path):
+    for name in ("r.csv", "r.xlsx"):
+        back = read_tickets(export(results, tmp_path / name)).frame
+        assert back["text"].tolist() == ["'=HYPERLINK(\"http://x\")", "", "'@SUM(A1) -2 +3"]
+    back = json.loads((export(results, tmp_path / "r.json")).read_text(encoding="utf-8"))
+    assert back[0]["text"] == "=HYPERLINK(\"http://x\")"
+    lines = (export(results, tmp_path / "r.jsonl")).read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[2])["text"] == "@SUM(A1) -2 +3" and json.loads(lines[2])["manual"] is True
+
+
+@pytest.mark.parametrize("cell", ["=1+1", "+1", "-1", "@x", "\tx", "\rx"])
+def test_every_formula_start_is_neutralised(cell):
+    frame = pd.DataFrame({"a": [cell, "safe"]}, dtype=object)
+    assert neutralise_formulas(frame)["a"].tolist() == ["'" + cell, "safe"]
+
+
+def test_excel_bom_option(results, tmp_path):
+    assert not export(results, tmp_path / "plain.csv").read_bytes().startswith(b"\xef\xbb\xbf")
+    assert export(results, tmp_path / "excel.csv", excel_bom=True).read_bytes().startswith(b"\xef\xbb\xbf")
+
+
+def test_round_trip_every_format(results, tmp_path):
+    for name in ("r.csv", "r.xlsx", "r.json", "r.jsonl"):
+        back = read_tickets(export(results, tmp_path / name)).frame
+        assert back["id"].tolist() == ["1", "2", "3"], name
+        assert back["label"].tolist()[0] == "technical", name
+
+
+def test_a_crash_mid_export_leaves_the_old_file_whole(results, tmp_path, monkeypatch):
+    target = tmp_path / "results.csv"
+    target.write_text("the user's earlier export\n")
+
+    def crash_half_way(self, f, **kwargs):
+        with open(f, "w") as out:
+            out.write("id,text\n1,half")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", crash_half_way)
+    with pytest.raises(OSError, match="disk full"):
+        export(results, target)
+    assert target.read_text() == "the user's earlier export\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["results.csv"]  # no partial file left behind
+
+
+def test_unknown_export_format(results, tmp_path):
+    with pytest.raises(ValueError, match="cannot export to 'txt'"):
+        export(results, tmp_path / "r.txt")
+    assert export_module.FORMATS == ("csv", "xlsx", "json", "jsonl")
