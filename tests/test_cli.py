@@ -106,3 +106,19 @@ def test_bad_input_gets_one_line_and_exit_2(tickets_csv, tmp_path, args, message
 def test_no_subcommand_prints_help():
     result = triage()
     assert "classify" in result.stdout and "bench" in result.stdout
+
+
+def test_inspect_describes_a_file(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes("Subject;Body;Queue\r\nRefund;\"Charged twice; please refund\";billing\r\nX;;technical\r\n"
+                     .encode("cp1252"))
+    data = json.loads(triage("inspect", str(path), "--json").stdout)
+    assert data["rows"] == 2 and data["columns"] == ["Subject", "Body", "Queue"]
+    assert data["text_column"] == "Body" and data["subject_column"] == "Subject"
+    assert data["delimiter"] == ";" and data["format"] == "csv" and data["blank_texts"] == 1
+
+
+def test_inspect_bad_file_exits_2_with_the_reason(tmp_path):
+    (tmp_path / "empty.csv").write_bytes(b"")
+    result = triage("inspect", str(tmp_path / "empty.csv"), check=False)
+    assert result.returncode == 2 and result.stderr.strip() == "triage-app: empty.csv: the file is empty"

@@ -125,11 +125,10 @@ class Classifier:
         tickets = [EncodedTicket(keep[t.index], t.full_ids, t.suffix_ids, t.truncated)
                    for t in self.prompt.encode([texts[i] for i in keep])]
         stats.truncated = sum(t.truncated for t in tickets)
-        with torch.inference_mode():
-            if config.reference:
-                yield from self._run_reference(tickets, stats, start)
-            else:
-                yield from self._run_fast(tickets, config, stats, start)
+        if config.reference:
+            yield from self._run_reference(tickets, stats, start)
+        else:
+            yield from self._run_fast(tickets, config, stats, start)
 
     def _run_reference(self, tickets, stats, start):
         stats.global_padding_inflation = global_padding_inflation([len(t.full_ids) for t in tickets])

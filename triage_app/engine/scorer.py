@@ -60,6 +60,8 @@ def decoder_of(model: torch.nn.Module) -> torch.nn.Module:
 
 
 # fast path
+# (inference mode here, not around the caller's loop: a generator would leak it into its consumer)
+@torch.inference_mode()
 def score_batch(model, rows: list[list[int]], tree: LabelTree, prefix: PrefixCache | None,
                 full_head: bool) -> torch.Tensor:
     """Label log-probs (normalised over the labels) for right-padded rows: [B, L]."""
@@ -127,6 +129,7 @@ def _head_rows(head, h, rows):
 
 
 # reference
+@torch.inference_mode()
 def score_reference(model, full_ids: list[int], tree: LabelTree) -> torch.Tensor:
     """One ticket, its full prompt, no cache, no padding, the model's own head: [1, L]."""
     device = model.device

@@ -19,7 +19,7 @@ SHORT_INSTRUCTION = ("Classify the customer support ticket as billing, technical
 LONG_INSTRUCTION = (
     "You are the triage assistant of a software company's customer support team. Every message you "
     "receive is one ticket written by a customer. Decide which team must handle it and answer with "
-    "exactly one word, the category name, in lower case, with no punctuation or explanation.\n"
+    "one word: the category name.\n"
     "billing: payments, invoices, receipts, charges, refunds, taxes, plans, upgrades, downgrades and "
     "cancellations of a subscription.\n"
     "technical: errors, bugs, crashes, slow pages, outages, integrations, the API, mobile apps, "
