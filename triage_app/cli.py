@@ -236,7 +236,7 @@ def _bench(args) -> int:
     print(f"dense-forward rate: {rate:.0f} tokens/s (32 x 100 real tokens, one unpadded batch)")
     out = {"model": loaded.name, "device": loaded.placement.device, "dtype": loaded.placement.dtype_name,
            "n": len(work.texts), "workload": work.name, "dense_tokens_per_s": rate,
-           "modes": {m: {k: v for k, v in asdict(r).items()} for m, r in results.items()}}
+           "modes": {m: asdict(r) for m, r in results.items()}}
     if "fast" in results:
         fast = results["fast"]
         out["fast_efficiency"] = fast.real_tokens / rate / fast.seconds
