@@ -97,11 +97,6 @@ class ResultStore:
                 [(h, key.prompt_hash, key.model, key.dtype, json.dumps(r.labels), json.dumps(r.scores),
                   int(r.truncated), int(r.fallback)) for h, r in results.items()])
 
-    def forget(self, key: RunKey) -> None:
-        with self._db:
-            self._db.execute("DELETE FROM results WHERE prompt_hash=? AND model=? AND dtype=?",
-                             (key.prompt_hash, key.model, key.dtype))
-
     def count(self, key: RunKey) -> int:
         return self._db.execute("SELECT COUNT(*) FROM results WHERE prompt_hash=? AND model=? AND dtype=?",
                                 (key.prompt_hash, key.model, key.dtype)).fetchone()[0]
