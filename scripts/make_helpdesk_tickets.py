@@ -52,7 +52,7 @@ GADGETS = ["wireless earbuds", "bluetooth speaker", "smartwatch", "phone case", 
 HOMEWARE = ["cast-iron skillet", "linen duvet cover", "ceramic dinner set", "air fryer",
             "espresso machine", "bamboo cutting board", "wool throw blanket", "desk lamp",
             "stainless water bottle", "cotton bath towels", "knife block set", "yoga mat"]
-COLOURS = ["navy", "black", "olive", "sand", "grey", "burgundy", "white", "forest green", "rust"]
+COLOURS = ["navy", "black", "olive", "sand", "grey", "burgundy", "cream", "forest green", "rust"]
 SIZES = ["S", "M", "L", "XL", "XS", "size 10", "EU 42", "UK 8", "EU 38", "US 11", "32/32"]
 PHONES = ["iPhone 15", "iPhone 13 mini", "Pixel 8", "Galaxy S24", "OnePlus 12", "an older Android phone",
           "my MacBook Air", "a Windows laptop", "iPad Pro"]
@@ -270,7 +270,7 @@ QUEUES = {
             "How should I wash the {apparel}? I don't want it to shrink.",
             "Is the {homeware} suitable for induction hobs?",
             "The {gadget} battery only lasts a couple of hours, the listing says 20. Is that normal?",
-            "Is there a difference between the {colour} and the black version apart from colour? The price is different.",
+            "Is there a difference between the {colour} and the white version apart from colour? The price is different.",
             "Do you have the {homeware} in a bigger size? Need it for a family of six.",
             "My {apparel} started pilling after two washes. Is that covered by the quality guarantee?",
             "Is the {gadget} waterproof? I want to use it at the pool.",
