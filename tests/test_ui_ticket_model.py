@@ -1,0 +1,122 @@
+"""The table model and its proxy on a 4-row DataFrame, no window (after napari's PandasModel tests)."""
+
+import math
+
+import pandas as pd
+import pytest
+from PySide6.QtCore import Qt
+
+from triage_app.engine.classifier import Prediction
+from triage_app.ui.ticket_model import (CONFIDENCE, LABEL, LOW_CONFIDENCE, MARGIN, SORT_ROLE, TicketFilterProxy,
+                                        TicketTableModel)
+
+NAMES = ["billing", "technical", "account"]
+DISPLAY = Qt.ItemDataRole.DisplayRole
+
+
+def prediction(row, probabilities):
+    return Prediction(row, NAMES, [math.log(p) for p in probabilities])
+
+
+@pytest.fixture
+def model():
+    frame = pd.DataFrame({"id": ["a", "b", "c", "d"],
+                          "text": ["refund my invoice", "app crashes on start", "reset my password",
+                                   "line one\nline two"]}, dtype=object)
+    model = TicketTableModel(frame)
+    model.set_label_names(NAMES)
+    return model
+
+
+@pytest.fixture
+def answered(model):
+    model.apply_predictions([prediction(0, [0.9, 0.05, 0.05]), prediction(1, [0.2, 0.45, 0.35]),
+                             prediction(2, [0.1, 0.3, 0.6]), prediction(3, [0.3, 0.55, 0.15])])
+    return model
+
+
+def test_shape_headers_and_cells(model):
+    assert (model.rowCount(), model.columnCount()) == (4, 5)
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(5)]
+    assert headers == ["label", "confidence", "margin", "id", "text"]
+    assert model.data(model.index(1, 4)) == "app crashes on start"
+    assert model.data(model.index(3, 4)) == "line one ⏎ line two"      # one line per row in the table
+    assert model.data(model.index(0, LABEL)) is None                   # no answer yet
+
+
+def test_answers_show_by_role(answered):
+    m = answered
+    assert m.data(m.index(0, LABEL)) == "billing"
+    assert m.data(m.index(0, CONFIDENCE)) == "0.90"
+    assert m.data(m.index(0, MARGIN)) == "0.85"
+    assert m.data(m.index(0, CONFIDENCE), SORT_ROLE) == pytest.approx(0.9)
+    assert m.data(m.index(0, CONFIDENCE), Qt.ItemDataRole.TextAlignmentRole)
+    assert "billing 0.90" in m.data(m.index(0, LABEL), Qt.ItemDataRole.ToolTipRole)
+
+
+def test_low_confidence_rows_are_tinted(answered):
+    background = Qt.ItemDataRole.BackgroundRole
+    assert answered.confidence(1) < LOW_CONFIDENCE
+    assert answered.data(answered.index(1, 4), background) is not None
+    assert answered.data(answered.index(0, 4), background) is None
+
+
+def test_one_batch_is_one_data_changed(qtbot, model):
+    with qtbot.waitSignal(model.dataChanged) as blocker:
+        model.apply_predictions([prediction(1, [0.1, 0.8, 0.1]), prediction(2, [0.1, 0.1, 0.8])])
+    top, bottom = blocker.args[:2]
+    assert (top.row(), top.column(), bottom.row(), bottom.column()) == (1, LABEL, 2, MARGIN)
+
+
+def test_set_data_reports_and_signals(qtbot, answered):
+    m = answered
+    index = m.index(1, LABEL)
+    with qtbot.waitSignals([m.dataChanged, m.manual_changed]):
+        assert m.setData(index, "account") is True
+    assert m.label_of(1) == "account" and m.is_manual(1)
+    assert m.data(index) == "account  ✎"
+    assert m.predicted_label(1) == "technical"                         # the model's answer is kept
+    assert m.setData(index, "account") is False                        # no change, no signal
+    assert m.setData(index, "not a label") is False
+    assert m.setData(m.index(1, 4), "edited text") is False            # the file's cells are read-only
+    with qtbot.waitSignal(m.manual_changed, check_params_cb=lambda row, label: (row, label) == (1, None)):
+        assert m.setData(index, None) is True
+    assert m.label_of(1) == "technical"
+
+
+def test_a_run_never_overwrites_a_manual_label(answered):
+    answered.set_manual(0, "account")
+    answered.apply_predictions([prediction(0, [0.99, 0.005, 0.005])])
+    assert answered.label_of(0) == "account"
+    assert answered.predicted_label(0) == "billing"
+
+
+def test_new_label_names_drop_old_answers(answered):
+    answered.set_manual(0, "account")
+    answered.set_label_names(["sales", "support"])
+    assert answered.rows_answered == 0 and answered.manual_labels == {}
+    assert answered.flags(answered.index(0, LABEL)) & Qt.ItemFlag.ItemIsEditable
+
+
+def test_proxy_filters_by_label_and_text(answered):
+    proxy = TicketFilterProxy()
+    proxy.setSourceModel(answered)
+    proxy.set_label_filter("technical")
+    assert sorted(proxy.source_row(r) for r in range(proxy.rowCount())) == [1, 3]
+    proxy.set_search("CRASHES")
+    assert [proxy.source_row(r) for r in range(proxy.rowCount())] == [1]
+    proxy.set_label_filter(None)
+    proxy.set_search("my")
+    assert sorted(proxy.source_row(r) for r in range(proxy.rowCount())) == [0, 2]
+
+
+def test_proxy_sorts_by_confidence_and_review_queue_by_margin(answered):
+    proxy = TicketFilterProxy()
+    proxy.setSourceModel(answered)
+    proxy.sort(CONFIDENCE, Qt.SortOrder.DescendingOrder)
+    assert [proxy.source_row(r) for r in range(4)] == [0, 2, 3, 1]
+    answered.set_manual(3, "billing")
+    proxy.set_review_queue(True)
+    margins = [answered.margin(proxy.source_row(r)) for r in range(proxy.rowCount())]
+    assert [proxy.source_row(r) for r in range(proxy.rowCount())] == [1, 2, 0]   # manual row 3 left
+    assert margins == sorted(margins)

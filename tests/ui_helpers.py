@@ -1,0 +1,85 @@
+"""Shared pieces of the window tests: real files, a window per test, real drops."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
+
+SAMPLE = Path(__file__).resolve().parents[1] / "resources" / "sample_tickets.csv"
+
+
+def sample_rows() -> list[dict]:
+    with SAMPLE.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def write_slice(folder: Path, n: int, start: int = 0, name: str | None = None) -> Path:
+    """The sample's rows start..start+n as a CSV file of their own."""
+    rows = sample_rows()[start:start + n]
+    path = folder / (name or f"tickets_{start}_{n}.csv")
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+@pytest.fixture
+def settings_file(tmp_path, monkeypatch):
+    path = tmp_path / "settings" / "triage.ini"
+    monkeypatch.setenv("TRIAGE_SETTINGS_FILE", str(path))
+    return path
+
+
+@pytest.fixture
+def make_window(qtbot, tmp_path, settings_file):
+    """MainWindow(s) on this test's own settings file and results database."""
+    from triage_app.ui.window import MainWindow
+
+    made = []
+
+    def make(**kwargs):
+        kwargs.setdefault("store_path", tmp_path / "results.sqlite3")
+        window = MainWindow(**kwargs)
+        qtbot.addWidget(window)
+        made.append(window)
+        return window
+
+    yield make
+    for window in made:
+        window.shutdown()
+
+
+def open_file(qtbot, window, path, timeout=20_000):
+    with qtbot.waitSignal(window.file_loaded, timeout=timeout):
+        window.open_file(path)
+
+
+def drop_files(window, *paths) -> None:
+    """What the OS does when files are dropped on the window: drag enter, then drop."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    centre = window.rect().center()
+    enter = QDragEnterEvent(centre, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(QPointF(centre), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, drop)
+
+
+def with_model(qtbot, window, loaded, timeout=30_000) -> None:
+    with qtbot.waitSignal(window.worker.model_loaded, timeout=timeout):
+        window.use_model(loaded)
+
+
+def run_and_wait(qtbot, window, timeout=120_000, **kwargs) -> str:
+    with qtbot.waitSignal(window.run_ended, timeout=timeout) as blocker:
+        assert window.run(**kwargs) is not None
+    return blocker.args[0]

@@ -1,0 +1,1 @@
+"""The desktop window. Talks to the engine only through the worker (worker.py); never imports torch."""

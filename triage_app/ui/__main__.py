@@ -1,0 +1,3 @@
+from triage_app.ui.app import main
+
+raise SystemExit(main())

@@ -1,0 +1,90 @@
+"""Start the window on a qasync event loop; or render it to a PNG and exit (--screenshot)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+SCREENSHOT_TIMEOUT_S = 600
+
+
+def main(argv: list[str] | None = None) -> int:
+    """triage-app gui [FILE] [--screenshot PATH [--run N] [--model SPEC] [--tab labels|accuracy] [--review]]"""
+    args = _parser().parse_args(argv)
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    from triage_app.ui.window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setOrganizationName("Triage")
+    app.setApplicationName("Triage")
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    window = MainWindow(autoload=not args.screenshot)
+    try:
+        with loop:
+            if args.screenshot:
+                return loop.run_until_complete(asyncio.wait_for(_screenshot(window, args), SCREENSHOT_TIMEOUT_S))
+            window.show()
+            if args.file:
+                window.open_file(args.file)
+            closed = asyncio.Event()
+            app.aboutToQuit.connect(closed.set)
+            loop.run_until_complete(closed.wait())
+            return 0
+    finally:
+        window.shutdown()
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="triage-app gui", description="The Triage window.")
+    parser.add_argument("file", nargs="?", help="a ticket file to open (CSV, TSV, XLSX, JSON, JSONL)")
+    parser.add_argument("--screenshot", metavar="PATH", help="render the window to this PNG and exit")
+    parser.add_argument("--run", type=int, metavar="N", help="with --screenshot: first label N tickets")
+    parser.add_argument("--model", default="smollm2-135m", help="with --run: the model (default: the bundled "
+                                                                 "SmolLM2, offline)")
+    parser.add_argument("--tab", choices=["labels", "accuracy"], default="labels", help="with --screenshot")
+    parser.add_argument("--review", action="store_true", help="with --screenshot: show the review queue")
+    parser.add_argument("--size", default="1440x880", help="with --screenshot: window size, WxH")
+    return parser
+
+
+async def _screenshot(window, args) -> int:
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    window.resize(width, height)
+    window.show()
+    if args.file:
+        window.open_file(args.file)
+        await _next(window.file_loaded, window.error_shown)
+    if args.run and window.table is not None:
+        window.load_model(args.model)
+        ended = _next(window.run_ended)
+        if window.run(limit=args.run) is not None:
+            await ended
+    window.tabs.setCurrentIndex(1 if args.tab == "accuracy" else 0)
+    if args.review:
+        window.set_review_queue(True)
+    await asyncio.sleep(0.5)   # let the throttled counts, accuracy and chart catch up
+    path = Path(args.screenshot)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not window.grab().save(str(path)):
+        print(f"triage-app: cannot write {path}", file=sys.stderr)
+        return 1
+    print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def _next(*signals) -> asyncio.Future:
+    """A future that resolves with the arguments of whichever signal fires first."""
+    future = asyncio.get_event_loop().create_future()
+
+    def fired(*values):
+        if not future.done():
+            future.set_result(values)
+
+    for signal in signals:
+        signal.connect(fired)
+    return future

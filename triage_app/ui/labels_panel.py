@@ -1,0 +1,210 @@
+"""The label editor: names, one-line descriptions, few-shot examples; save and load as JSON."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
+                               QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from triage_app.engine.labels import Example, Label, LabelSet
+
+_COMMITTED = Qt.ItemDataRole.UserRole   # a name item remembers its last valid name, to follow renames
+
+
+class LabelsPanel(QWidget):
+    changed = Signal(object)              # a new valid LabelSet
+    preview_requested = Signal()
+    example_requested = Signal(str)       # add the selected ticket as an example of this label
+    message = Signal(str)                 # something to tell the user (saved, loaded, why not)
+
+    def __init__(self, label_set: LabelSet | None = None, parent=None):
+        super().__init__(parent)
+        self._label_set = label_set or LabelSet.default()
+        self._filling = False
+        layout = QVBoxLayout(self)
+
+        layout.addWidget(QLabel("<b>Labels</b> — double-click to rename or describe"))
+        self.labels = QTableWidget(0, 2)
+        self.labels.setHorizontalHeaderLabels(["name", "description (one line)"])
+        self.labels.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.labels.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.labels.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.labels.itemChanged.connect(self._edited)
+        layout.addWidget(self.labels, 2)
+        row = QHBoxLayout()
+        self.add_button = _button("Add label", self.add_label, row)
+        self.remove_button = _button("Remove", self.remove_selected_label, row)
+        row.addStretch(1)
+        self.preview_button = _button("Show prompt…", self.preview_requested.emit, row)
+        layout.addLayout(row)
+
+        layout.addWidget(QLabel("<b>Few-shot examples</b> — pick a ticket in the table, then:"))
+        row = QHBoxLayout()
+        self.example_label = QComboBox()
+        self.use_button = _button("Use as example of", self._use_selected, row)
+        row.addWidget(self.example_label, 1)
+        layout.addLayout(row)
+        self.examples = QTableWidget(0, 2)
+        self.examples.setHorizontalHeaderLabels(["label", "text"])
+        self.examples.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.examples.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.examples.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.examples.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        layout.addWidget(self.examples, 2)
+        row = QHBoxLayout()
+        self.remove_example_button = _button("Remove example", self.remove_selected_example, row)
+        row.addStretch(1)
+        _button("Defaults", lambda: self.set_label_set(LabelSet.default(), announce=True), row)
+        _button("Load…", self._load_dialog, row)
+        _button("Save…", self._save_dialog, row)
+        layout.addLayout(row)
+
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #a00;")
+        self.error.hide()
+        layout.addWidget(self.error)
+        self._fill()
+
+    @property
+    def label_set(self) -> LabelSet:
+        """The last valid label set (edits that make it invalid are shown, not applied)."""
+        return self._label_set
+
+    def set_label_set(self, label_set: LabelSet, announce: bool = False) -> None:
+        changed = label_set != self._label_set
+        self._label_set = label_set
+        self._fill()
+        if changed or announce:
+            self.changed.emit(label_set)
+
+    def add_label(self) -> None:
+        names = {n.lower() for n in self._label_set.names}
+        name = next(f"label{k}" for k in range(len(names) + 1, 10 * len(names) + 2) if f"label{k}" not in names)
+        self._apply(LabelSet(self._label_set.labels + (Label(name),), self._label_set.examples))
+        self.labels.editItem(self.labels.item(self.labels.rowCount() - 1, 0))
+
+    def remove_selected_label(self) -> None:
+        rows = {i.row() for i in self.labels.selectedIndexes()}
+        if not rows:
+            return
+        keep = tuple(l for k, l in enumerate(self._label_set.labels) if k not in rows)
+        names = {l.name for l in keep}
+        try:
+            self._apply(LabelSet(keep, tuple(e for e in self._label_set.examples if e.label in names)))
+        except ValueError as exc:
+            self._show_error(str(exc))
+
+    def add_example(self, text: str, label: str) -> None:
+        text = str(text).strip()
+        if not text:
+            self._show_error("that ticket is blank")
+            return
+        if any(e.text == text for e in self._label_set.examples):
+            self._show_error("that ticket is already an example")
+            return
+        self._apply(LabelSet(self._label_set.labels, self._label_set.examples + (Example(text, label),)))
+
+    def remove_selected_example(self) -> None:
+        rows = {i.row() for i in self.examples.selectedIndexes()}
+        if rows:
+            self._apply(LabelSet(self._label_set.labels,
+                                 tuple(e for k, e in enumerate(self._label_set.examples) if k not in rows)))
+
+    def suggest_example_label(self, label: str | None) -> None:
+        if label in self._label_set.names:
+            self.example_label.setCurrentText(label)
+
+    def load(self, path: str) -> bool:
+        try:
+            label_set = LabelSet.load(path)
+        except (OSError, ValueError) as exc:
+            self.message.emit(f"Cannot load labels: {exc}")
+            return False
+        self.set_label_set(label_set, announce=True)
+        self.message.emit(f"Loaded {len(label_set.labels)} labels from {path}")
+        return True
+
+    def save(self, path: str) -> bool:
+        try:
+            self._label_set.save(path)
+        except OSError as exc:
+            self.message.emit(f"Cannot save labels: {exc}")
+            return False
+        self.message.emit(f"Saved the labels to {path}")
+        return True
+
+    # editing
+    def _edited(self, item: QTableWidgetItem) -> None:
+        if self._filling:
+            return
+        labels, renames = [], {}
+        for r in range(self.labels.rowCount()):
+            name_item, description_item = self.labels.item(r, 0), self.labels.item(r, 1)
+            name = name_item.text().strip() if name_item else ""
+            description = " ".join((description_item.text() if description_item else "").split())
+            old = name_item.data(_COMMITTED) if name_item else None
+            if old and old != name:
+                renames[old] = name
+            labels.append((name, description))
+        try:
+            label_set = LabelSet(tuple(Label(n, d) for n, d in labels),
+                                 tuple(Example(e.text, renames.get(e.label, e.label))
+                                       for e in self._label_set.examples))
+        except ValueError as exc:
+            self._show_error(f"{exc} — not applied yet")
+            return
+        self._apply(label_set)
+
+    def _apply(self, label_set: LabelSet) -> None:
+        self._show_error("")
+        self.set_label_set(label_set)
+
+    def _use_selected(self) -> None:
+        if self.example_label.currentText():
+            self.example_requested.emit(self.example_label.currentText())
+
+    def _fill(self) -> None:
+        self._filling = True
+        try:
+            label_set = self._label_set
+            self.labels.setRowCount(len(label_set.labels))
+            for r, label in enumerate(label_set.labels):
+                name = QTableWidgetItem(label.name)
+                name.setData(_COMMITTED, label.name)
+                self.labels.setItem(r, 0, name)
+                self.labels.setItem(r, 1, QTableWidgetItem(label.description))
+            self.examples.setRowCount(len(label_set.examples))
+            for r, example in enumerate(label_set.examples):
+                self.examples.setItem(r, 0, QTableWidgetItem(example.label))
+                text = QTableWidgetItem(example.text.replace("\n", " ⏎ "))
+                text.setToolTip(example.text)
+                self.examples.setItem(r, 1, text)
+            current = self.example_label.currentText()
+            self.example_label.clear()
+            self.example_label.addItems(label_set.names)
+            if current in label_set.names:
+                self.example_label.setCurrentText(current)
+        finally:
+            self._filling = False
+
+    def _show_error(self, text: str) -> None:
+        self.error.setText(text)
+        self.error.setVisible(bool(text))
+
+    def _load_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Load labels", "", "Label sets (*.json)")
+        if path:
+            self.load(path)
+
+    def _save_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save labels", "labels.json", "Label sets (*.json)")
+        if path:
+            self.save(path)
+
+
+def _button(text, slot, layout) -> QPushButton:
+    button = QPushButton(text)
+    button.clicked.connect(lambda *_: slot())
+    layout.addWidget(button)
+    return button

@@ -1,0 +1,92 @@
+"""The model picker, and what is loaded where (device, dtype) as detected or chosen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QGroupBox, QHBoxLayout, QLabel, QProgressBar,
+                               QPushButton, QVBoxLayout)
+
+QWEN = "qwen2.5-0.5b"
+SMOLLM2 = "smollm2-135m"
+CHOICES = (
+    (QWEN, "Qwen2.5-0.5B-Instruct (recommended; downloads once)"),
+    (SMOLLM2, "SmolLM2-135M (bundled, offline, lower accuracy)"),
+)
+_FOLDER, _GGUF = "<folder>", "<gguf>"
+
+
+class ModelPanel(QGroupBox):
+    load_requested = Signal(str)      # a model spec: alias, folder or .gguf path
+
+    def __init__(self, parent=None):
+        super().__init__("Model", parent)
+        layout = QVBoxLayout(self)
+        row = QHBoxLayout()
+        self.picker = QComboBox()
+        for spec, text in CHOICES:
+            self.picker.addItem(text, spec)
+        self.picker.insertSeparator(self.picker.count())
+        self.picker.addItem("A local model folder…", _FOLDER)
+        self.picker.addItem("A GGUF file…", _GGUF)
+        self.picker.activated.connect(self._picked)
+        row.addWidget(self.picker, 1)
+        self.load_button = QPushButton("Load")
+        self.load_button.clicked.connect(lambda: self.load_requested.emit(self.spec))
+        row.addWidget(self.load_button)
+        layout.addLayout(row)
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)          # no percentage to give: the loaders don't report one
+        self.busy.setMaximumHeight(10)
+        self.busy.setTextVisible(False)
+        self.busy.hide()
+        layout.addWidget(self.busy)
+        self.status = QLabel("No model loaded.")
+        self.status.setWordWrap(True)
+        layout.addWidget(self.status)
+        self._spec = QWEN
+
+    @property
+    def spec(self) -> str:
+        return self._spec
+
+    def set_spec(self, spec: str) -> None:
+        self._spec = spec
+        k = self.picker.findData(spec)
+        if k < 0:
+            self.picker.insertItem(self.picker.count() - 3, Path(spec).name, spec)
+            k = self.picker.findData(spec)
+        self.picker.setCurrentIndex(k)
+
+    def show_loading(self, spec: str) -> None:
+        self.busy.show()
+        self.load_button.setEnabled(False)
+        self.status.setText(f"Loading {Path(spec).name if '/' in spec else spec} in the background…")
+        self.status.setStyleSheet("")
+
+    def show_loaded(self, info) -> None:
+        self.busy.hide()
+        self.load_button.setEnabled(True)
+        self.status.setText(f"<b>{info.name}</b><br>on {info.device}, {info.dtype} — {info.reason}")
+        self.status.setStyleSheet("")
+
+    def show_failed(self, message: str) -> None:
+        self.busy.hide()
+        self.load_button.setEnabled(True)
+        self.status.setText(f"Not loaded: {message}")
+        self.status.setStyleSheet("color: #a00;")
+
+    def _picked(self, k: int) -> None:
+        data = self.picker.itemData(k)
+        if data == _FOLDER:
+            path = QFileDialog.getExistingDirectory(self, "A model folder (config.json, tokenizer, weights)")
+        elif data == _GGUF:
+            path, _ = QFileDialog.getOpenFileName(self, "A GGUF model file", "", "GGUF models (*.gguf)")
+        else:
+            self._spec = data
+            return
+        if path:
+            self.set_spec(path)
+        else:
+            self.set_spec(self._spec)

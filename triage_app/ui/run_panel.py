@@ -1,0 +1,110 @@
+"""A run as it happens: progress and ETA, the engine's numbers, and throughput over time."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QGridLayout, QGroupBox, QLabel, QProgressBar, QVBoxLayout
+
+_STATS = (
+    ("items_per_s", "Tickets/s", "how many tickets a second, over the run so far"),
+    ("tokens_per_s", "Tokens/s", "tokens the model processed a second, padding included"),
+    ("padding", "Padding", "share of processed tokens that were padding"),
+    ("inflation", "Without buckets", "how many times the tokens padding every batch to the longest "
+                                     "ticket would have cost"),
+    ("prefix", "Prefix reused", "tokens of the static prompt prefix not recomputed"),
+    ("resumed", "From earlier runs", "rows answered from the results store"),
+)
+
+
+class RunPanel(QGroupBox):
+    def __init__(self, parent=None):
+        super().__init__("Run", parent)
+        layout = QVBoxLayout(self)
+        self.bar = QProgressBar()
+        self.bar.setFormat("No run yet")
+        self.bar.setValue(0)
+        layout.addWidget(self.bar)
+        grid = QGridLayout()
+        self.values: dict[str, QLabel] = {}
+        for k, (key, title, tip) in enumerate(_STATS):
+            name = QLabel(title + ":")
+            name.setToolTip(tip)
+            value = QLabel("–")
+            value.setToolTip(tip)
+            grid.addWidget(name, k // 2, (k % 2) * 2)
+            grid.addWidget(value, k // 2, (k % 2) * 2 + 1)
+            self.values[key] = value
+        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(3, 1)
+        layout.addLayout(grid)
+        self.chart = pg.PlotWidget(background="w")
+        self.chart.setMinimumHeight(130)
+        self.chart.setMaximumHeight(170)
+        self.chart.setLabel("left", "tickets/s")
+        self.chart.setLabel("bottom", "seconds")
+        self.chart.showGrid(x=True, y=True, alpha=0.3)
+        self.chart.setMouseEnabled(x=False, y=False)
+        self.chart.hideButtons()
+        self.chart.setTitle("<span style='font-size:8pt; color:#444'>tickets/s: each batch (dots), "
+                            "the run so far (line)</span>")
+        self.batch_curve = self.chart.plot([], [], pen=pg.mkPen("#9ab", width=1), symbol="o", symbolSize=4,
+                                           symbolBrush="#9ab", name="per batch")
+        self.mean_curve = self.chart.plot([], [], pen=pg.mkPen("#1f6fb2", width=2))
+        layout.addWidget(self.chart)
+        self._points: list[tuple[float, float, float]] = []
+        self._last = (0.0, 0)
+
+    def start(self, rows_total: int) -> None:
+        self._points.clear()
+        self._last = (0.0, 0)
+        self.batch_curve.setData([], [])
+        self.mean_curve.setData([], [])
+        self.bar.setRange(0, max(rows_total, 1))
+        self.bar.setValue(0)
+        self.bar.setFormat("Starting…")
+        for value in self.values.values():
+            value.setText("–")
+
+    def update_progress(self, progress) -> None:
+        """progress: a worker RunProgress (rows over the whole file, stats over the rows classified)."""
+        stats = progress.stats
+        self.bar.setRange(0, max(progress.rows_total, 1))
+        self.bar.setValue(progress.rows_done)
+        eta = stats.eta_seconds
+        eta_text = f" — about {_duration(eta)} left" if eta and progress.rows_done < progress.rows_total else ""
+        self.bar.setFormat(f"{progress.rows_done:,} / {progress.rows_total:,}{eta_text}")
+        self.values["items_per_s"].setText(f"{stats.items_per_s:.1f}")
+        self.values["tokens_per_s"].setText(f"{stats.tokens_per_s:,.0f}")
+        self.values["padding"].setText(f"{100 * stats.padding_fraction:.1f}% of tokens")
+        self.values["inflation"].setText(f"{stats.global_padding_inflation:.2f}× the tokens")
+        self.values["prefix"].setText(f"{stats.prefix_tokens_saved:,} ({stats.prefix_tokens} a ticket)")
+        self.values["resumed"].setText(f"{progress.resumed:,} rows")
+        self._add_point(stats)
+
+    def finish(self, text: str) -> None:
+        self.bar.setFormat(f"{self.bar.value():,} / {self.bar.maximum():,} — {text}")
+
+    def _add_point(self, stats) -> None:
+        seconds, done = stats.seconds, stats.done
+        last_seconds, last_done = self._last
+        if seconds <= last_seconds or done <= last_done:
+            return
+        self._points.append((seconds, (done - last_done) / (seconds - last_seconds), stats.items_per_s))
+        self._last = (seconds, done)
+        xs = [p[0] for p in self._points]
+        self.batch_curve.setData(xs, [p[1] for p in self._points])
+        self.mean_curve.setData(xs, [p[2] for p in self._points])
+
+    @property
+    def points(self) -> list[tuple[float, float, float]]:
+        """(seconds, tickets/s of the batch, tickets/s so far) for every batch charted."""
+        return list(self._points)
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 90:
+        return f"{seconds} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"

@@ -1,0 +1,114 @@
+"""What the window remembers between sessions, and the settings dialog that overrides detection."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
+                               QSpinBox)
+
+SETTINGS_FILE_ENV = "TRIAGE_SETTINGS_FILE"   # an .ini path; tests and portable installs set it
+DEVICES = ("auto", "cpu", "mps", "cuda")
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+
+
+def open_settings() -> QSettings:
+    path = os.environ.get(SETTINGS_FILE_ENV)
+    if path:
+        return QSettings(path, QSettings.Format.IniFormat)
+    return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "Triage", "Triage")
+
+
+@dataclass(slots=True)
+class Remembered:
+    last_folder: str = ""
+    label_set: str = ""          # the label set as JSON ("" = the default set)
+    model: str = "qwen2.5-0.5b"
+    model_loaded_before: bool = False   # load it in the background at start-up
+    device: str = "auto"
+    dtype: str = "auto"
+    batch_size: int = 32
+    token_budget: int = 1024
+    allow_download: bool = True
+    geometry: bytes = b""
+    splitter: bytes = b""
+
+    @classmethod
+    def load(cls, settings: QSettings) -> Remembered:
+        out = cls()
+        for f in fields(cls):
+            default = getattr(out, f.name)
+            if not settings.contains(f.name):
+                continue
+            kind = type(default)
+            value = settings.value(f.name, default, type=bytes) if kind is bytes else \
+                settings.value(f.name, default, type=kind)
+            setattr(out, f.name, bytes(value) if kind is bytes else value)
+        if out.device not in DEVICES:
+            out.device = "auto"
+        if out.dtype not in DTYPES:
+            out.dtype = "auto"
+        out.batch_size = max(1, out.batch_size)
+        out.token_budget = max(64, out.token_budget)
+        return out
+
+    def save(self, settings: QSettings) -> None:
+        for f in fields(self):
+            settings.setValue(f.name, getattr(self, f.name))
+        settings.sync()
+
+
+class SettingsDialog(QDialog):
+    """Device, dtype and batch settings; 'auto' keeps what was detected."""
+
+    def __init__(self, remembered: Remembered, detected: str, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        form = QFormLayout(self)
+        detected_label = QLabel(detected or "Detected when a model loads.")
+        detected_label.setWordWrap(True)
+        form.addRow("Detected:", detected_label)
+        self.device = _combo(DEVICES, remembered.device)
+        self.dtype = _combo(DTYPES, remembered.dtype)
+        self.batch_size = _spin(1, 512, remembered.batch_size)
+        self.token_budget = _spin(64, 65536, remembered.token_budget)
+        self.allow_download = QCheckBox("Download the recommended model when it is not on this machine")
+        self.allow_download.setChecked(remembered.allow_download)
+        form.addRow("Device:", self.device)
+        form.addRow("Dtype:", self.dtype)
+        form.addRow("Batch size (rows):", self.batch_size)
+        form.addRow("Token budget (rows × tokens):", self.token_budget)
+        form.addRow(self.allow_download)
+        note = QLabel("Device and dtype changes apply when the model is loaded again.")
+        note.setWordWrap(True)
+        form.addRow(note)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def apply_to(self, remembered: Remembered) -> bool:
+        """Write the choices into remembered; True if the model must be loaded again."""
+        reload = (self.device.currentText(), self.dtype.currentText()) != (remembered.device, remembered.dtype)
+        remembered.device = self.device.currentText()
+        remembered.dtype = self.dtype.currentText()
+        remembered.batch_size = self.batch_size.value()
+        remembered.token_budget = self.token_budget.value()
+        remembered.allow_download = self.allow_download.isChecked()
+        return reload
+
+
+def _combo(items, current) -> QComboBox:
+    box = QComboBox()
+    box.addItems(list(items))
+    box.setCurrentText(current)
+    return box
+
+
+def _spin(low, high, value) -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(low, high)
+    box.setValue(value)
+    return box

@@ -1,0 +1,298 @@
+"""The ticket table: the file's rows as read, the model's answers, and the labels a person chose.
+
+Row r of the model is always row r of the file (and ticket index r of a run), so batches,
+exports and the store line up without translation; the proxy does every sort and filter.
+"""
+
+from __future__ import annotations
+
+import math
+from contextlib import contextmanager
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QColor, QFont
+
+LABEL, CONFIDENCE, MARGIN = 0, 1, 2
+RESULT_HEADERS = ("label", "confidence", "margin")
+LOW_CONFIDENCE = 0.7
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1     # raw values: floats, or None for "no answer yet"
+_LOW_TINT = QColor(255, 228, 181)
+_MANUAL_TINT = QColor(214, 234, 248)
+_CELL_CHARS = 240                            # a table cell shows the head of a ticket; the tooltip all of it
+
+
+class TicketTableModel(QAbstractTableModel):
+    """Columns: label, confidence, margin, then the file's own columns in file order."""
+
+    manual_changed = Signal(int, object)     # row, label (None: back to the model's answer)
+
+    def __init__(self, frame: pd.DataFrame | None = None, parent=None):
+        super().__init__(parent)
+        self.label_names: list[str] = []
+        self._frame = pd.DataFrame()
+        self._cells = np.empty((0, 0), dtype=object)
+        self._search: list[str] | None = None
+        self._clear_results(0)
+        if frame is not None:
+            self.set_frame(frame)
+
+    # the file
+    def set_frame(self, frame: pd.DataFrame) -> None:
+        with self.resetting():
+            self._frame = frame
+            self._cells = frame.to_numpy(dtype=object, copy=False)
+            self._search = None
+            self._clear_results(len(frame))
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self._frame
+
+    @property
+    def columns(self) -> list[str]:
+        return [str(c) for c in self._frame.columns]
+
+    def cell(self, row: int, column: str) -> str:
+        return str(self._cells[row, self._frame.columns.get_loc(column)])
+
+    # answers
+    def set_label_names(self, names: list[str]) -> None:
+        """New label names: answers and manual labels of other names no longer apply."""
+        if names == self.label_names:
+            return
+        with self.resetting():
+            self.label_names = list(names)
+            self._clear_results(len(self._frame))
+
+    def clear_predictions(self) -> None:
+        with self.resetting():
+            manual = self._manual
+            self._clear_results(len(self._frame))
+            self._manual = manual
+
+    def apply_predictions(self, predictions) -> None:
+        """One batch's answers (objects with index, label, confidence, margin); one dataChanged."""
+        rows = [p.index for p in predictions]
+        if not rows:
+            return
+        for p in predictions:
+            self._predictions[p.index] = p
+            self._label[p.index] = p.label
+            self._confidence[p.index] = p.confidence if p.confidence is not None else np.nan
+            self._margin[p.index] = p.margin if p.margin is not None else np.nan
+        self.dataChanged.emit(self.index(min(rows), LABEL), self.index(max(rows), MARGIN))
+
+    def set_manual_labels(self, manual: dict[int, str]) -> None:
+        """Bulk: the labels a person chose earlier (from the store); no manual_changed signals."""
+        changed = set(self._manual) | set(manual)
+        self._manual = {r: l for r, l in manual.items() if l in self.label_names}
+        if changed:
+            self.dataChanged.emit(self.index(min(changed), LABEL), self.index(max(changed), MARGIN))
+
+    def set_manual(self, row: int, label: str | None) -> bool:
+        return self.setData(self.index(row, LABEL), label, Qt.ItemDataRole.EditRole)
+
+    def prediction(self, row: int):
+        return self._predictions[row]
+
+    def predicted_label(self, row: int) -> str | None:
+        return self._label[row]
+
+    def label_of(self, row: int) -> str | None:
+        """What the row is labeled: a person's choice wins over the model's."""
+        return self._manual.get(row) or self._label[row]
+
+    def is_manual(self, row: int) -> bool:
+        return row in self._manual
+
+    def confidence(self, row: int) -> float | None:
+        value = self._confidence[row]
+        return None if math.isnan(value) else float(value)
+
+    def margin(self, row: int) -> float | None:
+        value = self._margin[row]
+        return None if math.isnan(value) else float(value)
+
+    @property
+    def manual_labels(self) -> dict[int, str]:
+        return dict(self._manual)
+
+    @property
+    def predictions(self) -> list:
+        return [p for p in self._predictions if p is not None]
+
+    @property
+    def predicted_labels(self) -> list[str | None]:
+        return list(self._label)
+
+    @property
+    def rows_answered(self) -> int:
+        """Rows a run has finished, blank tickets (which get no label) included."""
+        return sum(p is not None for p in self._predictions)
+
+    def search_text(self, row: int) -> str:
+        """Every cell of the row, lower-cased: what the search box matches against."""
+        if self._search is None:
+            self._search = [" ".join(map(str, r)).lower() for r in self._cells]
+        return self._search[row]
+
+    def sort_key(self, row: int, column: int):
+        if column == LABEL:
+            return self.label_of(row) or ""
+        if column in (CONFIDENCE, MARGIN):
+            value = (self._confidence if column == CONFIDENCE else self._margin)[row]
+            return -1.0 if math.isnan(value) else float(value)
+        return str(self._cells[row, column - len(RESULT_HEADERS)]).lower()
+
+    @contextmanager
+    def resetting(self):
+        """Wrap a change of everything (new file, new label names) in one model reset."""
+        self.beginResetModel()
+        try:
+            yield
+        finally:
+            self.endResetModel()
+
+    def _clear_results(self, n: int) -> None:
+        self._predictions: list = [None] * n
+        self._label: list[str | None] = [None] * n
+        self._confidence = np.full(n, np.nan)
+        self._margin = np.full(n, np.nan)
+        self._manual: dict[int, str] = {}
+
+    # QAbstractTableModel
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._frame)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(RESULT_HEADERS) + self._cells.shape[1]
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Vertical:
+            return str(section + 1)
+        if section < len(RESULT_HEADERS):
+            return RESULT_HEADERS[section]
+        return self.columns[section - len(RESULT_HEADERS)]
+
+    def flags(self, index):
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.column() == LABEL and self.label_names:
+            flags |= Qt.ItemFlag.ItemIsEditable
+        return flags
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        row, column = index.row(), index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(row, column)
+        if role == Qt.ItemDataRole.EditRole:
+            return self.label_of(row) if column == LABEL else self._display(row, column)
+        if role == SORT_ROLE:
+            return self.sort_key(row, column)
+        if role == Qt.ItemDataRole.BackgroundRole:
+            if row in self._manual and column == LABEL:
+                return _MANUAL_TINT
+            confidence = self._confidence[row]
+            return _LOW_TINT if confidence < LOW_CONFIDENCE else None   # NaN compares False
+        if role == Qt.ItemDataRole.FontRole and column == LABEL and row in self._manual:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (CONFIDENCE, MARGIN):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(row, column)
+        return None
+
+    def setData(self, index, value, role=Qt.ItemDataRole.EditRole) -> bool:
+        """A person's label for a row; None or "" goes back to the model's answer."""
+        if role != Qt.ItemDataRole.EditRole or not index.isValid() or index.column() != LABEL:
+            return False
+        label = value or None
+        if label is not None and label not in self.label_names:
+            return False
+        row = index.row()
+        if self._manual.get(row) == label:
+            return False
+        if label is None:
+            self._manual.pop(row, None)
+        else:
+            self._manual[row] = label
+        self.dataChanged.emit(self.index(row, LABEL), self.index(row, MARGIN))
+        self.manual_changed.emit(row, label)
+        return True
+
+    def _display(self, row: int, column: int):
+        if column == LABEL:
+            label = self.label_of(row)
+            return f"{label}  ✎" if row in self._manual else label
+        if column in (CONFIDENCE, MARGIN):
+            value = (self._confidence if column == CONFIDENCE else self._margin)[row]
+            return None if math.isnan(value) else f"{value:.2f}"
+        text = str(self._cells[row, column - len(RESULT_HEADERS)])
+        head = text[:_CELL_CHARS]
+        return head.replace("\n", " ⏎ ") + ("…" if len(text) > _CELL_CHARS else "")
+
+    def _tooltip(self, row: int, column: int):
+        if column >= len(RESULT_HEADERS):
+            text = str(self._cells[row, column - len(RESULT_HEADERS)])
+            return text if len(text) > 40 else None
+        prediction = self._predictions[row]
+        lines = []
+        if row in self._manual:
+            lines.append(f"labeled by you: {self._manual[row]} (a run never overwrites it)")
+        if prediction is not None and not prediction.is_blank:
+            lines.append("model: " + ", ".join(f"{n} {p:.2f}" for n, p in
+                                               zip(prediction.labels, prediction.probabilities)))
+        elif prediction is not None:
+            lines.append("blank ticket: nothing to classify")
+        return "\n".join(lines) or None
+
+
+class TicketFilterProxy(QSortFilterProxyModel):
+    """Sort by any column; filter by label and by text; the review queue (smallest margin first)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.label_filter: str | None = None
+        self.search = ""
+        self.review_queue = False
+        self.setSortRole(SORT_ROLE)
+        self.setDynamicSortFilter(True)
+
+    def set_label_filter(self, label: str | None) -> None:
+        self._refilter(lambda: setattr(self, "label_filter", label or None))
+
+    def set_search(self, text: str) -> None:
+        self._refilter(lambda: setattr(self, "search", text.strip().lower()))
+
+    def set_review_queue(self, on: bool) -> None:
+        """Rows the model answered and nobody has checked, least sure (smallest margin) first."""
+        self._refilter(lambda: setattr(self, "review_queue", on))
+        if on:
+            self.sort(MARGIN, Qt.SortOrder.AscendingOrder)
+
+    def source_row(self, proxy_row: int) -> int:
+        return self.mapToSource(self.index(proxy_row, 0)).row()
+
+    def _refilter(self, change) -> None:
+        self.beginFilterChange()
+        change()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, row, parent) -> bool:
+        model = self.sourceModel()
+        if self.label_filter and model.label_of(row) != self.label_filter:
+            return False
+        if self.review_queue and (model.is_manual(row) or model.margin(row) is None):
+            return False
+        return not self.search or self.search in model.search_text(row)
+
+    def lessThan(self, left, right) -> bool:
+        model, column = self.sourceModel(), left.column()
+        return model.sort_key(left.row(), column) < model.sort_key(right.row(), column)

@@ -1,0 +1,675 @@
+"""The main window: open a file, label it, review, export. Every slow step runs off the UI thread."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QSettings, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLabel, QLineEdit, QMainWindow,
+                               QPushButton, QSplitter, QTabWidget, QToolButton, QVBoxLayout, QWidget)
+
+from triage_app.engine.labels import LabelSet
+from triage_app.files.reader import BadInput, TicketTable, detect_subject_column, detect_text_column, read_tickets
+from triage_app.ui.accuracy_panel import AccuracyPanel, detect_gold_column, score
+from triage_app.ui.column_picker import ColumnPicker
+from triage_app.ui.labels_panel import LabelsPanel
+from triage_app.ui.model_panel import ModelPanel
+from triage_app.ui.prompt_preview import PromptPreview
+from triage_app.ui.run_panel import RunPanel
+from triage_app.ui.settings import Remembered, SettingsDialog, open_settings
+from triage_app.ui.ticket_model import CONFIDENCE, LABEL, MARGIN, TicketFilterProxy, TicketTableModel
+from triage_app.ui.ticket_view import TicketView
+from triage_app.ui.worker import EngineThread
+
+FILE_FILTER = "Ticket files (*.csv *.tsv *.txt *.xlsx *.xlsm *.json *.jsonl);;All files (*)"
+EXPORT_FILTERS = {"csv": "CSV (*.csv)", "xlsx": "Excel workbook (*.xlsx)", "json": "JSON (*.json)"}
+ALL_LABELS = "all labels"
+
+
+class FileReader(QObject):
+    """Reads ticket files on the thread pool; a 100k-row file must not freeze the window."""
+
+    read = Signal(int, object)      # request id, TicketTable
+    failed = Signal(int, str)       # request id, one line
+
+    def start(self, request: int, path: str) -> None:
+        QThreadPool.globalInstance().start(lambda: self._read(request, path))
+
+    def _read(self, request: int, path: str) -> None:
+        try:
+            table = read_tickets(path)
+        except BadInput as exc:
+            self.failed.emit(request, str(exc))
+            return
+        except Exception as exc:  # an unreadable file fails in many ways; the user needs one line
+            self.failed.emit(request, f"cannot read {Path(path).name}: {exc}")
+            return
+        self.read.emit(request, table)
+
+
+class MainWindow(QMainWindow):
+    file_loaded = Signal(object)    # TicketTable, once it is in the table
+    run_ended = Signal(str)         # "done", "cancelled" or "failed", once the window shows it
+    error_shown = Signal(str)
+
+    def __init__(self, settings: QSettings | None = None, store_path=None, autoload: bool = True):
+        super().__init__()
+        self.settings = settings or open_settings()
+        self.remembered = Remembered.load(self.settings)
+        self.store_path = store_path
+        self._store = None
+        self.table: TicketTable | None = None
+        self._texts: list[str] = []
+        self._read_request = 0
+        self._run_id = 0
+        self._run_label_set: LabelSet | None = None
+        self.running = False
+        self.model_info = None
+        self.model_loading = False
+        self.last_verify = None
+        self.label_set = self._remembered_label_set()
+
+        self.engine = EngineThread(store_path)
+        self.worker = self.engine.worker
+        self.reader = FileReader(self)
+        self.reader.read.connect(self._file_read)
+        self.reader.failed.connect(self._file_failed)
+
+        self._build()
+        self._connect_worker()
+        self._throttle = QTimer(self, singleShot=True, interval=250)
+        self._throttle.timeout.connect(self._refresh_derived)
+        self.setAcceptDrops(True)
+        self.setWindowTitle("Triage")
+        self.resize(1440, 880)
+        if self.remembered.geometry:
+            self.restoreGeometry(self.remembered.geometry)
+        if self.remembered.splitter:
+            self.splitter.restoreState(self.remembered.splitter)
+        self.model_panel.set_spec(self.remembered.model)
+        if autoload and self.remembered.model_loaded_before:
+            self.load_model()
+
+    # layout
+    def _build(self) -> None:
+        self._build_actions()
+        self.model = TicketTableModel(parent=self)
+        self.model.set_label_names(self.label_set.names)
+        self.model.manual_changed.connect(self._manual_changed)
+        self.proxy = TicketFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.view = TicketView()
+        self.view.setModel(self.proxy)
+        self.view.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.proxy.rowsInserted.connect(self._schedule_refresh)
+        self.proxy.rowsRemoved.connect(self._schedule_refresh)
+        self.proxy.modelReset.connect(self._schedule_refresh)
+
+        self.columns = ColumnPicker()
+        self.columns.texts_changed.connect(self._texts_changed)
+        self.columns.gold_changed.connect(self._schedule_refresh)
+        self.label_filter = QComboBox()
+        self.label_filter.currentTextChanged.connect(
+            lambda text: self.proxy.set_label_filter(None if text == ALL_LABELS else text))
+        self.search = QLineEdit(placeholderText="Search the tickets…", clearButtonEnabled=True)
+        self.search.textChanged.connect(self.proxy.set_search)
+        self.review_button = QPushButton("Review queue")
+        self.review_button.setCheckable(True)
+        self.review_button.setToolTip("Rows nobody has checked, least certain (smallest margin) first. "
+                                      "Type 1–9 to label the selected row with the n-th label, 0 to undo.")
+        self.review_button.toggled.connect(self.set_review_queue)
+        self.counts = QLabel()
+        filters = QHBoxLayout()
+        filters.addWidget(QLabel("Show:"))
+        filters.addWidget(self.label_filter)
+        filters.addWidget(self.search, 1)
+        filters.addWidget(self.review_button)
+        self.keys_hint = QLabel()
+        self.keys_hint.setStyleSheet("color: #555;")
+
+        self.banner = QFrame()
+        self.banner.setStyleSheet("QFrame { background: #fde2e1; border: 1px solid #e0a3a0; border-radius: 4px; }"
+                                  "QLabel { border: none; color: #7a1712; }")
+        banner_layout = QHBoxLayout(self.banner)
+        banner_layout.setContentsMargins(8, 4, 4, 4)
+        self.banner_text = QLabel()
+        self.banner_text.setWordWrap(True)
+        self.banner_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QToolButton(text="✕", autoRaise=True)
+        close.clicked.connect(self.banner.hide)
+        banner_layout.addWidget(self.banner_text, 1)
+        banner_layout.addWidget(close)
+        self.banner.hide()
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(6, 6, 0, 6)
+        left_layout.addWidget(self.banner)
+        top = QHBoxLayout()
+        top.addWidget(self.columns, 1)
+        top.addWidget(self.counts)
+        left_layout.addLayout(top)
+        left_layout.addLayout(filters)
+        left_layout.addWidget(self.view, 1)
+        left_layout.addWidget(self.keys_hint)
+        self.empty_hint = QLabel("Drop a ticket file (CSV, TSV, XLSX, JSON, JSONL) anywhere on this window, "
+                                 "or press Ctrl+O.")
+        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.setStyleSheet("color: #666; font-size: 15px; padding: 24px;")
+        left_layout.addWidget(self.empty_hint)
+
+        self.model_panel = ModelPanel()
+        self.model_panel.load_requested.connect(lambda spec: self.load_model(spec))
+        self.run_panel = RunPanel()
+        run_buttons = QHBoxLayout()
+        for action in (self.run_action, self.cancel_action, self.verify_action, self.export_action):
+            button = QToolButton()
+            button.setDefaultAction(action)
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+            run_buttons.addWidget(button)
+        run_buttons.addStretch(1)
+        self.verify_result = QLabel()
+        self.verify_result.setWordWrap(True)
+        self.verify_result.hide()
+        self.run_panel.layout().insertLayout(0, run_buttons)
+        self.run_panel.layout().addWidget(self.verify_result)
+        self.labels_panel = LabelsPanel(self.label_set)
+        self.labels_panel.changed.connect(self._labels_changed)
+        self.labels_panel.preview_requested.connect(self.show_prompt)
+        self.labels_panel.example_requested.connect(self._use_as_example)
+        self.labels_panel.message.connect(self._panel_message)
+        self.accuracy_panel = AccuracyPanel()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.labels_panel, "Labels")
+        self.tabs.addTab(self.accuracy_panel, "Accuracy")
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 6, 6, 6)
+        right_layout.addWidget(self.model_panel)
+        right_layout.addWidget(self.run_panel)
+        right_layout.addWidget(self.tabs, 1)
+
+        self.splitter = QSplitter()
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([900, 520])
+        self.setCentralWidget(self.splitter)
+        self.prompt_preview = PromptPreview(self)
+        self._show_table(False)
+        self._refill_label_filter()
+        self._update_actions()
+
+    def _build_actions(self) -> None:
+        def action(text, slot, shortcut=None, tip=None):
+            a = QAction(text, self)
+            if shortcut:
+                a.setShortcut(QKeySequence(shortcut))
+            if tip:
+                a.setToolTip(tip)
+            a.triggered.connect(lambda *_: slot())
+            return a
+
+        self.open_action = action("Open…", self.open_dialog, QKeySequence.StandardKey.Open)
+        self.export_action = action("Export…", self.export_dialog, "Ctrl+E", "CSV, XLSX or JSON: every column "
+                                    "and row of the file, plus the labels")
+        self.quit_action = action("Quit", self.close, QKeySequence.StandardKey.Quit)
+        self.run_action = action("Run", self.run, "Ctrl+R", "Label every ticket (Ctrl+R)")
+        self.cancel_action = action("Cancel", self.cancel, "Esc", "Stop after the current batch; finished rows "
+                                    "are kept (Esc)")
+        self.verify_action = action("Verify", self.verify, None, "Check the fast path against the slow "
+                                    "reference loop on a spread of tickets")
+        self.load_action = action("Load model", lambda: self.load_model(), None)
+        self.settings_action = action("Settings…", self.settings_dialog, None)
+        self.prompt_action = action("Show prompt…", self.show_prompt, "Ctrl+P")
+        menus = self.menuBar()
+        for title, actions in (("&File", (self.open_action, self.export_action, None, self.quit_action)),
+                               ("&Run", (self.run_action, self.cancel_action, None, self.verify_action)),
+                               ("&Model", (self.load_action, self.prompt_action, None, self.settings_action))):
+            menu = menus.addMenu(title)
+            for a in actions:
+                menu.addSeparator() if a is None else menu.addAction(a)
+
+    def _connect_worker(self) -> None:
+        w = self.worker
+        w.model_loading.connect(self._model_loading)
+        w.model_loaded.connect(self._model_loaded)
+        w.model_failed.connect(self._model_failed)
+        w.started.connect(self._run_started)
+        w.batch_done.connect(self._batch_done)
+        w.progress.connect(self._progress)
+        # bound methods of this window, never lambdas: a lambda would run on the worker's thread
+        w.finished.connect(self._run_finished)
+        w.cancelled.connect(self._run_cancelled)
+        w.failed.connect(self._worker_failed)
+        w.verify_done.connect(self._verify_done)
+        w.prompt_ready.connect(self.prompt_preview.show_prompt)
+
+    # opening
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open tickets", self.remembered.last_folder, FILE_FILTER)
+        if path:
+            self.open_file(path)
+
+    def open_file(self, path: str | Path) -> None:
+        """Read in the background; the table fills when the file has been read."""
+        if self.running:
+            self.cancel()
+        self._read_request += 1
+        self.statusBar().showMessage(f"Reading {Path(path).name}…")
+        self.reader.start(self._read_request, str(path))
+
+    def _file_read(self, request: int, table: TicketTable) -> None:
+        if request != self._read_request:
+            return
+        self.banner.hide()
+        self.table = table
+        self.remembered.last_folder = str(Path(table.path).resolve().parent)
+        try:
+            text = detect_text_column(table)
+        except BadInput as exc:
+            text = table.columns[0]
+            self.show_error(f"{exc}. Showing “{text}” for now.")
+        self.columns.set_columns(table.columns, text, detect_subject_column(table), detect_gold_column(table.columns))
+        self.model.set_frame(table.frame)
+        self._texts = self._current_texts()
+        self._load_manual_labels()
+        self._show_table(True)
+        self._size_columns()
+        note = "; ".join(table.warnings)
+        self.statusBar().showMessage(f"{table.path.name}: {len(table.frame):,} tickets"
+                                     + (f" ({note})" if note else ""), 10_000)
+        self.setWindowTitle(f"Triage — {table.path.name}")
+        self._update_actions()
+        self._schedule_refresh()
+        self.file_loaded.emit(table)
+
+    def _file_failed(self, request: int, message: str) -> None:
+        if request == self._read_request:
+            self.show_error(message)
+
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event) -> None:
+        self.dragEnterEvent(event)
+
+    def dropEvent(self, event) -> None:
+        files = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if files:
+            event.acceptProposedAction()
+            self.open_file(files[0])
+
+    def _texts_changed(self) -> None:
+        if self.table is None:
+            return
+        if self.running:
+            self.cancel()
+        self._texts = self._current_texts()
+        self.model.clear_predictions()
+        self._load_manual_labels()
+        self.statusBar().showMessage("The ticket text changed: Run to label it.", 8000)
+        self._schedule_refresh()
+
+    def _current_texts(self) -> list[str]:
+        if self.table is None or not self.columns.text_column:
+            return []
+        return self.table.texts(self.columns.text_column, self.columns.subject_column)
+
+    @property
+    def texts(self) -> list[str]:
+        return list(self._texts)
+
+    # the model
+    def load_model(self, spec: str | None = None) -> None:
+        spec = spec or self.model_panel.spec
+        self.model_panel.set_spec(spec)
+        self.remembered.model = spec
+        self.model_loading = True
+        self._update_actions()
+        self.worker.load_model(spec, self.remembered.device, self.remembered.dtype, self.remembered.allow_download)
+
+    def use_model(self, loaded) -> None:
+        """Adopt an already loaded engine model (tests, and callers that loaded one themselves)."""
+        self.model_loading = True
+        self.worker.use_model(loaded)
+
+    def _model_loading(self, spec: str) -> None:
+        self.model_loading = True
+        self.model_panel.show_loading(spec)
+        self._update_actions()
+
+    def _model_loaded(self, info) -> None:
+        self.model_loading = False
+        self.model_info = info
+        self.remembered.model_loaded_before = True
+        self.model_panel.show_loaded(info)
+        self.statusBar().showMessage(f"Model ready: {info.name}", 8000)
+        self._update_actions()
+
+    def _model_failed(self, message: str) -> None:
+        self.model_loading = False
+        self.model_info = None
+        self.remembered.model_loaded_before = False
+        self.model_panel.show_failed(message)
+        if self.running:   # the run queued behind this load has no model to run on
+            self.worker.cancel()
+        self.show_error(f"The model could not be loaded: {message}")
+        self._update_actions()
+
+    def settings_dialog(self) -> None:
+        detected = f"{self.model_info.device}, {self.model_info.dtype} — {self.model_info.reason}" \
+            if self.model_info else ""
+        dialog = SettingsDialog(self.remembered, detected, self)
+        if dialog.exec():
+            if dialog.apply_to(self.remembered) and self.model_info is not None:
+                self.load_model(self.model_info.spec)
+            self._save_settings()
+
+    # running
+    def run(self, fresh: bool = False, limit: int | None = None) -> int | None:
+        """Label every ticket (or the first limit); returns the run id the worker's signals carry."""
+        if self.table is None:
+            self.show_error("Open a ticket file first (drop it on the window, or Ctrl+O).")
+            return None
+        if self.running:
+            return None
+        if not self._texts:
+            self.show_error("Choose the column that holds the ticket text.")
+            return None
+        self.banner.hide()
+        if self.model_info is None and not self.model_loading:
+            self.load_model()
+        config = {"batch_size": self.remembered.batch_size, "token_budget": self.remembered.token_budget}
+        self.running = True
+        self._run_label_set = self.label_set
+        texts = self._texts[:limit] if limit else self._texts
+        self._run_id = self.worker.run(texts, self.label_set, config, fresh)
+        self.run_panel.start(len(texts))
+        self.verify_result.hide()
+        self.statusBar().showMessage("Running…")
+        self._update_actions()
+        return self._run_id
+
+    def cancel(self) -> None:
+        if self.running:
+            self.worker.cancel()
+            self.run_panel.finish("cancelling after this batch…")
+            self.statusBar().showMessage("Cancelling after the current batch…")
+
+    def _run_started(self, run_id: int) -> None:
+        if run_id == self._run_id:
+            self.statusBar().showMessage("Running…")
+
+    def _batch_done(self, batch) -> None:
+        if batch.run_id != self._run_id or self._run_label_set.names != self.model.label_names:
+            return
+        self.model.apply_predictions(batch.predictions)
+        self._schedule_refresh()
+
+    def _progress(self, progress) -> None:
+        if progress.run_id == self._run_id:
+            self.run_panel.update_progress(progress)
+
+    def _run_finished(self, run_id: int) -> None:
+        self._run_ended(run_id, "done")
+
+    def _run_cancelled(self, run_id: int) -> None:
+        self._run_ended(run_id, "cancelled")
+
+    def _run_ended(self, run_id: int, how: str) -> None:
+        if run_id != self._run_id:
+            return
+        self.running = False
+        done = self.model.rows_answered
+        if how == "done":
+            self.run_panel.finish("done")
+            self.statusBar().showMessage(f"Done: {done:,} rows answered.", 10_000)
+        else:
+            self.run_panel.finish(f"cancelled; {done:,} labeled rows kept")
+            self.statusBar().showMessage(f"Cancelled: the {done:,} rows labeled so far are kept.", 10_000)
+        self._update_actions()
+        self._refresh_derived()
+        self.run_ended.emit(how)
+
+    def _worker_failed(self, message: str) -> None:
+        was_running, self.running = self.running, False
+        if was_running:
+            self.run_panel.finish("stopped")
+        self.show_error(message)
+        self._update_actions()
+        if was_running:
+            self.run_ended.emit("failed")
+
+    # verify and the prompt
+    def verify(self, probes: int = 16) -> None:
+        if self.table is None:
+            self.show_error("Open a ticket file first: verify checks a spread of its tickets.")
+            return
+        if self.model_info is None and not self.model_loading:
+            self.load_model()
+        self.verify_result.setText(f"Verifying {probes} tickets against the reference loop…")
+        self.verify_result.setStyleSheet("")
+        self.verify_result.show()
+        self.worker.verify(self._texts, self.label_set, None, probes)
+
+    def _verify_done(self, report) -> None:
+        self.last_verify = report
+        lines = [report.summary()]
+        for d in report.disagreements[:5]:
+            kind = "near-tie" if d.near_tie else "DISAGREES"
+            lines.append(f"row {d.index + 1}: reference {d.reference}, fast path {d.fast} ({kind})")
+        if report.ok:
+            head = "✔ The fast path agrees with the reference loop."
+            style = "color: #14622b;"
+        else:
+            head = f"✘ The fast path DISAGREES with the reference loop on {len(report.failures)} ticket(s)."
+            style = "color: #a00; font-weight: bold;"
+        self.verify_result.setText("<br>".join([head] + lines))
+        self.verify_result.setStyleSheet(style)
+        self.verify_result.show()
+        self.statusBar().showMessage(head, 10_000)
+
+    def show_prompt(self) -> None:
+        self.prompt_preview.show_waiting(self.model_info is not None or self.model_loading)
+        if self.model_info is not None or self.model_loading:
+            rows = self.view.selected_source_rows()
+            ticket = self._texts[rows[0]] if rows and self._texts else ""
+            self.worker.preview_prompt(self.label_set, ticket)
+        self.prompt_preview.show()
+        self.prompt_preview.raise_()
+
+    # labels
+    def _labels_changed(self, label_set: LabelSet) -> None:
+        old, self.label_set = self.label_set, label_set
+        self.remembered.label_set = json.dumps(label_set.to_dict(), ensure_ascii=False)
+        if label_set.names != old.names:
+            if self.running:
+                self.cancel()
+            self.model.set_label_names(label_set.names)
+            self._load_manual_labels()
+            self._refill_label_filter()
+            self.statusBar().showMessage("Labels changed: Run to label the tickets with the new set.", 10_000)
+        else:
+            # same names: a person's labels still mean the same, so they follow the new prompt
+            store = self.store
+            for row, label in self.model.manual_labels.items():
+                store.set_manual(label_set.fingerprint, self._texts[row], label)
+            if self.model.rows_answered:
+                self.statusBar().showMessage("The prompt changed: Run again to update the labels.", 10_000)
+        self._update_keys_hint()
+        self._schedule_refresh()
+
+    def _use_as_example(self, label: str) -> None:
+        rows = self.view.selected_source_rows()
+        if not rows:
+            self.show_error("Select a ticket in the table first, then “Use as example of”.")
+            return
+        self.labels_panel.add_example(self._texts[rows[0]], label)
+
+    def _selection_changed(self, *_) -> None:
+        rows = self.view.selected_source_rows()
+        if rows:
+            self.labels_panel.suggest_example_label(self.model.label_of(rows[0]))
+
+    def _manual_changed(self, row: int, label: str | None) -> None:
+        self.store.set_manual(self.label_set.fingerprint, self._texts[row], label)
+        self._schedule_refresh()
+
+    def _load_manual_labels(self) -> None:
+        if self._texts:
+            self.model.set_manual_labels(self.store.manual_labels(self.label_set.fingerprint, self._texts))
+
+    @property
+    def store(self):
+        from triage_app.files.store import ResultStore
+
+        if self._store is None:
+            self._store = ResultStore(self.store_path)
+        return self._store
+
+    # review
+    def set_review_queue(self, on: bool) -> None:
+        if self.review_button.isChecked() != on:
+            self.review_button.setChecked(on)     # comes back here through toggled
+            return
+        self.proxy.set_review_queue(on)
+        if not on:
+            self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        else:
+            self.view.horizontalHeader().setSortIndicator(MARGIN, Qt.SortOrder.AscendingOrder)
+            self.view.setFocus()
+            if self.proxy.rowCount():
+                self.view.selectRow(0)
+        self._schedule_refresh()
+
+    # export
+    def export_dialog(self) -> None:
+        if self.table is None:
+            self.show_error("Nothing to export yet: open a ticket file first.")
+            return
+        suggested = str(Path(self.remembered.last_folder or ".") / f"{self.table.path.stem}-labeled.csv")
+        path, chosen = QFileDialog.getSaveFileName(self, "Export results", suggested, ";;".join(EXPORT_FILTERS.values()))
+        if path:
+            fmt = next((f for f, text in EXPORT_FILTERS.items() if text == chosen), None)
+            if Path(path).suffix.lower().lstrip(".") not in EXPORT_FILTERS and fmt:
+                path = f"{path}.{fmt}"
+            self.export_to(path)
+
+    def export_to(self, path: str | Path) -> Path | None:
+        from triage_app.files.export import export, results_frame
+
+        if self.table is None:
+            self.show_error("Nothing to export yet: open a ticket file first.")
+            return None
+        try:
+            frame = results_frame(self.table.frame, self.model.predictions, self.model.label_names,
+                                  self.model.manual_labels)
+            written = export(frame, path)
+        except (OSError, ValueError) as exc:
+            self.show_error(f"Export failed: {exc}")
+            return None
+        self.statusBar().showMessage(f"Exported {len(frame):,} rows to {written}", 10_000)
+        return written
+
+    # what follows from the table
+    def _schedule_refresh(self, *_) -> None:
+        if not self._throttle.isActive():
+            self._throttle.start()
+
+    def _refresh_derived(self) -> None:
+        """Counts and accuracy: at most a few times a second, however fast batches arrive."""
+        total = self.model.rowCount()
+        labeled, manual = self.model.rows_answered, len(self.model.manual_labels)
+        self.counts.setText(f"{self.proxy.rowCount():,} shown of {total:,} · {labeled:,} answered · {manual:,} by you")
+        gold = self.columns.gold_column
+        if self.table is None or gold is None:
+            self.accuracy_panel.show_scores(None, None)
+        else:
+            self.accuracy_panel.show_scores(score(self.table.frame[gold].tolist(), self.model.predicted_labels,
+                                                  self.model.label_names), gold)
+
+    def _refill_label_filter(self) -> None:
+        current = self.label_filter.currentText()
+        self.label_filter.blockSignals(True)
+        self.label_filter.clear()
+        self.label_filter.addItems([ALL_LABELS] + self.label_set.names)
+        self.label_filter.blockSignals(False)
+        self.label_filter.setCurrentText(current if current in self.label_set.names else ALL_LABELS)
+        self.proxy.set_label_filter(None if self.label_filter.currentText() == ALL_LABELS
+                                    else self.label_filter.currentText())
+        self._update_keys_hint()
+
+    def _update_keys_hint(self) -> None:
+        keys = "  ".join(f"<b>{k + 1}</b> {name}" for k, name in enumerate(self.label_set.names[:9]))
+        self.keys_hint.setText(f"Label the selected row: {keys}  <b>0</b> back to the model's answer · "
+                               f"double-click a label for a list · tinted rows: confidence below 0.7")
+
+    def _update_actions(self) -> None:
+        has_file = self.table is not None
+        self.run_action.setEnabled(has_file and not self.running)
+        self.cancel_action.setEnabled(self.running)
+        self.verify_action.setEnabled(has_file and not self.running)
+        self.export_action.setEnabled(has_file)
+        self.load_action.setEnabled(not self.model_loading)
+
+    def _show_table(self, shown: bool) -> None:
+        for widget in (self.view, self.columns, self.search, self.label_filter, self.review_button, self.counts,
+                       self.keys_hint):
+            widget.setVisible(shown)
+        self.empty_hint.setVisible(not shown)
+
+    def _size_columns(self) -> None:
+        self.view.setColumnWidth(LABEL, 120)
+        self.view.setColumnWidth(CONFIDENCE, 86)
+        self.view.setColumnWidth(MARGIN, 70)
+        text = self.columns.text_column
+        for k, name in enumerate(self.model.columns, start=3):
+            self.view.setColumnWidth(k, 520 if name == text else 110)
+
+    # messages
+    def show_error(self, message: str) -> None:
+        """A plain message above the table; the window keeps working."""
+        self.banner_text.setText(message)
+        self.banner.show()
+        self.statusBar().showMessage(message, 15_000)
+        self.error_shown.emit(message)
+
+    def _panel_message(self, message: str) -> None:
+        if message.startswith("Cannot"):
+            self.show_error(message)
+        else:
+            self.statusBar().showMessage(message, 8000)
+
+    # remembering
+    def _remembered_label_set(self) -> LabelSet:
+        if self.remembered.label_set:
+            try:
+                return LabelSet.from_dict(json.loads(self.remembered.label_set))
+            except ValueError:
+                pass
+        return LabelSet.default()
+
+    def _save_settings(self) -> None:
+        self.remembered.geometry = bytes(self.saveGeometry().data())
+        self.remembered.splitter = bytes(self.splitter.saveState().data())
+        self.remembered.save(self.settings)
+
+    def shutdown(self) -> None:
+        """Remember, stop the worker (it finishes the batch in flight), close the store."""
+        if self.engine is None:
+            return
+        self._save_settings()
+        self.engine.stop()
+        self.engine = None
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def closeEvent(self, event) -> None:
+        self.shutdown()
+        super().closeEvent(event)

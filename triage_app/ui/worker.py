@@ -1,0 +1,237 @@
+"""The one worker: owns the model on its own thread and turns engine progress into signals.
+
+Requests are signals emitted on the main thread and served in order on the worker thread
+(queued connections), so "load, then run" needs no bookkeeping: the run waits behind the load.
+Cancel is a number, not a signal: a queued signal would only be seen after the run it should stop.
+Every run up to that id stops between batches, so a new Run after Cancel is never cancelled itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import traceback
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    spec: str
+    name: str
+    device: str
+    dtype: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunProgress:
+    run_id: int
+    rows_done: int
+    rows_total: int
+    resumed: int        # rows answered from earlier runs (the results store)
+    stats: object       # a RunStats snapshot: the engine's numbers over the rows it classified
+
+
+@dataclass(frozen=True, slots=True)
+class RunBatch:
+    run_id: int
+    predictions: list   # engine Predictions; .index is the row
+
+
+@dataclass(frozen=True, slots=True)
+class PromptInfo:
+    prefix: str         # the static part, computed once per run and reused for every ticket
+    ticket: str         # the per-ticket part: the ticket text...
+    tail: str           # ...and what follows it, up to where the model answers
+    prefix_tokens: int
+    label_tokens: dict
+    warnings: list
+
+
+class EngineWorker(QObject):
+    """Lives on its own QThread; the main thread only calls the request methods and cancel()."""
+
+    # requests, served on the worker thread
+    _load_requested = Signal(str, str, str, bool)
+    _adopt_requested = Signal(object)
+    _run_requested = Signal(int, object, object, object, bool)
+    _verify_requested = Signal(object, object, object, int)
+    _prompt_requested = Signal(object, str)
+
+    # reports
+    model_loading = Signal(str)       # a model spec started loading
+    model_loaded = Signal(object)     # ModelInfo
+    model_failed = Signal(str)        # why the model could not be loaded, one line
+    started = Signal(int)             # run id
+    progress = Signal(object)         # RunProgress, after every batch
+    batch_done = Signal(object)       # RunBatch: the rows one batch finished
+    finished = Signal(int)            # run id: every row has an answer
+    cancelled = Signal(int)           # run id: stopped between batches; finished rows were kept
+    failed = Signal(str)              # a run, verify or prompt request failed, one line
+    verify_done = Signal(object)      # the engine's VerifyReport
+    prompt_ready = Signal(object)     # PromptInfo
+
+    def __init__(self, store_path=None):
+        super().__init__()
+        self.store_path = store_path
+        self._loaded = None
+        self._classifier = None
+        self._store = None
+        self._next_run = 0
+        self._cancelled_up_to = 0     # runs with an id up to this stop between batches
+        self._load_requested.connect(self._load)
+        self._adopt_requested.connect(self._adopt)
+        self._run_requested.connect(self._run)
+        self._verify_requested.connect(self._verify)
+        self._prompt_requested.connect(self._prompt)
+
+    # requests (call from the main thread)
+    def load_model(self, spec: str, device: str = "auto", dtype: str = "auto", allow_download: bool = False):
+        self._load_requested.emit(spec, device, dtype, allow_download)
+
+    def use_model(self, loaded) -> None:
+        """Adopt a model loaded elsewhere (tests share one across windows)."""
+        self._adopt_requested.emit(loaded)
+
+    def run(self, texts: list[str], label_set, config: dict | None = None, fresh: bool = False) -> int:
+        """Classify texts; config: RunConfig fields. Returns the run id its signals will carry."""
+        self._next_run += 1
+        self._run_requested.emit(self._next_run, list(texts), label_set, config, fresh)
+        return self._next_run
+
+    def verify(self, texts: list[str], label_set, config: dict | None = None, probes: int = 16) -> None:
+        self._verify_requested.emit(list(texts), label_set, config, probes)
+
+    def preview_prompt(self, label_set, ticket: str) -> None:
+        self._prompt_requested.emit(label_set, ticket)
+
+    def cancel(self) -> None:
+        """Stop every run asked for so far after the batch in flight; thread-safe."""
+        self._cancelled_up_to = self._next_run
+
+    @property
+    def has_model(self) -> bool:
+        return self._loaded is not None
+
+    # served on the worker thread
+    @Slot(str, str, str, bool)
+    def _load(self, spec, device, dtype, allow_download):
+        from triage_app.engine import device as devices, models
+
+        self.model_loading.emit(spec)
+        try:
+            loaded = models.load(spec, devices.choose(device, dtype), allow_download=allow_download)
+        except (models.ModelNotAvailable, ValueError, OSError) as exc:
+            self.model_failed.emit(str(exc))
+            return
+        except Exception as exc:  # a broken model folder fails in many ways; the user needs one line
+            self.model_failed.emit(_one_line("cannot load the model", exc))
+            return
+        self._adopt(loaded)
+
+    @Slot(object)
+    def _adopt(self, loaded):
+        self._loaded, self._classifier = loaded, None
+        placement = loaded.placement
+        self.model_loaded.emit(ModelInfo(loaded.spec, loaded.name, placement.device, placement.dtype_name,
+                                         placement.reason))
+
+    @Slot(int, object, object, object, bool)
+    def _run(self, run_id, texts, label_set, config, fresh):
+        from triage_app.job import run_job
+
+        if run_id <= self._cancelled_up_to:
+            self.cancelled.emit(run_id)
+            return
+        try:
+            classifier = self._classifier_for(label_set)
+            self.started.emit(run_id)
+            steps = run_job(classifier, self._results_store(), texts, _config(config), fresh=fresh)
+            for step in steps:
+                if step.predictions:
+                    self.batch_done.emit(RunBatch(run_id, step.predictions))
+                self.progress.emit(RunProgress(run_id, step.rows_done, step.rows_total, step.resumed,
+                                               dataclasses.replace(step.stats)))
+                if run_id <= self._cancelled_up_to:
+                    steps.close()
+                    self.cancelled.emit(run_id)
+                    return
+        except Exception as exc:
+            self.failed.emit(_one_line("the run stopped", exc))
+            return
+        self.finished.emit(run_id)
+
+    @Slot(object, object, object, int)
+    def _verify(self, texts, label_set, config, probes):
+        from triage_app.engine.verify import verify
+
+        try:
+            self.verify_done.emit(verify(self._classifier_for(label_set), texts, probes, _config(config)))
+        except Exception as exc:
+            self.failed.emit(_one_line("verify stopped", exc))
+
+    @Slot(object, str)
+    def _prompt(self, label_set, ticket):
+        try:
+            prompt = self._classifier_for(label_set).prompt
+            labels = {name: len(ids) for name, ids in zip(label_set.names, prompt.label_ids)}
+            self.prompt_ready.emit(PromptInfo(prompt.text, ticket.strip(), prompt.tail, len(prompt.ids), labels,
+                                              list(prompt.label_warnings)))
+        except Exception as exc:
+            self.failed.emit(_one_line("cannot build the prompt", exc))
+
+    def _classifier_for(self, label_set):
+        from triage_app.engine.classifier import Classifier
+
+        if self._loaded is None:
+            raise RuntimeError("no model is loaded")
+        if self._classifier is None or self._classifier.label_set != label_set:
+            self._classifier = Classifier(self._loaded, label_set)
+        return self._classifier
+
+    def _results_store(self):
+        from triage_app.files.store import ResultStore
+
+        if self._store is None:
+            self._store = ResultStore(self.store_path)
+        return self._store
+
+    def close(self):
+        """Call once the thread has stopped."""
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+
+class EngineThread:
+    """The worker and the thread it lives on; stop() asks, waits, never kills."""
+
+    def __init__(self, store_path=None):
+        self.thread = QThread()
+        self.thread.setObjectName("triage-engine")
+        self.worker = EngineWorker(store_path)
+        self.worker.moveToThread(self.thread)
+        self.thread.start()
+
+    def stop(self, timeout_ms: int = 60_000) -> bool:
+        self.worker.cancel()
+        self.thread.quit()
+        stopped = self.thread.wait(timeout_ms)
+        if stopped:
+            self.worker.close()
+        return stopped
+
+
+def _config(config: dict | None):
+    """The run settings arrive as a plain dict: the UI thread never imports the engine's torch side."""
+    from triage_app.engine.classifier import RunConfig
+
+    return RunConfig(**(config or {}))
+
+
+def _one_line(what: str, exc: BaseException) -> str:
+    traceback.print_exception(exc, file=sys.stderr)   # for whoever runs it from a terminal
+    lines = str(exc).strip().splitlines()
+    return f"{what}: {lines[0] if lines else type(exc).__name__}"
