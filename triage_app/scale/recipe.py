@@ -1,0 +1,40 @@
+"""How a worker builds the Classifier the local command builds: small, picklable, nothing loaded."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from triage_app.engine.labels import LabelSet
+
+
+@dataclass(frozen=True)
+class ClassifierRecipe:
+    """Shipped to every Ray actor, which builds its own Classifier from it once.
+
+    The placement is chosen on the worker, not the driver: "auto" on a GPU node means CUDA even
+    when the driver runs on a laptop. Pin device and dtype when labels must match another run.
+    """
+
+    model: str
+    labels: dict  # LabelSet.to_dict(), the label files' format: survives a worker on newer code
+    device: str = "auto"
+    dtype: str = "auto"
+    download: bool = False
+    max_ticket_tokens: int | None = 1024
+    options: dict = field(default_factory=dict)  # further Classifier keywords, passed through as given
+
+    @classmethod
+    def of(cls, model: str, label_set: LabelSet, **settings) -> ClassifierRecipe:
+        return cls(model, label_set.to_dict(), **settings)
+
+    @property
+    def label_set(self) -> LabelSet:
+        return LabelSet.from_dict(self.labels)
+
+    def build(self):
+        from triage_app.engine import device, models
+        from triage_app.engine.classifier import Classifier
+
+        placement = device.choose(self.device, self.dtype)
+        loaded = models.load(self.model, placement, allow_download=self.download)
+        return Classifier(loaded, self.label_set, max_ticket_tokens=self.max_ticket_tokens, **self.options)
