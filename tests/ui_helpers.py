@@ -6,7 +6,7 @@ import csv
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
@@ -47,6 +47,7 @@ def make_window(qtbot, tmp_path, settings_file):
         kwargs.setdefault("store_path", tmp_path / "results.sqlite3")
         window = MainWindow(**kwargs)
         qtbot.addWidget(window)
+        window.show()
         made.append(window)
         return window
 
@@ -65,7 +66,7 @@ def drop_files(window, *paths) -> None:
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
     centre = window.rect().center()
-    enter = QDragEnterEvent(centre, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+    enter = QDragEnterEvent(QPointF(centre), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
                             Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(window, enter)
     assert enter.isAccepted()

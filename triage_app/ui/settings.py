@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, fields
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
                                QSpinBox)
 
@@ -43,9 +43,12 @@ class Remembered:
             if not settings.contains(f.name):
                 continue
             kind = type(default)
-            value = settings.value(f.name, default, type=bytes) if kind is bytes else \
-                settings.value(f.name, default, type=kind)
-            setattr(out, f.name, bytes(value) if kind is bytes else value)
+            if kind is bytes:
+                value = settings.value(f.name)
+                value = value.data() if isinstance(value, QByteArray) else value
+                setattr(out, f.name, bytes(value) if isinstance(value, (bytes, bytearray)) else b"")
+            else:
+                setattr(out, f.name, settings.value(f.name, default, type=kind))
         if out.device not in DEVICES:
             out.device = "auto"
         if out.dtype not in DTYPES:
@@ -56,7 +59,8 @@ class Remembered:
 
     def save(self, settings: QSettings) -> None:
         for f in fields(self):
-            settings.setValue(f.name, getattr(self, f.name))
+            value = getattr(self, f.name)
+            settings.setValue(f.name, QByteArray(value) if isinstance(value, bytes) else value)
         settings.sync()
 
 

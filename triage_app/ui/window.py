@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLabel, QLineEdit, QMainWindow,
-                               QPushButton, QSplitter, QTabWidget, QToolButton, QVBoxLayout, QWidget)
+                               QPushButton, QScrollArea, QSplitter, QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
 from triage_app.engine.labels import LabelSet
 from triage_app.files.reader import BadInput, TicketTable, detect_subject_column, detect_text_column, read_tickets
@@ -28,25 +29,56 @@ EXPORT_FILTERS = {"csv": "CSV (*.csv)", "xlsx": "Excel workbook (*.xlsx)", "json
 ALL_LABELS = "all labels"
 
 
-class FileReader(QObject):
-    """Reads ticket files on the thread pool; a 100k-row file must not freeze the window."""
+@dataclass(slots=True)
+class OpenedFile:
+    """A ticket file read, its columns detected and a person's earlier labels looked up."""
 
-    read = Signal(int, object)      # request id, TicketTable
+    table: TicketTable
+    text_column: str
+    subject_column: str | None
+    gold_column: str | None
+    texts: list[str]
+    manual: dict[int, str]
+    notes: list[str]
+
+
+def open_tickets(path: str, label_set_key: str, store_path=None) -> OpenedFile:
+    """Everything slow about opening a file, for the thread pool. Raises BadInput."""
+    from triage_app.files.store import ResultStore
+
+    table = read_tickets(path)
+    notes = list(table.warnings)
+    try:
+        text = detect_text_column(table)
+    except BadInput as exc:
+        text = table.columns[0]
+        notes.append(f"{exc}. Showing “{text}” for now.")
+    texts = table.texts(text)
+    with ResultStore(store_path) as store:
+        manual = store.manual_labels(label_set_key, texts)
+    return OpenedFile(table, text, detect_subject_column(table), detect_gold_column(table.columns), texts, manual,
+                      notes)
+
+
+class FileReader(QObject):
+    """Opens ticket files on the thread pool; a 100k-row file must not freeze the window."""
+
+    read = Signal(int, object)      # request id, OpenedFile
     failed = Signal(int, str)       # request id, one line
 
-    def start(self, request: int, path: str) -> None:
-        QThreadPool.globalInstance().start(lambda: self._read(request, path))
+    def start(self, request: int, path: str, label_set_key: str, store_path=None) -> None:
+        QThreadPool.globalInstance().start(lambda: self._read(request, path, label_set_key, store_path))
 
-    def _read(self, request: int, path: str) -> None:
+    def _read(self, request: int, path: str, label_set_key: str, store_path) -> None:
         try:
-            table = read_tickets(path)
+            opened = open_tickets(path, label_set_key, store_path)
         except BadInput as exc:
             self.failed.emit(request, str(exc))
             return
         except Exception as exc:  # an unreadable file fails in many ways; the user needs one line
             self.failed.emit(request, f"cannot read {Path(path).name}: {exc}")
             return
-        self.read.emit(request, table)
+        self.read.emit(request, opened)
 
 
 class MainWindow(QMainWindow):
@@ -122,12 +154,14 @@ class MainWindow(QMainWindow):
         self.review_button.toggled.connect(self.set_review_queue)
         self.counts = QLabel()
         filters = QHBoxLayout()
-        filters.addWidget(QLabel("Show:"))
+        self.show_label = QLabel("Show:")
+        filters.addWidget(self.show_label)
         filters.addWidget(self.label_filter)
         filters.addWidget(self.search, 1)
         filters.addWidget(self.review_button)
         self.keys_hint = QLabel()
         self.keys_hint.setStyleSheet("color: #555;")
+        self.keys_hint.setWordWrap(True)
 
         self.banner = QFrame()
         self.banner.setStyleSheet("QFrame { background: #fde2e1; border: 1px solid #e0a3a0; border-radius: 4px; }"
@@ -147,16 +181,15 @@ class MainWindow(QMainWindow):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(6, 6, 0, 6)
         left_layout.addWidget(self.banner)
-        top = QHBoxLayout()
-        top.addWidget(self.columns, 1)
-        top.addWidget(self.counts)
-        left_layout.addLayout(top)
+        left_layout.addWidget(self.columns)
+        self.statusBar().addPermanentWidget(self.counts)
         left_layout.addLayout(filters)
         left_layout.addWidget(self.view, 1)
         left_layout.addWidget(self.keys_hint)
         self.empty_hint = QLabel("Drop a ticket file (CSV, TSV, XLSX, JSON, JSONL) anywhere on this window, "
                                  "or press Ctrl+O.")
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.setWordWrap(True)
         self.empty_hint.setStyleSheet("color: #666; font-size: 15px; padding: 24px;")
         left_layout.addWidget(self.empty_hint)
 
@@ -191,9 +224,17 @@ class MainWindow(QMainWindow):
         right_layout.addWidget(self.run_panel)
         right_layout.addWidget(self.tabs, 1)
 
+        # a small screen scrolls the side panels instead of forcing a big window
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(right)
+        right.setMinimumHeight(700)
+        scroll.setMinimumWidth(460)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.splitter = QSplitter()
         self.splitter.addWidget(left)
-        self.splitter.addWidget(right)
+        self.splitter.addWidget(scroll)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([900, 520])
@@ -260,28 +301,23 @@ class MainWindow(QMainWindow):
             self.cancel()
         self._read_request += 1
         self.statusBar().showMessage(f"Reading {Path(path).name}…")
-        self.reader.start(self._read_request, str(path))
+        self.reader.start(self._read_request, str(path), self.label_set.fingerprint, self.store_path)
 
-    def _file_read(self, request: int, table: TicketTable) -> None:
+    def _file_read(self, request: int, opened: OpenedFile) -> None:
         if request != self._read_request:
             return
         self.banner.hide()
-        self.table = table
+        table = self.table = opened.table
         self.remembered.last_folder = str(Path(table.path).resolve().parent)
-        try:
-            text = detect_text_column(table)
-        except BadInput as exc:
-            text = table.columns[0]
-            self.show_error(f"{exc}. Showing “{text}” for now.")
-        self.columns.set_columns(table.columns, text, detect_subject_column(table), detect_gold_column(table.columns))
+        self.columns.set_columns(table.columns, opened.text_column, opened.subject_column, opened.gold_column)
         self.model.set_frame(table.frame)
-        self._texts = self._current_texts()
-        self._load_manual_labels()
+        self._texts = opened.texts
+        self.model.set_manual_labels(opened.manual)
         self._show_table(True)
         self._size_columns()
-        note = "; ".join(table.warnings)
-        self.statusBar().showMessage(f"{table.path.name}: {len(table.frame):,} tickets"
-                                     + (f" ({note})" if note else ""), 10_000)
+        self.statusBar().showMessage(f"{table.path.name}: {len(table.frame):,} tickets", 10_000)
+        if opened.notes:
+            self.show_error(" ".join(opened.notes))
         self.setWindowTitle(f"Triage — {table.path.name}")
         self._update_actions()
         self._schedule_refresh()
@@ -618,7 +654,7 @@ class MainWindow(QMainWindow):
         self.load_action.setEnabled(not self.model_loading)
 
     def _show_table(self, shown: bool) -> None:
-        for widget in (self.view, self.columns, self.search, self.label_filter, self.review_button, self.counts,
+        for widget in (self.view, self.columns, self.show_label, self.search, self.label_filter, self.review_button, self.counts,
                        self.keys_hint):
             widget.setVisible(shown)
         self.empty_hint.setVisible(not shown)

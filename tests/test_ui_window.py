@@ -1,0 +1,173 @@
+"""The window without a model: opening files (drop, column picker, bad files), the label editor,
+what is remembered between sessions."""
+
+import json
+import time
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from triage_app.engine.labels import LabelSet
+from triage_app.ui.prompt_preview import NO_MODEL
+from triage_app.ui.settings import Remembered, open_settings
+from ui_helpers import drop_files, make_window, open_file, sample_rows, settings_file, write_slice  # noqa: F401
+
+
+def test_dropped_file_fills_the_table(qtbot, make_window, tmp_path):
+    window = make_window()
+    path = write_slice(tmp_path, 12)
+    with qtbot.waitSignal(window.file_loaded, timeout=20_000):
+        drop_files(window, path)
+    rows = sample_rows()[:12]
+    model = window.model
+    assert model.rowCount() == 12
+    assert model.columns == ["id", "subject", "text", "category"]
+    shown = [[model.cell(r, c) for c in model.columns] for r in range(12)]
+    assert shown == [[row[c] for c in model.columns] for row in rows]
+    assert window.columns.text_column == "text"
+    assert window.columns.gold_column == "category"
+    assert window.texts == [row["text"] for row in rows]
+    assert window.view.isVisible() and not window.empty_hint.isVisible()
+    qtbot.waitUntil(lambda: "12 shown of 12" in window.counts.text())   # counts refresh a few times a second
+
+
+def test_column_picker_changes_what_is_classified(qtbot, make_window, tmp_path):
+    window = make_window()
+    open_file(qtbot, window, write_slice(tmp_path, 5))
+    rows = sample_rows()[:5]
+    window.columns.with_subject.setChecked(True)
+    assert window.columns.subject_column == "subject"
+    assert window.texts == [f"{r['subject']}\n\n{r['text']}" for r in rows]
+    window.columns.with_subject.setChecked(False)
+    window.columns.text.setCurrentText("subject")
+    assert window.texts == [r["subject"] for r in rows]
+    window.columns.gold.setCurrentText("none")
+    assert window.columns.gold_column is None
+
+
+def test_bad_file_says_why_and_the_window_keeps_working(qtbot, make_window, tmp_path):
+    window = make_window()
+    bad = tmp_path / "broken.csv"
+    bad.write_bytes(b"\x00\x01\x02 binary junk \x00")
+    with qtbot.waitSignal(window.error_shown, timeout=20_000) as blocker:
+        window.open_file(bad)
+    assert "binary" in blocker.args[0]
+    assert window.banner.isVisible() and "broken.csv" in window.banner_text.text()
+    assert "Traceback" not in window.banner_text.text()
+    with qtbot.waitSignal(window.error_shown, timeout=20_000):
+        window.open_file(tmp_path / "missing.csv")
+    open_file(qtbot, window, write_slice(tmp_path, 3))
+    assert window.model.rowCount() == 3 and not window.banner.isVisible()
+
+
+def test_run_without_a_file_is_a_message_not_a_crash(qtbot, make_window):
+    window = make_window()
+    with qtbot.waitSignal(window.error_shown):
+        assert window.run() is None
+    assert "Open a ticket file" in window.banner_text.text()
+
+
+def test_a_big_file_loads_off_the_ui_thread(qtbot, make_window, tmp_path):
+    path = tmp_path / "big.csv"
+    with path.open("w", encoding="utf-8") as f:
+        f.write("id,text\n")
+        for k in range(100_000):
+            f.write(f"{k},Ticket number {k}: the invoice for order {k * 7} was charged twice\n")
+    window = make_window()
+    gaps, last = [], [time.perf_counter()]
+
+    def tick():
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QTimer(interval=20)
+    timer.timeout.connect(tick)
+    timer.start()
+    with qtbot.waitSignal(window.file_loaded, timeout=60_000):
+        window.open_file(path)
+    timer.stop()
+    assert window.model.rowCount() == 100_000
+    assert len(gaps) > 5, "the file was read while the event loop waited"
+    assert max(gaps) < 0.5, f"the window froze for {max(gaps):.2f} s"
+    assert window.view.model().data(window.view.model().index(99_999, 4)).startswith("Ticket number 99999")
+
+
+def test_label_editor_add_rename_remove_and_examples(qtbot, make_window, tmp_path):
+    window = make_window()
+    open_file(qtbot, window, write_slice(tmp_path, 4))
+    panel = window.labels_panel
+    with qtbot.waitSignal(panel.changed):
+        panel.add_label()
+    assert len(window.label_set.labels) == 4
+    new_row = panel.labels.rowCount() - 1
+    with qtbot.waitSignal(panel.changed):
+        panel.labels.item(new_row, 0).setText("sales")
+    with qtbot.waitSignal(panel.changed):
+        panel.labels.item(new_row, 1).setText("quotes and upgrades")
+    assert window.label_set.labels[-1].name == "sales"
+    assert window.label_set.labels[-1].description == "quotes and upgrades"
+    assert window.model.label_names == ["billing", "technical", "account", "sales"]
+    assert [window.label_filter.itemText(k) for k in range(5)][-1] == "sales"
+    # an example from the table follows a rename of its label
+    window.view.selectRow(2)
+    panel.example_label.setCurrentText("sales")
+    panel.use_button.click()
+    assert window.label_set.examples[-1].text == sample_rows()[2]["text"]
+    with qtbot.waitSignal(panel.changed):
+        panel.labels.item(new_row, 0).setText("upsell")
+    assert window.label_set.examples[-1].label == "upsell"
+    # an invalid edit is shown, not applied
+    panel.labels.item(0, 0).setText("technical")
+    assert "distinct" in panel.error.text() and window.label_set.names[0] == "billing"
+    panel.labels.item(0, 0).setText("billing")
+    panel.labels.selectRow(new_row)
+    with qtbot.waitSignal(panel.changed):
+        panel.remove_button.click()
+    assert window.label_set.names == ["billing", "technical", "account"]
+    assert all(e.label != "upsell" for e in window.label_set.examples)
+
+
+def test_label_set_saves_and_loads_as_json(qtbot, make_window, tmp_path):
+    window = make_window()
+    panel = window.labels_panel
+    panel.add_label()
+    path = tmp_path / "labels.json"
+    assert panel.save(str(path))
+    assert LabelSet.load(path) == window.label_set
+    assert json.loads(path.read_text())["labels"][-1]["name"] == window.label_set.names[-1]
+    panel.set_label_set(LabelSet.default())
+    assert panel.load(str(path)) and window.label_set == LabelSet.load(path)
+    (tmp_path / "bad.json").write_text("{not json")
+    with qtbot.waitSignal(window.error_shown):
+        assert not panel.load(str(tmp_path / "bad.json"))
+
+
+def test_prompt_preview_says_a_model_is_needed(qtbot, make_window):
+    window = make_window()
+    window.prompt_action.trigger()
+    assert window.prompt_preview.isVisible()
+    assert window.prompt_preview.summary.text() == NO_MODEL
+    window.prompt_preview.close()
+
+
+def test_settings_are_remembered(qtbot, make_window, tmp_path, settings_file):
+    window = make_window()
+    open_file(qtbot, window, write_slice(tmp_path, 3))
+    window.labels_panel.add_label()
+    window.model_panel.set_spec("smollm2-135m")
+    window.remembered.model = "smollm2-135m"
+    window.remembered.batch_size = 7
+    window.resize(780, 560)   # inside the offscreen screen (800x600), which restoreGeometry clamps to
+    QApplication.processEvents()
+    label_set = window.label_set
+    window.close()
+    assert settings_file.is_file()
+    remembered = Remembered.load(open_settings())
+    assert (remembered.model, remembered.batch_size) == ("smollm2-135m", 7)
+    assert remembered.last_folder == str(tmp_path.resolve())
+    again = make_window(autoload=False)
+    assert again.label_set == label_set
+    assert again.model_panel.spec == "smollm2-135m"
+    assert again.height() == 560        # the width is clamped by the window's minimum on the tiny screen
+    QApplication.processEvents()
