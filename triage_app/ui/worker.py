@@ -123,11 +123,11 @@ class EngineWorker(QObject):
         self.model_loading.emit(spec)
         try:
             loaded = models.load(spec, devices.choose(device, dtype), allow_download=allow_download)
-        except (models.ModelNotAvailable, ValueError, OSError) as exc:
-            self.model_failed.emit(str(exc))
-            return
         except Exception as exc:  # a broken model folder fails in many ways; the user needs one line
-            self.model_failed.emit(_one_line("cannot load the model", exc))
+            # runs queued behind this load have nothing to run on: they end as cancelled, quietly
+            self._cancelled_up_to = self._next_run
+            known = isinstance(exc, (models.ModelNotAvailable, ValueError, OSError))
+            self.model_failed.emit(str(exc) if known else _one_line("cannot load the model", exc))
             return
         self._adopt(loaded)
 
@@ -186,7 +186,7 @@ class EngineWorker(QObject):
         from triage_app.engine.classifier import Classifier
 
         if self._loaded is None:
-            raise RuntimeError("no model is loaded")
+            raise RuntimeError("no model is loaded; pick one and press Load")
         if self._classifier is None or self._classifier.label_set != label_set:
             self._classifier = Classifier(self._loaded, label_set)
         return self._classifier

@@ -1,0 +1,231 @@
+"""Runs with the real SmolLM2 (the session's loaded model): labels fill in, cancel keeps finished
+rows, manual labels survive a re-run, export round-trips, accuracy, verify, responsiveness."""
+
+import math
+import time
+
+import pandas as pd
+import pytest
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtTest import QTest
+
+from triage_app.engine.classifier import Classifier
+from triage_app.files.store import ResultStore
+from ui_helpers import (make_window, open_file, run_and_wait, sample_rows, settings_file,  # noqa: F401
+                        with_model, write_slice)
+
+
+@pytest.fixture
+def ready(qtbot, make_window, smollm2, tmp_path):
+    """A window with the model adopted and n sample tickets open."""
+    def make(n, start=0, batch_size=4):
+        window = make_window()
+        window.remembered.batch_size = batch_size
+        with_model(qtbot, window, smollm2)
+        open_file(qtbot, window, write_slice(tmp_path, n, start))
+        return window
+    return make
+
+
+def test_a_run_fills_labels_batch_by_batch(qtbot, ready, smollm2):
+    window = ready(8, start=100)
+    batches = []
+    window.worker.batch_done.connect(batches.append)
+    checks = [lambda run_id: True, lambda batch: len(batch.predictions) > 0, lambda run_id: True]
+    with qtbot.waitSignals([window.worker.started, window.worker.batch_done, window.worker.finished],
+                           check_params_cbs=checks, order="simple", timeout=120_000):
+        window.run()
+    qtbot.waitUntil(lambda: not window.running)
+    model, names = window.model, window.label_set.names
+    assert model.rows_answered == 8
+    assert sorted(p.index for b in batches for p in b.predictions) == list(range(8))
+    assert len(batches) >= 2                                            # batch by batch, not all at the end
+    for row in range(8):
+        p = model.prediction(row)
+        assert model.label_of(row) in names
+        assert model.confidence(row) == pytest.approx(max(math.exp(s) for s in p.scores))
+        assert 0 <= model.margin(row) <= model.confidence(row) <= 1
+    # the same labels the engine gives on its own
+    direct = {p.index: p.label for b in Classifier(smollm2, window.label_set).run(window.texts) for p in b.predictions}
+    assert [model.label_of(r) for r in range(8)] == [direct[r] for r in range(8)]
+    # the run panel shows the engine's numbers
+    panel = window.run_panel
+    assert panel.bar.value() == 8 and "done" in panel.bar.format()
+    assert panel.values["items_per_s"].text() != "–" and "%" in panel.values["padding"].text()
+    assert len(panel.points) >= 1
+
+
+def test_cancel_keeps_every_finished_row(qtbot, ready, tmp_path):
+    window = ready(24, start=200, batch_size=4)
+    answered = []
+
+    def on_batch(batch):
+        answered.extend(p.index for p in batch.predictions)
+        window.cancel()
+
+    window.worker.batch_done.connect(on_batch)
+    assert run_and_wait(qtbot, window) == "cancelled"
+    assert 0 < len(answered) < 24
+    assert window.model.rows_answered == len(answered)
+    assert sorted(r for r in range(24) if window.model.prediction(r) is not None) == sorted(answered)
+    assert "cancelled" in window.run_panel.bar.format()
+    # finished rows were saved: the next run starts from them
+    window.worker.batch_done.disconnect(on_batch)
+    resumed = []
+    window.worker.progress.connect(lambda p: resumed.append(p.resumed))
+    with qtbot.waitSignal(window.worker.progress, timeout=60_000):
+        window.run()
+    window.cancel()
+    qtbot.waitUntil(lambda: not window.running, timeout=60_000)
+    assert resumed[0] == len(answered)
+
+
+def test_manual_label_survives_a_rerun_and_is_stored(qtbot, ready, tmp_path):
+    window = ready(6, start=300)
+    run_and_wait(qtbot, window)
+    names, model = window.label_set.names, window.model
+    predicted = model.predicted_label(0)
+    choice = next(n for n in names if n != predicted)
+    window.view.setFocus()
+    window.view.selectRow(0)
+    QTest.keyClick(window.view, Qt.Key.Key_1 + names.index(choice))    # "2" labels with the 2nd label...
+    assert model.label_of(0) == choice and model.is_manual(0)
+    with ResultStore(tmp_path / "results.sqlite3") as store:
+        assert store.manual_labels(window.label_set.fingerprint, window.texts) == {0: choice}
+    run_and_wait(qtbot, window, fresh=True)                             # the model answers row 0 again...
+    assert model.predicted_label(0) == predicted
+    assert model.label_of(0) == choice and model.is_manual(0)          # ...and the person's label stands
+    # a new window on the same file finds it again
+    again = ready(6, start=300)
+    assert again.model.manual_labels == {0: choice}
+    # the dropdown delegate sets labels too, and its first entry gives the row back to the model
+    view = window.view
+    index = window.proxy.index(1, 0)
+    view.edit(index)
+    editor = view.indexWidget(index) or view.findChild(type(view.itemDelegateForColumn(0).createEditor(
+        view.viewport(), None, index)))
+    assert editor is not None
+    editor.setCurrentIndex(editor.findData(choice))
+    view.commitData(editor)
+    assert model.label_of(1) == choice and model.is_manual(1)
+    window.view.selectRow(0)
+    QTest.keyClick(window.view, Qt.Key.Key_0)
+    assert not model.is_manual(0) and model.label_of(0) == predicted
+
+
+@pytest.mark.parametrize("suffix", ["csv", "xlsx", "json"])
+def test_export_round_trips(qtbot, ready, tmp_path, suffix):
+    window = ready(6, start=400)
+    run_and_wait(qtbot, window)
+    window.model.set_manual(2, window.label_set.names[0])
+    path = window.export_to(tmp_path / f"out.{suffix}")
+    assert path is not None and path.is_file()
+    if suffix == "csv":
+        back = pd.read_csv(path, dtype=str, keep_default_na=False)
+    elif suffix == "xlsx":
+        back = pd.read_excel(path, dtype=str, keep_default_na=False)
+    else:
+        back = pd.read_json(path, orient="records", dtype=False)
+    rows = sample_rows()[400:406]
+    original = list(rows[0])
+    names = window.label_set.names
+    assert list(back.columns)[:len(original)] == original
+    assert {"label", "confidence", "margin", "manual", *[f"p_{n}" for n in names]} <= set(back.columns)
+    assert back["id"].astype(str).tolist() == [r["id"] for r in rows]     # every row, in order
+    assert back["text"].astype(str).tolist() == [r["text"] for r in rows]
+    assert back["label"].astype(str).tolist() == [window.model.label_of(r) for r in range(6)]
+    manual = back["manual"].astype(str).str.lower().tolist()
+    assert manual == ["true" if r == 2 else "false" for r in range(6)]
+    p0 = window.model.prediction(0).probabilities
+    assert [float(back[f"p_{n}"][0]) for n in names] == pytest.approx(p0, rel=1e-6)
+
+
+def test_accuracy_against_the_gold_column(qtbot, ready):
+    window = ready(10, start=500)
+    run_and_wait(qtbot, window)
+    gold = [r["category"] for r in sample_rows()[500:510]]
+    predicted = [window.model.predicted_label(r) for r in range(10)]
+    pairs = [(g, p) for g, p in zip(gold, predicted) if p is not None]
+    expected = sum(g == p for g, p in pairs) / len(pairs)
+    qtbot.waitUntil(lambda: window.accuracy_panel.scores is not None and window.accuracy_panel.scores.rows == 10)
+    scores = window.accuracy_panel.scores
+    assert scores.accuracy == pytest.approx(expected)
+    assert f"{100 * expected:.1f}%" in window.accuracy_panel.headline.text()
+    names = window.label_set.names
+    for k, name in enumerate(names):
+        assert scores.confusion[k] == [sum(g == name and p == col for g, p in pairs) for col in names]
+        predicted_as = sum(p == name for _, p in pairs)
+        hits = sum(g == p == name for g, p in pairs)
+        assert scores.per_label[k].precision == (hits / predicted_as if predicted_as else None)
+    # a manual label is a correction, not a prediction: accuracy does not move
+    wrong = next(r for r in range(10) if predicted[r] != gold[r]) if expected < 1 else 0
+    window.model.set_manual(wrong, gold[wrong])
+    window._refresh_derived()
+    assert window.accuracy_panel.scores.accuracy == pytest.approx(expected)
+    window.columns.gold.setCurrentText("none")
+    qtbot.waitUntil(lambda: window.accuracy_panel.scores is None)
+
+
+def test_the_window_stays_responsive_during_a_run(qtbot, ready):
+    window = ready(12, start=50)
+    gaps, last = [], [None]
+
+    def tick():
+        now = time.perf_counter()
+        if last[0] is not None:
+            gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QTimer(interval=20)
+    timer.timeout.connect(tick)
+    batches = []
+    window.worker.batch_done.connect(batches.append)
+    window.worker.started.connect(timer.start)
+    run_and_wait(qtbot, window)
+    timer.stop()
+    assert len(batches) >= 2 and len(gaps) > 20
+    assert max(gaps) < 0.5, f"the event loop stalled for {max(gaps):.2f} s during the run"
+
+
+def test_verify_reports_agreement(qtbot, ready):
+    window = ready(6, start=20)
+    with qtbot.waitSignal(window.worker.verify_done, timeout=120_000) as blocker:
+        window.verify(probes=3)
+    report = blocker.args[0]
+    assert report.probes == 3
+    assert report.ok, report.summary()
+    assert "agrees" in window.verify_result.text() and report.summary() in window.verify_result.text()
+
+
+def test_prompt_preview_with_a_model(qtbot, ready, smollm2):
+    window = ready(3)
+    window.view.selectRow(1)
+    with qtbot.waitSignal(window.worker.prompt_ready, timeout=60_000):
+        window.show_prompt()
+    qtbot.waitUntil(lambda: window.prompt_preview.plain_text != "")   # delivered to the dialog on this thread
+    prompt = Classifier(smollm2, window.label_set).prompt
+    text = window.prompt_preview.plain_text
+    assert text == prompt.text + window.texts[1].strip() + prompt.tail
+    assert f"{len(prompt.ids):,} tokens" in window.prompt_preview.summary.text()
+    window.prompt_preview.close()
+
+
+def test_model_errors_are_messages_and_the_window_keeps_working(qtbot, ready, make_window, smollm2, tmp_path):
+    window = make_window()
+    window.remembered.allow_download = False
+    open_file(qtbot, window, write_slice(tmp_path, 4, start=40))
+    # the window's own signal: it fires on this thread once the banner shows the worker's message
+    with qtbot.waitSignal(window.error_shown, timeout=60_000) as blocker:
+        window.load_model("qwen2.5-0.5b")
+    assert "Hugging Face cache" in blocker.args[0]
+    assert "could not be loaded" in window.banner_text.text() and window.banner.isVisible()
+    assert "Not loaded" in window.model_panel.status.text()
+    with qtbot.waitSignal(window.error_shown, timeout=60_000) as blocker:
+        window.load_model(str(tmp_path / "nothing.gguf"))
+    assert "no such GGUF file" in blocker.args[0]
+    # a run asked for while the model fails to load ends plainly, and the next one works
+    window.model_panel.set_spec(str(tmp_path / "nothing.gguf"))
+    assert run_and_wait(qtbot, window) == "cancelled"
+    with_model(qtbot, window, smollm2)
+    assert run_and_wait(qtbot, window) == "done"
+    assert window.model.rows_answered == 4
