@@ -49,13 +49,14 @@ def dense_rate(loaded: LoadedModel, rows: int = 32, width: int = 100, repeats: i
 
 def run_modes(loaded: LoadedModel, work: Workload, modes: list[str], batch_size: int = 32,
               token_budget: int | None = 1024, log=print) -> dict[str, ModeResult]:
-    classifier = Classifier(loaded, work.label_set, work.style)
     results, reference = {}, None
     # the reference runs first: every other mode is compared against it
     for mode in sorted(modes, key=lambda m: m != "reference"):
         config = MODES[mode]
         if not config.reference and config.batch_size != 1:
             config = replace(config, batch_size=batch_size, token_budget=token_budget)
+        # a classifier per mode: each pays for its own prefix cache
+        classifier = Classifier(loaded, work.label_set, work.style)
         start = time.perf_counter()
         stats = None
         predictions = {}

@@ -17,6 +17,7 @@ from triage_app.engine.models import LoadedModel
 from triage_app.engine.prefix_cache import PrefixCache
 from triage_app.engine.prompt import EncodedTicket, PromptPrefix, PromptStyle
 from triage_app.engine.scorer import LabelTree, decoder_of, score_batch, score_reference
+from triage_app.engine.scoring import CONTENT_FREE, Scoring
 from triage_app.engine.stats import RunStats
 
 
@@ -42,7 +43,7 @@ class RunConfig:
 class Prediction:
     index: int
     labels: list[str]
-    scores: list[float] | None   # log-probability of each label, normalised over the labels
+    scores: list[float] | None   # log-probability of each label, normalised over the labels (after scoring)
     truncated: bool = False
     fallback: bool = False       # the prefix cut was not token-clean: ran on the full prompt
 
@@ -83,6 +84,7 @@ class Prediction:
 class BatchDone:
     predictions: list[Prediction]
     stats: RunStats
+    token_logprobs: torch.Tensor | None = None  # [B, L, D] behind the predictions' scores (None: blanks)
 
 
 @dataclass(slots=True)
@@ -95,11 +97,16 @@ class Classifier:
     """One model and one label set; runs any number of ticket lists."""
 
     def __init__(self, loaded: LoadedModel, label_set: LabelSet, style: PromptStyle = PromptStyle(),
-                 max_ticket_tokens: int | None = 1024):
+                 max_ticket_tokens: int | None = 1024, scoring: Scoring = Scoring()):
         self.loaded = loaded
         self.label_set = label_set
+        self.scoring = scoring
         self.prompt = PromptPrefix(loaded.tokenizer, label_set, style, loaded.context_tokens, max_ticket_tokens)
         self.tree = LabelTree.build(self.prompt.label_ids)
+        self._prefix: PrefixCache | None = None
+        firsts = [ids[0] for ids in self.prompt.label_ids]
+        if scoring.length == "first" and len(set(firsts)) < len(firsts):
+            raise ValueError("two labels start with the same token: scoring by the first token cannot tell them apart")
 
     @property
     def model(self):
@@ -109,7 +116,7 @@ class Classifier:
     def fingerprint(self) -> str:
         """Changes whenever anything that decides a ticket's scores changes, besides model and dtype."""
         seen = [self.prompt.text, self.prompt.tail, self.prompt.label_ids, self.label_set.names,
-                self.prompt.max_ticket_tokens]
+                self.prompt.max_ticket_tokens, self.scoring.length, self.scoring.calibrate, self.scoring.temperature]
         return hashlib.sha256(json.dumps(seen).encode()).hexdigest()[:16]
 
     def run(self, texts: list[str], config: RunConfig = RunConfig()) -> Iterator[BatchDone]:
@@ -125,47 +132,63 @@ class Classifier:
         tickets = [EncodedTicket(keep[t.index], t.full_ids, t.suffix_ids, t.truncated)
                    for t in self.prompt.encode([texts[i] for i in keep])]
         stats.truncated = sum(t.truncated for t in tickets)
-        if config.reference:
-            yield from self._run_reference(tickets, stats, start)
-        else:
-            yield from self._run_fast(tickets, config, stats, start)
+        if config.prefix_cache and not config.reference:
+            self._prefix_cache(stats)
+        log_prior = self.scoring.prior(self.content_free(config)) if self.scoring.calibrate else None
+        scored = (self._run_reference(tickets, stats, start) if config.reference
+                  else self._run_fast(tickets, config, stats, start))
+        for group, token_logprobs in scored:
+            scores = self.scoring.decide(token_logprobs, log_prior)
+            yield BatchDone([self._prediction(t, s) for t, s in zip(group, scores)], stats, token_logprobs)
+
+    def content_free(self, config: RunConfig = RunConfig()) -> torch.Tensor:
+        """Token log-probs [N, L, D] of tickets that say nothing, run the same way as real ones."""
+        free = self.prompt.encode(list(CONTENT_FREE))
+        scratch = RunStats(total=len(free))
+        run = (self._run_reference(free, scratch, time.perf_counter()) if config.reference
+               else self._run_fast(free, config, scratch, time.perf_counter()))
+        parts = {t.index: lp for group, token_logprobs in run for t, lp in zip(group, token_logprobs)}
+        return torch.stack([parts[k] for k in range(len(free))])
 
     def _run_reference(self, tickets, stats, start):
         stats.global_padding_inflation = global_padding_inflation([len(t.full_ids) for t in tickets])
         for t in tickets:
-            scores = score_reference(self.model, t.full_ids, self.tree)
+            token_logprobs = score_reference(self.model, t.full_ids, self.tree)
             n = len(t.full_ids) + max(map(len, self.tree.leaf_paths()))
             _account(stats, start, rows=1, processed=n, real=n)
-            yield BatchDone([self._prediction(t, scores[0])], stats)
+            yield [t], token_logprobs
 
     def _run_fast(self, tickets, config, stats, start):
         cached = [t for t in tickets if config.prefix_cache and t.uses_prefix]
         full = [t for t in tickets if not (config.prefix_cache and t.uses_prefix)]
         stats.fallbacks = sum(not t.uses_prefix for t in tickets) if config.prefix_cache else 0
         by_index = {t.index: t for t in tickets}
-        lengths = [len(t.suffix_ids) for t in cached] + [len(t.full_ids) for t in full]
-        stats.global_padding_inflation = global_padding_inflation(lengths)
+        lengths = {t.index: len(t.suffix_ids) for t in cached} | {t.index: len(t.full_ids) for t in full}
+        stats.global_padding_inflation = global_padding_inflation(list(lengths.values()))
         buckets = [b for group, uses in ((cached, True), (full, False)) if group
-                   for b in plan_buckets([t.index for t in group],
-                                         [len(t.suffix_ids if uses else t.full_ids) for t in group],
+                   for b in plan_buckets([t.index for t in group], [lengths[t.index] for t in group],
                                          uses_prefix=uses, sort=config.buckets,
                                          max_rows=config.batch_size, token_budget=config.token_budget)]
-        prefix = None
-        if cached:
-            prefix = PrefixCache(decoder_of(self.model), self.prompt.ids, self.loaded.placement.device)
-            stats.prefix_tokens = prefix.length
-            stats.tokens_processed += prefix.length
+        prefix = self._prefix_cache(stats) if cached else None
         for bucket in buckets:
             group = [by_index[i] for i in bucket.items]
             rows = [t.suffix_ids if bucket.uses_prefix else t.full_ids for t in group]
-            scores = score_batch(self.model, rows, self.tree, prefix if bucket.uses_prefix else None,
-                                 config.full_head)
+            token_logprobs = score_batch(self.model, rows, self.tree, prefix if bucket.uses_prefix else None,
+                                         config.full_head)
             width = bucket.width + self.tree.size
             _account(stats, start, rows=len(rows), processed=len(rows) * width,
                      real=bucket.real_tokens + len(rows) * self.tree.size)
             if bucket.uses_prefix:
                 stats.prefix_tokens_saved += prefix.length * len(rows)
-            yield BatchDone([self._prediction(t, s) for t, s in zip(group, scores)], stats)
+            yield group, token_logprobs
+
+    def _prefix_cache(self, stats: RunStats) -> PrefixCache:
+        # read-only once built (batches expand it as views), so every run of this classifier shares it
+        if self._prefix is None:
+            self._prefix = PrefixCache(decoder_of(self.model), self.prompt.ids, self.loaded.placement.device)
+            stats.tokens_processed += self._prefix.length
+        stats.prefix_tokens = self._prefix.length
+        return self._prefix
 
     def _prediction(self, ticket: EncodedTicket, scores: torch.Tensor) -> Prediction:
         return Prediction(ticket.index, self.label_set.names, scores.tolist(), ticket.truncated,

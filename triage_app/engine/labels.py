@@ -12,6 +12,11 @@ from pathlib import Path
 class Label:
     name: str
     description: str = ""
+    alias: str = ""   # the surface form the model reads and is scored on, if not the name
+
+    @property
+    def surface(self) -> str:
+        return self.alias or self.name
 
     def __post_init__(self):
         if not self.name.strip():
@@ -20,6 +25,8 @@ class Label:
             raise ValueError(f"label {self.name!r} has leading or trailing spaces")
         if "\n" in self.description:
             raise ValueError(f"the description of {self.name!r} must be one line")
+        if self.alias != self.alias.strip():
+            raise ValueError(f"the alias of {self.name!r} has leading or trailing spaces")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +46,9 @@ class LabelSet:
         names = [label.name for label in self.labels]
         if len(set(n.lower() for n in names)) != len(names):
             raise ValueError(f"label names must be distinct: {names}")
+        surfaces = [label.surface.lower() for label in self.labels]
+        if len(set(surfaces)) != len(surfaces):
+            raise ValueError(f"label aliases must be distinct: {[label.surface for label in self.labels]}")
         for example in self.examples:
             if example.label not in names:
                 raise ValueError(f"example labeled {example.label!r}, which is not one of {names}")
@@ -46,6 +56,16 @@ class LabelSet:
     @property
     def names(self) -> list[str]:
         return [label.name for label in self.labels]
+
+    @property
+    def surfaces(self) -> list[str]:
+        return [label.surface for label in self.labels]
+
+    def surface_of(self, name: str) -> str:
+        return next(label.surface for label in self.labels if label.name == name)
+
+    def with_examples(self, examples: list[Example] | tuple[Example, ...]) -> LabelSet:
+        return LabelSet(self.labels, tuple(examples))
 
     @property
     def fingerprint(self) -> str:
@@ -75,7 +95,8 @@ class LabelSet:
     def from_dict(cls, data: dict) -> LabelSet:
         try:
             labels = tuple(
-                Label(item) if isinstance(item, str) else Label(item["name"], item.get("description", ""))
+                Label(item) if isinstance(item, str)
+                else Label(item["name"], item.get("description", ""), item.get("alias", ""))
                 for item in data["labels"]
             )
             examples = tuple(Example(e["text"], e["label"]) for e in data.get("examples", []))
@@ -93,7 +114,7 @@ class LabelSet:
 
     def to_dict(self) -> dict:
         return {
-            "labels": [asdict(label) for label in self.labels],
+            "labels": [{k: v for k, v in asdict(label).items() if v or k != "alias"} for label in self.labels],
             "examples": [asdict(example) for example in self.examples],
         }
 

@@ -1,6 +1,7 @@
 """The hot path: label log-probabilities for a batch of tickets, and the slow reference.
 
-Labels are scored as sum_j log p(token_j | prompt, token_<j). All labels share their first
+Each label token is scored as log p(token_j | prompt, token_<j); how those combine into one
+score per label is the scoring's choice (engine/scoring.py). All labels share their first
 scoring position (the end of the prompt); a multi-token label also needs its own earlier tokens
 as input. Those tokens form a trie, fed in the same forward as the ticket, each node attending to
 the prompt and its own ancestors only (tree attention), so one forward scores every label.
@@ -24,7 +25,6 @@ class LabelTree:
     node_depth: tuple[int, ...]           # 0 = the token right after the prompt
     ancestors: tuple[tuple[int, ...], ...]  # per node: itself and the nodes above it
     steps: tuple[tuple[tuple[int, int], ...], ...]  # per label: (node scoring it or -1 = prompt end, token)
-    first_tokens: tuple[int, ...]         # distinct first tokens, scored at the prompt end
 
     @classmethod
     def build(cls, label_ids: list[list[int]]) -> LabelTree:
@@ -42,8 +42,7 @@ class LabelTree:
                     depth.append(j)
                     ancestors.append(parent + (nodes[path],))
             steps.append(tuple(label_steps))
-        first = tuple(dict.fromkeys(ids[0] for ids in label_ids))
-        return cls(tuple(tokens), tuple(depth), tuple(ancestors), tuple(steps), first)
+        return cls(tuple(tokens), tuple(depth), tuple(ancestors), tuple(steps))
 
     @property
     def size(self) -> int:
@@ -64,7 +63,7 @@ def decoder_of(model: torch.nn.Module) -> torch.nn.Module:
 @torch.inference_mode()
 def score_batch(model, rows: list[list[int]], tree: LabelTree, prefix: PrefixCache | None,
                 full_head: bool) -> torch.Tensor:
-    """Label log-probs (normalised over the labels) for right-padded rows: [B, L]."""
+    """Log-prob of every label token for right-padded rows: [B, L, D], NaN past a label's end."""
     device = model.device
     lengths = torch.tensor([len(r) for r in rows], device=device)                 # [B]
     B, S, T = len(rows), int(lengths.max()), tree.size
@@ -83,13 +82,10 @@ def score_batch(model, rows: list[list[int]], tree: LabelTree, prefix: PrefixCac
         end = logprobs[torch.arange(B, device=device), lengths - 1]               # [B, V]
         nodes = logprobs[:, S:]                                                   # [B, T, V]
     else:
-        first = torch.tensor(tree.first_tokens, device=device)
-        # one shared position: the full-vocabulary normaliser is the same for every label and cancels
-        end = torch.full((B, head.weight.shape[0]), float("nan"), device=device)
-        end[:, first] = _head_rows(head, h_end, first).float()
-        # later positions of multi-token labels: the normaliser differs per node and must be computed
-        nodes = F.log_softmax(head(h_nodes).float(), dim=-1) if T else None
-    return _normalise(_label_scores(tree, end, nodes))
+        # only the rows that score labels go through the head: the prompt end and the label nodes
+        end = F.log_softmax(head(h_end).float(), dim=-1)                          # [B, V]
+        nodes = F.log_softmax(head(h_nodes).float(), dim=-1) if T else None       # [B, T, V]
+    return _token_logprobs(tree, end, nodes)
 
 
 def _input_ids(rows, tree, S, device):
@@ -123,15 +119,10 @@ def _attention_mask(lengths, tree, S, P, device):
     return mask[:, None]
 
 
-def _head_rows(head, h, rows):
-    bias = head.bias[rows] if head.bias is not None else None
-    return F.linear(h, head.weight[rows], bias)
-
-
 # reference
 @torch.inference_mode()
 def score_reference(model, full_ids: list[int], tree: LabelTree) -> torch.Tensor:
-    """One ticket, its full prompt, no cache, no padding, the model's own head: [1, L]."""
+    """One ticket, its full prompt, no cache, no padding, the model's own head: [1, L, D]."""
     device = model.device
     end, nodes = None, torch.empty(1, tree.size, model.get_output_embeddings().weight.shape[0], device=device)
     for path in tree.leaf_paths():
@@ -140,19 +131,14 @@ def score_reference(model, full_ids: list[int], tree: LabelTree) -> torch.Tensor
         end = logprobs[:, len(full_ids) - 1]
         for k, n in enumerate(path):
             nodes[:, n] = logprobs[:, len(full_ids) + k]
-    return _normalise(_label_scores(tree, end, nodes))
+    return _token_logprobs(tree, end, nodes)
 
 
-def _label_scores(tree, end, nodes):
+def _token_logprobs(tree, end, nodes):
     # end: [B, V] at the prompt end; nodes: [B, T, V] at each label node
-    columns = []
-    for steps in tree.steps:
-        score = 0
-        for node, token in steps:
-            score = score + (end[:, token] if node < 0 else nodes[:, node, token])
-        columns.append(score)
-    return torch.stack(columns, dim=1)                                            # [B, L]
-
-
-def _normalise(scores):
-    return scores - torch.logsumexp(scores, dim=1, keepdim=True)
+    depth = max(len(steps) for steps in tree.steps)
+    out = torch.full((end.shape[0], len(tree.steps), depth), float("nan"), device=end.device)  # [B, L, D]
+    for label, steps in enumerate(tree.steps):
+        for j, (node, token) in enumerate(steps):
+            out[:, label, j] = end[:, token] if node < 0 else nodes[:, node, token]
+    return out

@@ -1,0 +1,61 @@
+"""From label-token log-probs to the probabilities a user sees.
+
+Three choices, each measured by `triage-app eval` (see the README for the numbers):
+- length: how a multi-token label's token log-probs combine (sum = the label's exact
+  log-probability; mean = per token; first = its first token only);
+- calibrate: contextual calibration (Zhao et al., 2021). A small model has a prior for some
+  labels whatever the ticket says; it is measured once per run on content-free tickets through
+  the same prompt, and divided out;
+- temperature: spreads or sharpens the probabilities so that a confidence of 0.7 is right
+  about 70% of the time (fitted on a gold column by `eval`).
+The same function turns the fast path's and the reference's token log-probs into scores, so the
+engine's law (fast == reference) carries over to every choice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+LENGTHS = ("sum", "mean", "first")
+# Tickets that say nothing: what the model answers for them is its prior over the labels.
+CONTENT_FREE = ("N/A", "[empty]", "...")
+
+
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    length: str = "sum"
+    calibrate: bool = True
+    temperature: float = 1.0
+
+    def __post_init__(self):
+        if self.length not in LENGTHS:
+            raise ValueError(f"length normalisation must be one of {', '.join(LENGTHS)}, not {self.length!r}")
+        if not self.temperature > 0:
+            raise ValueError(f"temperature must be positive, not {self.temperature}")
+
+    def combine(self, token_logprobs: torch.Tensor) -> torch.Tensor:
+        """[B, L, D] token log-probs (NaN past a label's end) -> [B, L] label log-scores."""
+        if self.length == "first":
+            return token_logprobs[:, :, 0]
+        total = token_logprobs.nan_to_num(0.0).sum(dim=2)
+        if self.length == "mean":
+            return total / (~token_logprobs.isnan()).sum(dim=2)
+        return total
+
+    def prior(self, content_free: torch.Tensor) -> torch.Tensor:
+        """[N, L, D] token log-probs of the content-free tickets -> [L] log prior over the labels."""
+        probs = normalise(self.combine(content_free)).exp().mean(dim=0)
+        return probs.log()
+
+    def decide(self, token_logprobs: torch.Tensor, log_prior: torch.Tensor | None) -> torch.Tensor:
+        """[B, L, D] -> [B, L] log-probabilities over the labels, as shown to the user."""
+        scores = normalise(self.combine(token_logprobs))
+        if self.calibrate and log_prior is not None:
+            scores = scores - log_prior
+        return normalise(scores / self.temperature)
+
+
+def normalise(scores: torch.Tensor) -> torch.Tensor:
+    return scores - torch.logsumexp(scores, dim=-1, keepdim=True)
