@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import os
-import time
 
 import pandas as pd
 import pytest
@@ -45,6 +45,27 @@ def test_a_failed_check_leaves_no_output(tmp_path):
     with pytest.raises(RowsNotExactlyOnce):
         write_results(frames, out, ["a", "b"])
     assert list(tmp_path.iterdir()) == []
+
+
+def test_ray_arguments():
+    from triage_app.scale.command import LOCAL, add_arguments, wants_ray
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("input")
+    add_arguments(parser)
+    assert not wants_ray(parser.parse_args(["t.csv"]))
+    assert parser.parse_args(["t.csv", "--ray"]).ray == LOCAL
+    assert parser.parse_args(["--ray=auto", "t.csv"]).ray == "auto"
+    args = parser.parse_args(["t.csv", "--ray", "head:6379", "--actors", "4"])
+    assert (args.ray, args.actors, args.rows_per_block) == ("head:6379", 4, 512)
+
+
+def test_a_recipe_checks_its_labels_on_the_driver():
+    with pytest.raises(TypeError, match="LabelSet"):
+        ClassifierRecipe("smollm2-135m", LabelSet.default())
+    with pytest.raises(ValueError):
+        ClassifierRecipe("smollm2-135m", {"labels": [{"name": "only one"}]})
+    assert ClassifierRecipe.of("m", LabelSet.default()).label_set == LabelSet.default()
 
 
 # --- on a real local Ray instance, with the bundled SmolLM2 -----------------------------------------
@@ -89,13 +110,12 @@ def smollm2_recipe():
 
 
 def test_ray_labels_identical_to_local_command(ray_local, short_tickets, local_results, tmp_path):
-    from triage_app.scale.ray_job import classify_with_ray
+    from triage_app.scale import command
 
     out = tmp_path / "ray.parquet"
-    start = time.perf_counter()
-    summary = classify_with_ray(short_tickets, out, smollm2_recipe(), actors=2, rows_per_block=50,
-                                db=str(tmp_path / "results.db"))
-    print(f"ray, 2 actors: {summary.rows} tickets in {time.perf_counter() - start:.1f} s")
+    assert command.main([str(short_tickets), "-o", str(out), "--model", "smollm2-135m", "--device", "cpu",
+                         "--dtype", "float32", "--db", str(tmp_path / "results.db"), "--ray", "--actors", "2",
+                         "--rows-per-block", "50"]) == 0
     ray_out = pd.read_parquet(out)
     assert list(ray_out.columns) == list(local_results.columns)
     assert ray_out["id"].tolist() == local_results["id"].tolist()

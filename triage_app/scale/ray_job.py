@@ -116,6 +116,8 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
         if not total:
             raise reader.BadInput(f"{Path(input).name}: the file has no tickets")
         text, subject = _text_columns(Path(input), fmt, columns, text_column, with_subject)
+        # no actor idle for want of a block on a small file
+        rows_per_block = max(1, min(rows_per_block, -(-total // actors)))
         ds = ds.repartition(target_num_rows_per_block=rows_per_block)
         gpus = _gpus_per_actor(ray, recipe) if gpus_per_actor is None else gpus_per_actor
         scored = ds.map_batches(

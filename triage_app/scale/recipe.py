@@ -23,6 +23,11 @@ class ClassifierRecipe:
     max_ticket_tokens: int | None = 1024
     options: dict = field(default_factory=dict)  # further Classifier keywords, passed through as given
 
+    def __post_init__(self):
+        if not isinstance(self.labels, dict):
+            raise TypeError("labels: a LabelSet's to_dict(); ClassifierRecipe.of takes a LabelSet")
+        self.label_set  # a bad label set fails here, on the driver, not in every actor
+
     @classmethod
     def of(cls, model: str, label_set: LabelSet, **settings) -> ClassifierRecipe:
         return cls(model, label_set.to_dict(), **settings)
