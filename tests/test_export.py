@@ -27,13 +27,23 @@ def results():
 
 def test_results_frame_keeps_rows_and_adds_columns(results):
     assert results.columns.tolist() == ["id", "text", "label", "confidence", "margin", "p_billing",
-                                        "p_technical", "manual", "truncated"]
+                                        "p_technical", "manual", "needs_review", "truncated"]
     assert results["id"].tolist() == ["1", "2", "3"]
     assert results["label"].tolist()[::2] == ["technical", "technical"]  # row 3: the person's label wins
     assert pd.isna(results.loc[1, "label"])                             # a blank ticket: no label
     assert results["manual"].tolist() == [False, False, True]
     assert results["truncated"].tolist() == [False, False, True]
+    # row 1: 0.95 sure; row 2: blank, so a person must look; row 3: a person already did
+    assert results["needs_review"].tolist() == [False, True, False]
     assert results.loc[0, "p_billing"] + results.loc[0, "p_technical"] == pytest.approx(1)
+
+
+def test_review_threshold_marks_unsure_model_labels():
+    frame = pd.DataFrame({"text": ["a", "b"]}, dtype=object)
+    predictions = [Prediction(0, NAMES, [math.log(0.69), math.log(0.31)]),
+                   Prediction(1, NAMES, [math.log(0.71), math.log(0.29)])]
+    assert results_frame(frame, predictions, NAMES)["needs_review"].tolist() == [True, False]
+    assert results_frame(frame, predictions, NAMES, review_below=0.6)["needs_review"].tolist() == [False, False]
 
 
 def test_formulas_are_neutralised_in_spreadsheets_but_raw_in_json(results, tmp_path):

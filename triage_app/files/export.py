@@ -10,16 +10,20 @@ from pathlib import Path
 import pandas as pd
 
 FORMATS = ("csv", "xlsx", "json", "jsonl")
+# Below this confidence a label is marked for a person to review. With calibrated confidences
+# (see `triage-app eval`), about this share of the labels above it are right.
+REVIEW_BELOW = 0.7
 # OWASP CSV injection: a cell starting with one of these is a formula to a spreadsheet
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def results_frame(frame: pd.DataFrame, predictions: Sequence, label_names: list[str],
-                  manual: dict[int, str] | None = None) -> pd.DataFrame:
-    """The input frame plus label, confidence, margin, p_<label>, manual and truncated columns.
+                  manual: dict[int, str] | None = None, review_below: float = REVIEW_BELOW) -> pd.DataFrame:
+    """The input frame plus label, confidence, margin, p_<label>, manual, needs_review and truncated.
 
     predictions: objects with index, label, confidence, margin, probabilities, truncated.
     manual: row -> label a person chose; it wins over the model's.
+    review_below: a model label less confident than this needs review (a manual one never does).
     """
     manual = manual or {}
     by_row = {p.index: p for p in predictions}
@@ -31,6 +35,8 @@ def results_frame(frame: pd.DataFrame, predictions: Sequence, label_names: list[
     for k, name in enumerate(label_names):
         out[f"p_{name}"] = [p.probabilities[k] if p and p.probabilities else None for p in rows]
     out["manual"] = [i in manual for i in range(len(frame))]
+    out["needs_review"] = [i not in manual and (p is None or p.confidence is None or p.confidence < review_below)
+                           for i, p in enumerate(rows)]
     out["truncated"] = [bool(p and p.truncated) for p in rows]
     return out
 

@@ -1,0 +1,58 @@
+"""Metrics against hand-computed values; the temperature fit against a known temperature."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from triage_app.quality.metrics import evaluate, fit_temperature, reliability, reliability_plot
+
+LABELS = ["billing", "technical", "account"]
+
+
+def test_confusion_precision_recall_by_hand():
+    gold = ["billing", "billing", "billing", "technical", "technical", "account", "other"]
+    pred = ["billing", "technical", "billing", "technical", "billing", "account", "billing"]
+    r = evaluate(gold, pred, LABELS)
+    assert r.n == 6                                     # "other" is not a label: skipped
+    assert r.confusion == [[2, 1, 0], [1, 1, 0], [0, 0, 1]]
+    assert r.accuracy == pytest.approx(4 / 6)
+    assert r.per_label["billing"].precision == pytest.approx(2 / 3)
+    assert r.per_label["billing"].recall == pytest.approx(2 / 3)
+    assert r.per_label["technical"].precision == pytest.approx(1 / 2)
+    assert r.per_label["technical"].recall == pytest.approx(1 / 2)
+    assert r.per_label["account"].f1 == pytest.approx(1.0)
+    assert r.macro_f1 == pytest.approx((2 / 3 + 1 / 2 + 1) / 3)
+    assert r.majority_baseline == pytest.approx(3 / 6)
+    assert "confusion" in r.table() and r.to_dict()["confusion"] == r.confusion
+
+
+def test_expected_calibration_error_by_hand():
+    # bin 0.9-1.0: confidences 0.95, 0.95, right once -> |0.5 - 0.95| over 2 of 4 rows
+    # bin 0.6-0.7: confidences 0.65, 0.65, right twice -> |1.0 - 0.65| over 2 of 4 rows
+    gold = ["billing"] * 4
+    pred = ["billing", "technical", "billing", "billing"]
+    r = evaluate(gold, pred, LABELS, confidence=[0.95, 0.95, 0.65, 0.65])
+    assert r.ece == pytest.approx(0.5 * 0.45 + 0.5 * 0.35)
+    bins = reliability([0.95, 0.95, 0.65, 0.65], [True, False, True, True])
+    assert [(b["low"], b["n"], b["accuracy"]) for b in bins] == [(pytest.approx(0.6), 2, 1.0), (0.9, 2, 0.5)]
+    assert reliability_plot(bins).count("\n") == 2
+
+
+def test_no_gold_label_in_the_label_set_is_an_error():
+    with pytest.raises(ValueError, match="no gold label"):
+        evaluate(["x"], ["billing"], LABELS)
+
+
+def test_fit_temperature_recovers_the_temperature_that_made_the_data():
+    rng = random.Random(0)
+    logits, gold = [], []
+    for _ in range(3000):
+        row = [rng.gauss(0, 2) for _ in range(3)]
+        probs = [math.exp(x / 2.5) for x in row]       # truth: temperature 2.5
+        total = sum(probs)
+        gold.append(rng.choices(range(3), [p / total for p in probs])[0])
+        logits.append(row)
+    assert fit_temperature(logits, gold) == pytest.approx(2.5, rel=0.12)

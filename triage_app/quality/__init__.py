@@ -1,0 +1,1 @@
+"""How good the labels are: metrics against a gold column, and the experiments that pick defaults."""
