@@ -68,6 +68,15 @@ def test_a_recipe_checks_its_labels_on_the_driver():
     assert ClassifierRecipe.of("m", LabelSet.default()).label_set == LabelSet.default()
 
 
+def test_the_command_recipe_resolves_labels_on_the_driver(tmp_path):
+    from triage_app.scale.recipe import CommandRecipe
+
+    labels = LabelSet.from_names(["refund", "bug"])
+    args = argparse.Namespace(labels_file=str(tmp_path / "only-here.json"), device="cuda")
+    recipe = CommandRecipe.of(args, labels)
+    assert recipe.label_set == labels and recipe.device == "cuda"
+
+
 # --- on a real local Ray instance, with the bundled SmolLM2 -----------------------------------------
 
 @pytest.fixture(scope="module")

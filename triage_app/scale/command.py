@@ -34,20 +34,21 @@ def wants_ray(args: argparse.Namespace) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     from triage_app import cli
+    from triage_app.files.export import REVIEW_BELOW
     from triage_app.scale.ray_job import classify_with_ray
-    from triage_app.scale.recipe import ClassifierRecipe
+    from triage_app.scale.recipe import CommandRecipe
 
     if args.reference:
         raise ValueError("--reference is the one-by-one loop that defines right; run it without --ray")
     if args.sheet:
         raise ValueError("--sheet: a Ray run reads CSV, TSV, Parquet and JSONL, not XLSX")
-    recipe = ClassifierRecipe.of(args.model, cli._label_set(args), device=args.device, dtype=args.dtype,
-                                 download=args.download, max_ticket_tokens=args.max_ticket_tokens)
+    review_below = getattr(args, "review_below", None)
     summary = classify_with_ray(
-        args.input, args.output, recipe, cli._run_config(args), text_column=args.text_column,
-        with_subject=args.with_subject, limit=args.limit, address=None if args.ray == LOCAL else args.ray,
-        actors=args.actors, cpus_per_actor=args.cpus_per_actor, rows_per_block=args.rows_per_block,
-        db=args.db, excel_bom=args.excel_bom)
+        args.input, args.output, CommandRecipe.of(args, cli._label_set(args)), cli._run_config(args),
+        text_column=args.text_column, with_subject=args.with_subject, limit=args.limit,
+        address=None if args.ray == LOCAL else args.ray, actors=args.actors, cpus_per_actor=args.cpus_per_actor,
+        rows_per_block=args.rows_per_block, db=args.db, excel_bom=args.excel_bom,
+        review_below=REVIEW_BELOW if review_below is None else review_below)
     print(f"{summary.rows} tickets on {summary.actors} Ray actor(s) in {summary.seconds:.1f} s "
           f"({summary.items_per_s:.2f} items/s; reading, model loading and writing included, Ray's own "
           f"start not) -> {summary.output}", file=sys.stderr)
@@ -74,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", help="the results database whose manual labels win")
     parser.add_argument("--stats-json", help="write rows, seconds and items/s here")
     parser.add_argument("--excel-bom", action="store_true", help="CSV output with a UTF-8 BOM, for Excel")
+    parser.add_argument("--review-below", type=float, help="mark labels less confident than this as needs_review")
     args = parser.parse_args(argv)
     args.reference, args.ray = False, args.ray or LOCAL
     try:

@@ -17,7 +17,8 @@ import pandas as pd
 
 from triage_app.engine.classifier import RunConfig
 from triage_app.files import reader
-from triage_app.scale.recipe import ClassifierRecipe
+from triage_app.files.export import REVIEW_BELOW
+from triage_app.scale.recipe import ClassifierRecipe, CommandRecipe
 from triage_app.scale.rows import CARRIED, FALLBACK, ROW, SCORES, TRUNCATED, add_row_index, in_order, num_rows
 from triage_app.scale.writer import block_results, output_format, write_results
 
@@ -45,7 +46,7 @@ class RayRunSummary:
 class TicketScorer:
     """One Ray actor: builds the Classifier once, then scores whole blocks with the fast path."""
 
-    def __init__(self, recipe: ClassifierRecipe, config: RunConfig, text_column: str,
+    def __init__(self, recipe: ClassifierRecipe | CommandRecipe, config: RunConfig, text_column: str,
                  subject_column: str | None, threads: int):
         import torch
 
@@ -75,12 +76,13 @@ def block_texts(block: pd.DataFrame, text: str, subject: str | None) -> list[str
     return reader.TicketTable(Path("block"), frame, "block").texts(text, subject)
 
 
-def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierRecipe,
+def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierRecipe | CommandRecipe,
                       config: RunConfig = RunConfig(), *, text_column: str | None = None,
                       with_subject: bool = False, limit: int | None = None, address: str | None = None,
                       actors: int = 1, cpus_per_actor: int | None = None, gpus_per_actor: float | None = None,
                       rows_per_block: int = 512, object_store_gb: float = 1.5,
-                      db: str | None = None, excel_bom: bool = False) -> RayRunSummary:
+                      db: str | None = None, excel_bom: bool = False,
+                      review_below: float = REVIEW_BELOW) -> RayRunSummary:
     """Classify a CSV/TSV/Parquet/JSONL file on Ray; write Parquet or CSV with the local command's columns.
 
     address None starts a local Ray instance (shut down again at the end); "auto" or "host:port"
@@ -91,6 +93,7 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
     max_task_retries=-1); Ray 2.60 deprecates setting them per call, so they are left at that.
     An exception raised by the engine is not retried: it would only fail the same way again.
     db: the results database whose manual labels win, as in the local command.
+    recipe: a ClassifierRecipe, or the command's CommandRecipe (anything with build(), label_set, device).
     """
     ray = _import_ray()
     from ray.data import ActorPoolStrategy, DataContext
@@ -130,7 +133,7 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
                 return store.manual_labels(fingerprint, block_texts(frame, text, subject))
 
             blocks = in_order(scored.iter_batches(batch_size=None, batch_format="pandas"), total)
-            frames = (block_results(block, label_names, manual) for block in blocks)
+            frames = (block_results(block, label_names, manual, review_below) for block in blocks)
             write_results(frames, output, label_names, _arrow_types(ds, columns), excel_bom)
         return RayRunSummary(total, time.perf_counter() - start, actors, Path(output))
     finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass, field
 
 from triage_app.engine.labels import LabelSet
@@ -43,3 +44,32 @@ class ClassifierRecipe:
         placement = device.choose(self.device, self.dtype)
         loaded = models.load(self.model, placement, allow_download=self.download)
         return Classifier(loaded, self.label_set, max_ticket_tokens=self.max_ticket_tokens, **self.options)
+
+
+@dataclass(frozen=True)
+class CommandRecipe:
+    """The classify command's own arguments: each actor builds its Classifier with the command's
+    helper (cli._classifier), so every option the command grows reaches the cluster unchanged.
+
+    The label set is resolved on the driver: a --labels-file need not exist on the workers.
+    """
+
+    args: argparse.Namespace
+    labels: dict
+
+    @classmethod
+    def of(cls, args: argparse.Namespace, label_set: LabelSet) -> CommandRecipe:
+        return cls(args, label_set.to_dict())
+
+    @property
+    def device(self) -> str:
+        return self.args.device
+
+    @property
+    def label_set(self) -> LabelSet:
+        return LabelSet.from_dict(self.labels)
+
+    def build(self):
+        from triage_app import cli
+
+        return cli._classifier(self.args, self.label_set)

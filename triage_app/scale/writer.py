@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from triage_app.engine.classifier import Prediction
-from triage_app.files.export import neutralise_formulas, results_frame, write_atomic
+from triage_app.files.export import REVIEW_BELOW, neutralise_formulas, results_frame, write_atomic
 from triage_app.scale.rows import CARRIED, FALLBACK, SCORES, TRUNCATED
 
 OUTPUT_FORMATS = ("parquet", "csv")
@@ -21,12 +21,13 @@ def output_format(path: str | Path) -> str:
     return fmt
 
 
-def block_results(block: pd.DataFrame, label_names: list[str], manual=None) -> pd.DataFrame:
+def block_results(block: pd.DataFrame, label_names: list[str], manual=None,
+                  review_below: float = REVIEW_BELOW) -> pd.DataFrame:
     """One scored block as the local command's columns (the same results_frame builds both)."""
     frame = block.drop(columns=list(CARRIED)).reset_index(drop=True)
     predictions = [Prediction(i, label_names, _scores(s), bool(t), bool(f))
                    for i, (s, t, f) in enumerate(zip(block[SCORES], block[TRUNCATED], block[FALLBACK]))]
-    return results_frame(frame, predictions, label_names, manual(frame) if manual else None)
+    return results_frame(frame, predictions, label_names, manual(frame) if manual else None, review_below)
 
 
 def _scores(cell) -> list[float] | None:
@@ -76,7 +77,7 @@ def _result_schema(frame: pd.DataFrame, label_names: list[str], input_types: dic
     import pyarrow as pa
 
     fixed = dict(input_types, label=pa.string(), confidence=pa.float64(), margin=pa.float64(),
-                 manual=pa.bool_(), truncated=pa.bool_())
+                 manual=pa.bool_(), needs_review=pa.bool_(), truncated=pa.bool_())
     fixed |= {f"p_{name}": pa.float64() for name in label_names}
     inferred = pa.Schema.from_pandas(frame, preserve_index=False)
     return pa.schema([pa.field(f.name, fixed.get(f.name, f.type)) for f in inferred])
