@@ -137,6 +137,35 @@ def test_ray_labels_identical_to_local_command(ray_local, short_tickets, local_r
         assert ours == pytest.approx(theirs, abs=1e-4)  # other batch neighbours: float32 rounding only
 
 
+def test_every_format_is_read_as_the_local_reader_reads_it(ray_local, tmp_path):
+    from triage_app.files import reader
+    from triage_app.scale.ray_job import _read, _with_row_index, block_texts, input_format
+
+    frame = pd.DataFrame({"id": ["00123", "7"], "text": ["a refund, please\nthanks", ""]})
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    frame.to_parquet(tmp_path / "t.parquet")
+    (tmp_path / "t.jsonl").write_text('{"id": "00123", "text": "a refund, please\\nthanks"}\n{"id": "7"}\n')
+    local = reader.read_tickets(tmp_path / "t.csv")
+    frame.to_json(tmp_path / "t.json", orient="records")
+    for name in ("t.csv", "t.parquet", "t.jsonl", "t.json"):
+        path = tmp_path / name
+        ds, total, columns = _with_row_index(ray_local, _read(ray_local, path, input_format(path)))
+        block = ds.to_pandas()
+        assert (total, columns, block[ROW].tolist()) == (2, ["id", "text"], [0, 1]), name
+        assert block["id"].tolist() == ["00123", "7"], name
+        assert block_texts(block, "text", None) == local.texts("text"), name
+
+
+def test_row_indexes_run_across_blocks_in_order(ray_local):
+    from triage_app.scale.ray_job import _with_row_index
+
+    ds = ray_local.data.from_items([{"n": k} for k in range(10)], override_num_blocks=4)
+    indexed, total, columns = _with_row_index(ray_local, ds)
+    rows = indexed.to_pandas()
+    assert total == 10 and columns == ["n"] and len(indexed.to_arrow_refs()) == 4
+    assert rows[ROW].tolist() == rows["n"].tolist() == list(range(10))
+
+
 def test_a_worker_killed_mid_block_is_retried_and_every_row_comes_once(ray_local, short_tickets,
                                                                       local_results, tmp_path):
     from triage_app.scale.ray_job import classify_with_ray

@@ -186,7 +186,9 @@ def _read(ray, path: Path, fmt: str):
     if fmt == "parquet":
         return ray.data.read_parquet(str(path))
     if fmt in ("jsonl", "json"):
-        return ray.data.read_json(str(path), lines=fmt == "jsonl")
+        # Arrow's reader (one object a line; a JSON array falls back to json.load) keeps "00123" a
+        # string; lines=True goes through pandas, which would make it the number 123
+        return ray.data.read_json(str(path))
     return _read_delimited(ray, path, fmt)
 
 
