@@ -6,12 +6,21 @@ import csv
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 STATS_KEYS = {"items", "seconds", "items_per_s", "tokens_processed", "padding_tokens", "padding_fraction",
               "global_padding_inflation", "prefix_tokens_saved", "fallbacks", "truncated", "device", "dtype",
               "model"}
+
+
+RESOURCES = Path(__file__).resolve().parents[1] / "resources"
+
+
+def read_rows(path):
+    with open(path, encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
 
 
 def triage(*args, check=True):
@@ -122,3 +131,32 @@ def test_inspect_bad_file_exits_2_with_the_reason(tmp_path):
     (tmp_path / "empty.csv").write_bytes(b"")
     result = triage("inspect", str(tmp_path / "empty.csv"), check=False)
     assert result.returncode == 2 and result.stderr.strip() == "triage-app: empty.csv: the file is empty"
+
+
+def test_eval_agrees_with_classify_on_the_same_file(tmp_path, smollm2):
+    """eval's accuracy and confusion are the ones a person computes from classify's output."""
+    rows = read_rows(RESOURCES / "helpdesk_tickets.csv")[:24]
+    path = tmp_path / "helpdesk.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    common = ["--model", "smollm2-135m", "--labels-file", str(RESOURCES / "helpdesk_labels.json"), "--length", "mean"]
+    result = triage("eval", str(path), "--json", str(tmp_path / "eval.json"), *common)
+    report = json.loads((tmp_path / "eval.json").read_text())
+    assert report["gold_column"] == "queue" and report["n"] == 24
+    triage("classify", str(path), "-o", str(tmp_path / "out.csv"), "--fresh", *common)
+    out = read_rows(tmp_path / "out.csv")
+    labels = report["report"]["labels"]
+    right = sum(r["label"] == r["queue"] for r in out)
+    assert report["report"]["accuracy"] == pytest.approx(right / 24)
+    confusion = [[sum(r["queue"] == g and r["label"] == p for r in out) for p in labels] for g in labels]
+    assert report["report"]["confusion"] == confusion
+    assert "macro-F1" in result.stdout and "reliability" in result.stdout and "--temperature" in result.stdout
+
+
+def test_eval_without_a_gold_column_says_so(tmp_path):
+    path = tmp_path / "plain.csv"
+    path.write_text("id,text\n1,hello\n", encoding="utf-8")
+    result = triage("eval", str(path), "--model", "smollm2-135m", check=False)
+    assert result.returncode == 2 and "no column of right answers" in result.stderr

@@ -9,8 +9,8 @@ import json
 import pandas as pd
 import pytest
 
-from triage_app.files.reader import (BadInput, check_column, detect_subject_column, detect_text_column,
-                                     read_tickets)
+from triage_app.files.reader import (BadInput, check_column, detect_gold_column, detect_subject_column,
+                                     detect_text_column, read_tickets)
 
 HEADER_AND_ROWS = [["id", "subject", "body"], ["1", "Refund", "Please refund me, café crème"], ["2", "Crash", "App crashes"]]
 
@@ -112,3 +112,23 @@ def test_missing_file_and_missing_text_column(tmp_path):
     table = read_tickets(write_delimited(tmp_path / "t.csv", [["id", "amount"], ["1", "5"]]))
     with pytest.raises(BadInput, match="no ticket text column found .* the columns are id, amount"):
         detect_text_column(table)
+
+
+def test_columns_are_found_by_a_word_of_their_name(tmp_path):
+    path = tmp_path / "export.csv"
+    path.write_text("ticket_id,customer_message,assigned_queue\nHD-1,Where is my parcel?,Shipping\n", encoding="utf-8")
+    ids_only = tmp_path / "ids.csv"
+    ids_only.write_text("ticket_id,ticket_body\n1,hello\n", encoding="utf-8")
+    assert detect_text_column(read_tickets(ids_only)) == "ticket_body"  # an id column is never the text
+    table = read_tickets(path)
+    assert detect_text_column(table) == "customer_message"   # "message", one word of the name
+    assert detect_gold_column(table) == "assigned_queue"
+    exact = tmp_path / "exact.csv"
+    exact.write_text("message_id,text,category\n1,hello,billing\n", encoding="utf-8")
+    assert detect_text_column(read_tickets(exact)) == "text"  # an exact name wins over a word in another
+
+
+def test_no_gold_column_is_none(tmp_path):
+    path = tmp_path / "plain.csv"
+    path.write_text("id,text\n1,hello\n", encoding="utf-8")
+    assert detect_gold_column(read_tickets(path)) is None

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from triage_app.scale import command as scale_command  # light: imports neither ray nor torch
+
 EXIT_BAD_INPUT = 2
 
 
@@ -46,6 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     classify.add_argument("--db", help="the results database (default: in the per-user data folder)")
     classify.add_argument("--fresh", action="store_true", help="ignore results of earlier runs")
     classify.add_argument("--excel-bom", action="store_true", help="CSV output with a UTF-8 BOM, for Excel")
+    classify.add_argument("--review-below", type=float, default=None,
+                          help="mark labels less confident than this as needs_review (default 0.7)")
+    scale_command.add_arguments(classify)
     classify.set_defaults(func=_classify)
 
     inspect = sub.add_parser("inspect", help="what Triage reads from a ticket file")
@@ -72,6 +77,21 @@ def _parser() -> argparse.ArgumentParser:
     _model_args(verify)
     _run_args(verify)
     verify.set_defaults(func=_verify)
+
+    evaluate = sub.add_parser("eval", help="label quality against a column of right answers")
+    evaluate.add_argument("input")
+    evaluate.add_argument("--gold-column", help="the column with the right labels (default: category, label, queue, ...)")
+    evaluate.add_argument("--examples-per-label", type=int,
+                          help="take N few-shot examples per label from the file (held out of the evaluation)")
+    evaluate.add_argument("--compare", action="store_true",
+                          help="also compare scoring choices, 0/1/2/4 examples per label, aliases and promoted corrections")
+    evaluate.add_argument("--limit", type=int, help="evaluate on N tickets picked at random (seeded)")
+    evaluate.add_argument("--json", help="write the results here")
+    _ticket_args(evaluate)
+    _label_args(evaluate)
+    _model_args(evaluate)
+    _run_args(evaluate)
+    evaluate.set_defaults(func=_eval)
     return parser
 
 
@@ -102,6 +122,10 @@ def _run_args(p):
     p.add_argument("--no-prefix-cache", action="store_true")
     p.add_argument("--no-buckets", action="store_true")
     p.add_argument("--full-head", action="store_true")
+    p.add_argument("--length", choices=["sum", "mean", "first"], default="sum",
+                   help="how a multi-token label's token log-probs combine")
+    p.add_argument("--no-calibrate", action="store_true", help="keep the model's prior over the labels")
+    p.add_argument("--temperature", type=float, default=1.0, help="confidence temperature (fit it with eval)")
 
 
 def _load_model(args):
@@ -132,6 +156,19 @@ def _run_config(args, reference=False):
                      token_budget=args.token_budget)
 
 
+def _scoring(args):
+    from triage_app.engine.scoring import Scoring
+
+    return Scoring(args.length, not args.no_calibrate, args.temperature)
+
+
+def _classifier(args, label_set=None):
+    from triage_app.engine.classifier import Classifier
+
+    return Classifier(_load_model(args), label_set or _label_set(args), max_ticket_tokens=args.max_ticket_tokens,
+                      scoring=_scoring(args))
+
+
 def _read_tickets(args):
     from triage_app.files import reader
 
@@ -148,17 +185,18 @@ def _read_tickets(args):
 def _classify(args) -> int:
     from tqdm import tqdm
 
-    from triage_app.engine.classifier import Classifier
-    from triage_app.files.export import FORMATS, export, results_frame
+    from triage_app.files.export import FORMATS, REVIEW_BELOW, export, results_frame
     from triage_app.files.store import ResultStore
     from triage_app.job import run_job
 
+    if scale_command.wants_ray(args):
+        return scale_command.run(args)
     if Path(args.output).suffix.lower().lstrip(".") not in FORMATS:
         raise ValueError(f"{args.output}: the output must end in .{', .'.join(FORMATS)}")
     table, texts = _read_tickets(args)
     config = _run_config(args, reference=args.reference)
     label_set = _label_set(args)
-    classifier = Classifier(_load_model(args), label_set, max_ticket_tokens=args.max_ticket_tokens)
+    classifier = _classifier(args, label_set)
     predictions, stats = [], None
     with ResultStore(args.db) as store, \
             tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
@@ -169,7 +207,9 @@ def _classify(args) -> int:
             bar.update(len(step.predictions))
             bar.set_postfix_str(f"{stats.items_per_s:.1f} items/s, padding {100 * stats.padding_fraction:.1f}%")
         manual = store.manual_labels(label_set.fingerprint, texts)
-    export(results_frame(table.frame, predictions, label_set.names, manual), args.output, excel_bom=args.excel_bom)
+    review_below = REVIEW_BELOW if args.review_below is None else args.review_below
+    export(results_frame(table.frame, predictions, label_set.names, manual, review_below), args.output,
+           excel_bom=args.excel_bom)
     print(f"{len(texts)} tickets ({step.resumed} from earlier runs): {stats.done} classified in {stats.seconds:.1f} s "
           f"({stats.items_per_s:.2f} items/s); padding {100 * stats.padding_fraction:.1f}% of tokens; prefix tokens "
           f"saved {stats.prefix_tokens_saved}; fallbacks {stats.fallbacks}; truncated {stats.truncated} "
@@ -202,11 +242,10 @@ def _inspect(args) -> int:
 
 
 def _verify(args) -> int:
-    from triage_app.engine.classifier import Classifier
     from triage_app.engine.verify import verify
 
     _, texts = _read_tickets(args)
-    classifier = Classifier(_load_model(args), _label_set(args), max_ticket_tokens=args.max_ticket_tokens)
+    classifier = _classifier(args)
     report = verify(classifier, texts, args.probes, _run_config(args))
     for d in report.disagreements:
         kind = "near-tie" if d.near_tie else "DISAGREEMENT"
@@ -214,6 +253,80 @@ def _verify(args) -> int:
               f"(reference log-margin {d.reference_log_margin:.3g}) {kind}")
     print(report.summary())
     return 0 if report.ok else 1
+
+
+def _eval(args) -> int:
+    import random
+
+    from triage_app.engine.classifier import Classifier
+    from triage_app.files import reader
+    from triage_app.quality.evaluate import GoldSet, run_eval
+    from triage_app.quality.metrics import reliability_plot
+
+    table, texts = _read_tickets(args)
+    column = (reader.check_column(table, args.gold_column) if args.gold_column
+              else reader.detect_gold_column(table))
+    if column is None:
+        raise reader.BadInput(f"{table.path.name}: no column of right answers found; name it with --gold-column")
+    gold = table.frame[column].str.strip().tolist()
+    label_set = _eval_label_set(args, gold)
+    keep = [r for r, (t, g) in enumerate(zip(texts, gold)) if t.strip() and g in label_set.names]
+    if args.limit and args.limit < len(keep):
+        keep = sorted(random.Random(0).sample(keep, args.limit))
+    gold_set = GoldSet([texts[r] for r in keep], [gold[r] for r in keep])
+    loaded = _load_model(args)
+    make = lambda labels, scoring: Classifier(loaded, labels, max_ticket_tokens=args.max_ticket_tokens,
+                                              scoring=scoring)
+    out = run_eval(make, gold_set, label_set, _scoring(args), _run_config(args), args.examples_per_label,
+                   args.compare, log=lambda line: print(line, file=sys.stderr))
+    out.update(model=loaded.name, dtype=loaded.placement.dtype_name, file=str(table.path), gold_column=column)
+    _print_eval(out, reliability_plot)
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    return 0
+
+
+def _eval_label_set(args, gold):
+    """The label set to judge: as given, or the default one, or the gold column's own labels."""
+    from triage_app.engine.labels import LabelSet
+
+    if args.labels or args.labels_file:
+        return _label_set(args)
+    found = sorted(set(g for g in gold if g))
+    default = LabelSet.default()
+    return default if set(found) <= set(default.names) else LabelSet.from_names(found)
+
+
+def _print_eval(out, reliability_plot):
+    from triage_app.quality.metrics import Report, LabelMetrics
+
+    r = out["report"]
+    report = Report(**dict(r, per_label={k: LabelMetrics(**m) for k, m in r["per_label"].items()}))
+    s = out["scoring"]
+    print(f"{out['model']} ({out['dtype']}), scoring: {s['length']}"
+          f"{', calibrated' if s['calibrate'] else ''}, temperature {s['temperature']:g}; "
+          f"{out['examples']} few-shot example(s), prefix {out['prefix_tokens']} tokens")
+    print(report.table())
+    print("reliability (confidence bins):")
+    print(reliability_plot(r["reliability"]))
+    print(f"temperature fitted on the gold column: {out['fitted_temperature']:.2f} "
+          f"(ECE {r['ece']:.3f} -> {out['ece_after_temperature']:.3f}, cross-fitted on halves); "
+          f"use it with --temperature {out['fitted_temperature']:.2f}")
+    if "scoring_grid" in out:
+        print("\nscoring choices (same run):")
+        for name, b in out["scoring_grid"].items():
+            print(f"  {name:<18} accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}  ECE {b['ece']:.3f}")
+        print("few-shot examples per label (examples from the file, same evaluation rows):")
+        for k, b in out["few_shot"].items():
+            print(f"  {k}: accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}  "
+                  f"prefix {b['prefix_tokens']} tokens  {b['seconds']:.1f} s")
+        if "without_aliases" in out:
+            b = out["without_aliases"]
+            print(f"without aliases (label names scored): accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}")
+        c = out["corrections"]
+        print(f"corrections promoted to examples: {c['promoted']}; on the other {c['n']} tickets accuracy "
+              f"{c['before']['accuracy']:.3f} -> {c['after']['accuracy']:.3f}, macro-F1 "
+              f"{c['before']['macro_f1']:.3f} -> {c['after']['macro_f1']:.3f}")
 
 
 def _bench(args) -> int:

@@ -6,6 +6,7 @@ import codecs
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pandas as pd
 
 TEXT_COLUMNS = ("text", "body", "description", "message", "ticket", "comment", "content")
 SUBJECT_COLUMNS = ("subject", "title", "summary")
+GOLD_COLUMNS = ("category", "label", "queue", "class", "topic", "type", "intent", "gold")
 DELIMITERS = ",;\t|"
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 
@@ -78,6 +80,11 @@ def detect_subject_column(table: TicketTable) -> str | None:
     return _first_named(table.columns, SUBJECT_COLUMNS)
 
 
+def detect_gold_column(table: TicketTable) -> str | None:
+    """A column that already holds the right answers (a helpdesk's queue or category), if any."""
+    return _first_named(table.columns, GOLD_COLUMNS)
+
+
 def check_column(table: TicketTable, column: str) -> str:
     if column not in table.columns:
         raise BadInput(f"no column {column!r}; the columns are: {', '.join(table.columns)}")
@@ -85,8 +92,15 @@ def check_column(table: TicketTable, column: str) -> str:
 
 
 def _first_named(columns: list[str], names: tuple[str, ...]) -> str | None:
+    """An exact name first ("message"), then a name made of words that include one ("customer_message")."""
     lower = {c.strip().lower(): c for c in columns}
-    return next((lower[n] for n in names if n in lower), None)
+    exact = next((lower[n] for n in names if n in lower), None)
+    if exact is not None:
+        return exact
+    split = {c: set(re.split(r"[^a-z0-9]+", key)) for key, c in lower.items()}
+    # an identifier ("ticket_id") names its row, never its text or answer
+    words = {c: w for c, w in split.items() if not w & {"id", "no"}}
+    return next((c for n in names for c, w in words.items() if n in w), None)
 
 
 # delimited text
