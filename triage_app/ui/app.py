@@ -13,6 +13,7 @@ SCREENSHOT_TIMEOUT_S = 600
 def main(argv: list[str] | None = None) -> int:
     """triage-app gui [FILE] [--screenshot PATH [--run N] [--model SPEC] [--tab labels|accuracy] [--review]]"""
     args = _parser().parse_args(argv)
+    _import_engine()
     import qasync
     from PySide6.QtWidgets import QApplication
 
@@ -37,6 +38,19 @@ def main(argv: list[str] | None = None) -> int:
             return 0
     finally:
         window.shutdown()
+
+
+def _import_engine() -> None:
+    """Import the engine's torch side here, before Qt, not later on the worker's thread.
+
+    With PySide6 6.12 loaded, every import passes through shiboken's import hook; importing torch
+    on the worker thread while the UI thread ran Python crashed the interpreter once here
+    ("none_dealloc"). Done first, the hook never sees these imports. Costs a few seconds at start.
+    """
+    import triage_app.engine.device  # noqa: F401
+    import triage_app.engine.models  # noqa: F401
+    import triage_app.engine.verify  # noqa: F401
+    import triage_app.job  # noqa: F401
 
 
 def _parser() -> argparse.ArgumentParser:

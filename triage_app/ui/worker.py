@@ -54,9 +54,9 @@ class EngineWorker(QObject):
     """Lives on its own QThread; the main thread only calls the request methods and cancel()."""
 
     # requests, served on the worker thread
-    _load_requested = Signal(str, str, str, bool)
+    _load_requested = Signal(str, str, str, bool, int)
     _adopt_requested = Signal(object)
-    _run_requested = Signal(int, object, object, object, bool)
+    _run_requested = Signal(int, object, object, object, bool, int)
     _verify_requested = Signal(object, object, object, int)
     _prompt_requested = Signal(object, str)
 
@@ -80,6 +80,8 @@ class EngineWorker(QObject):
         self._classifier = None
         self._store = None
         self._next_run = 0
+        self._loads = 0                 # load requests so far; a run remembers the one it follows
+        self._failed_loads: set[int] = set()
         self._cancelled_up_to = 0     # runs with an id up to this stop between batches
         self._load_requested.connect(self._load)
         self._adopt_requested.connect(self._adopt)
@@ -89,16 +91,18 @@ class EngineWorker(QObject):
 
     # requests (call from the main thread)
     def load_model(self, spec: str, device: str = "auto", dtype: str = "auto", allow_download: bool = False):
-        self._load_requested.emit(spec, device, dtype, allow_download)
+        self._loads += 1
+        self._load_requested.emit(spec, device, dtype, allow_download, self._loads)
 
     def use_model(self, loaded) -> None:
         """Adopt a model loaded elsewhere (tests share one across windows)."""
+        self._loads += 1                # runs after this follow a load that cannot fail
         self._adopt_requested.emit(loaded)
 
     def run(self, texts: list[str], label_set, config: dict | None = None, fresh: bool = False) -> int:
         """Classify texts; config: RunConfig fields. Returns the run id its signals will carry."""
         self._next_run += 1
-        self._run_requested.emit(self._next_run, list(texts), label_set, config, fresh)
+        self._run_requested.emit(self._next_run, list(texts), label_set, config, fresh, self._loads)
         return self._next_run
 
     def verify(self, texts: list[str], label_set, config: dict | None = None, probes: int = 16) -> None:
@@ -116,16 +120,15 @@ class EngineWorker(QObject):
         return self._loaded is not None
 
     # served on the worker thread
-    @Slot(str, str, str, bool)
-    def _load(self, spec, device, dtype, allow_download):
+    @Slot(str, str, str, bool, int)
+    def _load(self, spec, device, dtype, allow_download, load_id):
         from triage_app.engine import device as devices, models
 
         self.model_loading.emit(spec)
         try:
             loaded = models.load(spec, devices.choose(device, dtype), allow_download=allow_download)
         except Exception as exc:  # a broken model folder fails in many ways; the user needs one line
-            # runs queued behind this load have nothing to run on: they end as cancelled, quietly
-            self._cancelled_up_to = self._next_run
+            self._failed_loads.add(load_id)   # runs asked for behind it end as cancelled, quietly
             known = isinstance(exc, (models.ModelNotAvailable, ValueError, OSError))
             self.model_failed.emit(str(exc) if known else _one_line("cannot load the model", exc))
             return
@@ -138,11 +141,11 @@ class EngineWorker(QObject):
         self.model_loaded.emit(ModelInfo(loaded.spec, loaded.name, placement.device, placement.dtype_name,
                                          placement.reason))
 
-    @Slot(int, object, object, object, bool)
-    def _run(self, run_id, texts, label_set, config, fresh):
+    @Slot(int, object, object, object, bool, int)
+    def _run(self, run_id, texts, label_set, config, fresh, after_load):
         from triage_app.job import run_job
 
-        if run_id <= self._cancelled_up_to:
+        if run_id <= self._cancelled_up_to or after_load in self._failed_loads:
             self.cancelled.emit(run_id)
             return
         try:
