@@ -112,9 +112,16 @@ def test_bad_input_gets_one_line_and_exit_2(tickets_csv, tmp_path, args, message
     assert not (tmp_path / "x.csv").exists()
 
 
-def test_no_subcommand_prints_help():
-    result = triage()
-    assert "classify" in result.stdout and "bench" in result.stdout
+def test_help_lists_the_window_and_every_command():
+    result = triage("--help")
+    assert all(c in result.stdout for c in ("gui", "classify", "eval", "verify", "bench", "inspect"))
+
+
+def test_a_file_alone_opens_the_window(tmp_path, tickets_csv):
+    """`triage-app FILE` is the window with that file (rendered to a PNG here, offscreen)."""
+    png = tmp_path / "window.png"
+    triage(str(tickets_csv), "--screenshot", str(png))
+    assert png.stat().st_size > 10_000
 
 
 def test_inspect_describes_a_file(tmp_path):

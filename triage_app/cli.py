@@ -1,4 +1,4 @@
-"""The triage-app command line: classify, bench, verify."""
+"""The triage-app command line: the window (no command, or a file), classify, eval, verify, bench, inspect."""
 
 from __future__ import annotations
 
@@ -13,11 +13,13 @@ EXIT_BAD_INPUT = 2
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = _parser()
+    if _wants_window(argv, parser):
+        from triage_app.ui.app import main as window
+
+        return window(argv[1:] if argv[:1] == ["gui"] else argv)
     args = parser.parse_args(argv)
-    if not args.command:
-        parser.print_help()
-        return 0
     from triage_app.engine.models import ModelNotAvailable
     from triage_app.files.reader import BadInput
 
@@ -31,9 +33,17 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def _wants_window(argv: list[str], parser: argparse.ArgumentParser) -> bool:
+    """`triage-app`, `triage-app FILE` and `triage-app gui ...` open the window."""
+    return not argv or argv[0] == "gui" or (argv[0] not in parser.commands and not argv[0].startswith("-"))
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="triage-app", description="Classify support tickets with a local model.")
-    sub = parser.add_subparsers(dest="command")
+    parser = argparse.ArgumentParser(prog="triage-app", description="Classify support tickets with a local model. "
+                                     "With no command, or with a ticket file, it opens the window.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    parser.commands = sub.choices  # name -> subparser, filled in below
+    sub.add_parser("gui", help="the window: triage-app gui [FILE] [--screenshot PNG [--run N]] (also: triage-app [FILE])")
 
     classify = sub.add_parser("classify", help="label every ticket of a file (CSV, TSV, XLSX, JSON, JSONL)")
     classify.add_argument("input")
