@@ -13,20 +13,27 @@ LABELS = ["billing", "technical", "account"]
 
 
 def test_confusion_precision_recall_by_hand():
-    gold = ["billing", "billing", "billing", "technical", "technical", "account", "other"]
-    pred = ["billing", "technical", "billing", "technical", "billing", "account", "billing"]
+    gold = ["billing", "Billing ", "billing", "technical", "technical", "account", "other", "", "account"]
+    pred = ["billing", "technical", "billing", "technical", "billing", "account", "billing", "account", None]
     r = evaluate(gold, pred, LABELS)
-    assert r.n == 6                                     # "other" is not a label: skipped
-    assert r.confusion == [[2, 1, 0], [1, 1, 0], [0, 0, 1]]
-    assert r.accuracy == pytest.approx(4 / 6)
-    assert r.per_label["billing"].precision == pytest.approx(2 / 3)
+    # "Billing " is billing; a blank gold value or no answer does not count; "other" counts as wrong
+    assert r.n == 7 and r.gold_values == LABELS + ["other"]
+    assert r.confusion == [[2, 1, 0], [1, 1, 0], [0, 0, 1], [1, 0, 0]]
+    assert r.accuracy == pytest.approx(4 / 7)
+    assert r.per_label["billing"].precision == pytest.approx(2 / 4)
     assert r.per_label["billing"].recall == pytest.approx(2 / 3)
     assert r.per_label["technical"].precision == pytest.approx(1 / 2)
     assert r.per_label["technical"].recall == pytest.approx(1 / 2)
     assert r.per_label["account"].f1 == pytest.approx(1.0)
-    assert r.macro_f1 == pytest.approx((2 / 3 + 1 / 2 + 1) / 3)
-    assert r.majority_baseline == pytest.approx(3 / 6)
-    assert "confusion" in r.table() and r.to_dict()["confusion"] == r.confusion
+    assert r.macro_f1 == pytest.approx((2 * (1 / 2) * (2 / 3) / (1 / 2 + 2 / 3) + 1 / 2 + 1) / 3)
+    assert r.majority_baseline == pytest.approx(3 / 7)
+    assert "confusion" in r.table() and type(r).from_dict(r.to_dict()) == r
+
+
+def test_a_label_never_given_has_no_precision():
+    r = evaluate(["billing", "technical"], ["billing", "billing"], LABELS)
+    assert r.per_label["technical"].precision is None and r.per_label["technical"].recall == 0
+    assert r.per_label["account"].recall is None and "–" in r.table()
 
 
 def test_expected_calibration_error_by_hand():
@@ -41,9 +48,9 @@ def test_expected_calibration_error_by_hand():
     assert reliability_plot(bins).count("\n") == 2
 
 
-def test_no_gold_label_in_the_label_set_is_an_error():
-    with pytest.raises(ValueError, match="no gold label"):
-        evaluate(["x"], ["billing"], LABELS)
+def test_nothing_to_compare_is_an_empty_report():
+    r = evaluate(["", "billing"], ["billing", None], LABELS)
+    assert r.n == 0 and r.accuracy is None and r.confusion == [[0, 0, 0]] * 3
 
 
 def test_fit_temperature_recovers_the_temperature_that_made_the_data():

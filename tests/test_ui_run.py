@@ -147,7 +147,7 @@ def test_accuracy_against_the_gold_column(qtbot, ready):
     predicted = [window.model.predicted_label(r) for r in range(10)]
     pairs = [(g, p) for g, p in zip(gold, predicted) if p is not None]
     expected = sum(g == p for g, p in pairs) / len(pairs)
-    qtbot.waitUntil(lambda: window.accuracy_panel.scores is not None and window.accuracy_panel.scores.rows == 10)
+    qtbot.waitUntil(lambda: window.accuracy_panel.scores is not None and window.accuracy_panel.scores.n == 10)
     scores = window.accuracy_panel.scores
     assert scores.accuracy == pytest.approx(expected)
     assert f"{100 * expected:.1f}%" in window.accuracy_panel.headline.text()
@@ -156,7 +156,7 @@ def test_accuracy_against_the_gold_column(qtbot, ready):
         assert scores.confusion[k] == [sum(g == name and p == col for g, p in pairs) for col in names]
         predicted_as = sum(p == name for _, p in pairs)
         hits = sum(g == p == name for g, p in pairs)
-        assert scores.per_label[k].precision == (hits / predicted_as if predicted_as else None)
+        assert scores.per_label[name].precision == (hits / predicted_as if predicted_as else None)
     # a manual label is a correction, not a prediction: accuracy does not move
     wrong = next(r for r in range(10) if predicted[r] != gold[r]) if expected < 1 else 0
     window.model.set_manual(wrong, gold[wrong])

@@ -308,10 +308,10 @@ def _eval_label_set(args, gold):
 
 
 def _print_eval(out, reliability_plot):
-    from triage_app.quality.metrics import Report, LabelMetrics
+    from triage_app.quality.metrics import Report
 
     r = out["report"]
-    report = Report(**dict(r, per_label={k: LabelMetrics(**m) for k, m in r["per_label"].items()}))
+    report = Report.from_dict(r)
     s = out["scoring"]
     print(f"{out['model']} ({out['dtype']}), scoring: {s['length']}"
           f"{', calibrated' if s['calibrate'] else ''}, temperature {s['temperature']:g}; "

@@ -8,70 +8,97 @@ from dataclasses import asdict, dataclass, field
 
 @dataclass(slots=True)
 class LabelMetrics:
-    precision: float
-    recall: float
+    precision: float | None   # None: the model never gave this label
+    recall: float | None      # None: no gold row has this label
     f1: float
-    support: int
+    support: int              # gold rows with this label
 
 
 @dataclass(slots=True)
 class Report:
     labels: list[str]
-    n: int
-    accuracy: float
+    n: int                              # rows with a gold value and a model answer
+    correct: int
     macro_f1: float
     per_label: dict[str, LabelMetrics]
-    confusion: list[list[int]]          # rows: gold, columns: predicted (order of labels)
+    gold_values: list[str]              # rows of the confusion matrix: the labels, then any other gold values
+    confusion: list[list[int]]          # rows: gold_values, columns: labels
     ece: float | None = None            # expected calibration error of the confidences
     reliability: list[dict] = field(default_factory=list)
-    majority_baseline: float = 0.0      # accuracy of always answering the commonest gold label
+    majority_baseline: float = 0.0      # accuracy of always answering the commonest gold value
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.n if self.n else None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return dict(asdict(self), accuracy=self.accuracy)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Report:
+        fields = {k: v for k, v in data.items() if k != "accuracy"}
+        return cls(**dict(fields, per_label={k: LabelMetrics(**m) for k, m in data["per_label"].items()}))
 
     def table(self) -> str:
-        width = max(len(label) for label in self.labels) + 2
-        lines = [f"accuracy {100 * self.accuracy:.1f}% (majority baseline {100 * self.majority_baseline:.1f}%), "
+        width = max(len(value) for value in self.gold_values) + 2
+        lines = [f"accuracy {_pct(self.accuracy)} (majority baseline {_pct(self.majority_baseline)}), "
                  f"macro-F1 {self.macro_f1:.3f}" + (f", ECE {self.ece:.3f}" if self.ece is not None else "")
                  + f", n={self.n}",
                  f"{'label':<{width}} {'precision':>9} {'recall':>7} {'F1':>6} {'n':>5}"]
         for label, m in self.per_label.items():
-            lines.append(f"{label:<{width}} {m.precision:9.3f} {m.recall:7.3f} {m.f1:6.3f} {m.support:5d}")
+            lines.append(f"{label:<{width}} {_num(m.precision):>9} {_num(m.recall):>7} {m.f1:6.3f} {m.support:5d}")
         lines.append("confusion (rows gold, columns predicted): " + " | ".join(self.labels))
-        for label, row in zip(self.labels, self.confusion):
-            lines.append(f"{label:<{width}} " + " ".join(f"{c:5d}" for c in row))
+        for value, row in zip(self.gold_values, self.confusion):
+            lines.append(f"{value:<{width}} " + " ".join(f"{c:5d}" for c in row))
         return "\n".join(lines)
 
 
-def evaluate(gold: list[str], predicted: list[str], labels: list[str],
-             confidence: list[float] | None = None, bins: int = 10) -> Report:
-    """Compare predicted labels with gold ones (rows whose gold is not one of labels are skipped)."""
-    pairs = [(g, p, c) for g, p, c in zip(gold, predicted, confidence or [None] * len(gold)) if g in labels]
-    if not pairs:
-        raise ValueError(f"no gold label is one of {labels}")
-    index = {label: k for k, label in enumerate(labels)}
-    confusion = [[0] * len(labels) for _ in labels]
-    for g, p, _ in pairs:
-        if p in index:
-            confusion[index[g]][index[p]] += 1
-    n = len(pairs)
-    per_label = {}
-    for label, k in index.items():
-        tp = confusion[k][k]
-        predicted_k = sum(row[k] for row in confusion)
-        support = sum(confusion[k])
-        precision = tp / predicted_k if predicted_k else 0.0
-        recall = tp / support if support else 0.0
-        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        per_label[label] = LabelMetrics(precision, recall, f1, support)
+def evaluate(gold: list[str], predicted: list[str | None], labels: list[str],
+             confidence: list[float | None] | None = None, bins: int = 10) -> Report:
+    """Compare a model's labels with gold ones.
+
+    Gold values match labels ignoring case and surrounding spaces; rows with a blank gold value
+    or no model answer do not count; a gold value that is no label counts as wrong and gets its
+    own row in the confusion matrix.
+    """
+    canon = {name.lower(): name for name in labels}
+    rows = [(canon.get(str(g).strip().lower(), str(g).strip()), p, c)
+            for g, p, c in zip(gold, predicted, confidence or [None] * len(gold))
+            if p is not None and str(g).strip()]
+    gold_values = labels + sorted({g for g, _, _ in rows} - set(labels))
+    row_of = {g: k for k, g in enumerate(gold_values)}
+    col_of = {name: k for k, name in enumerate(labels)}
+    confusion = [[0] * len(labels) for _ in gold_values]
+    for g, p, _ in rows:
+        confusion[row_of[g]][col_of[p]] += 1
+    per_label = {name: _label_metrics(confusion, k) for k, name in enumerate(labels)}
     present = [m for m in per_label.values() if m.support]
-    report = Report(labels, n, sum(confusion[k][k] for k in range(len(labels))) / n,
-                    sum(m.f1 for m in present) / len(present), per_label, confusion,
-                    majority_baseline=max(m.support for m in per_label.values()) / n)
-    if confidence is not None:
-        report.reliability = reliability([c for _, _, c in pairs], [g == p for g, p, _ in pairs], bins)
-        report.ece = sum(b["n"] * abs(b["accuracy"] - b["confidence"]) for b in report.reliability) / n
+    supports = [sum(row) for row in confusion]
+    report = Report(labels, len(rows), sum(g == p for g, p, _ in rows),
+                    sum(m.f1 for m in present) / len(present) if present else 0.0, per_label, gold_values,
+                    confusion, majority_baseline=max(supports) / len(rows) if rows else 0.0)
+    if confidence is not None and rows:
+        report.reliability = reliability([c for _, _, c in rows], [g == p for g, p, _ in rows], bins)
+        report.ece = sum(b["n"] * abs(b["accuracy"] - b["confidence"]) for b in report.reliability) / len(rows)
     return report
+
+
+def _label_metrics(confusion: list[list[int]], k: int) -> LabelMetrics:
+    right = confusion[k][k]
+    answered = sum(row[k] for row in confusion)
+    support = sum(confusion[k])
+    precision = right / answered if answered else None
+    recall = right / support if support else None
+    f1 = 2 * precision * recall / (precision + recall) if precision and recall else 0.0
+    return LabelMetrics(precision, recall, f1, support)
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def _num(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
 
 
 def reliability(confidence: list[float], correct: list[bool], bins: int = 10) -> list[dict]:

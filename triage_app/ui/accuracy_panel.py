@@ -5,64 +5,12 @@ It scores the model's own answers: a label a person set is a correction, not a p
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
-GOLD_COLUMNS = ("category", "label", "queue", "gold", "class", "topic", "type", "department", "team")
-
-
-@dataclass(slots=True)
-class LabelScore:
-    name: str
-    precision: float | None
-    recall: float | None
-    support: int        # rows whose gold value is this label
-
-
-@dataclass(slots=True)
-class Scores:
-    rows: int           # rows with a gold value and a model answer
-    correct: int
-    per_label: list[LabelScore] = field(default_factory=list)
-    gold_values: list[str] = field(default_factory=list)     # rows of the confusion matrix
-    labels: list[str] = field(default_factory=list)          # its columns
-    confusion: list[list[int]] = field(default_factory=list)
-
-    @property
-    def accuracy(self) -> float | None:
-        return self.correct / self.rows if self.rows else None
-
-
-def detect_gold_column(columns: list[str]) -> str | None:
-    lower = {c.strip().lower(): c for c in columns}
-    return next((lower[n] for n in GOLD_COLUMNS if n in lower), None)
-
-
-def score(gold: list[str], predicted: list[str | None], labels: list[str]) -> Scores:
-    """Gold values match labels ignoring case and surrounding spaces; blank gold rows don't count."""
-    canon = {name.lower(): name for name in labels}
-    pairs = [(canon.get(str(g).strip().lower(), str(g).strip()), p)
-             for g, p in zip(gold, predicted) if p is not None and str(g).strip()]
-    gold_values = labels + sorted({g for g, _ in pairs} - set(labels))
-    row_of = {g: k for k, g in enumerate(gold_values)}
-    confusion = [[0] * len(labels) for _ in gold_values]
-    col_of = {name: k for k, name in enumerate(labels)}
-    for g, p in pairs:
-        confusion[row_of[g]][col_of[p]] += 1
-    per_label = []
-    for k, name in enumerate(labels):
-        true_positive = confusion[k][k]
-        predicted_as = sum(row[k] for row in confusion)
-        support = sum(confusion[k])
-        per_label.append(LabelScore(name, true_positive / predicted_as if predicted_as else None,
-                                    true_positive / support if support else None, support))
-    correct = sum(g == p for g, p in pairs)
-    return Scores(len(pairs), correct, per_label, gold_values, labels, confusion)
-
+from triage_app.quality.metrics import Report
 
 class AccuracyPanel(QWidget):
     def __init__(self, parent=None):
@@ -82,9 +30,9 @@ class AccuracyPanel(QWidget):
         layout.addWidget(self.matrix_title)
         self.matrix = _table([])
         layout.addWidget(self.matrix, 1)
-        self.scores: Scores | None = None
+        self.scores: Report | None = None
 
-    def show_scores(self, scores: Scores | None, gold_column: str | None) -> None:
+    def show_scores(self, scores: Report | None, gold_column: str | None) -> None:
         self.scores = scores
         if scores is None or gold_column is None:
             self.headline.setText("Choose a gold column above to compare the model's labels with it.")
@@ -92,14 +40,14 @@ class AccuracyPanel(QWidget):
             self.matrix.setRowCount(0)
             self.matrix.setColumnCount(0)
             return
-        if not scores.rows:
+        if not scores.n:
             self.headline.setText(f"No labeled rows with a “{gold_column}” value yet.")
         else:
             self.headline.setText(f"Accuracy <b>{100 * scores.accuracy:.1f}%</b> — {scores.correct:,} of "
-                                  f"{scores.rows:,} rows agree with “{gold_column}” (the model's own labels)")
+                                  f"{scores.n:,} rows agree with “{gold_column}” (the model's own labels)")
         self.per_label.setRowCount(len(scores.per_label))
-        self.per_label.setVerticalHeaderLabels([s.name for s in scores.per_label])
-        for r, s in enumerate(scores.per_label):
+        self.per_label.setVerticalHeaderLabels(list(scores.per_label))
+        for r, s in enumerate(scores.per_label.values()):
             for c, value in enumerate((_pct(s.precision), _pct(s.recall), f"{s.support:,}")):
                 self.per_label.setItem(r, c, _item(value))
         _fit_height(self.per_label)

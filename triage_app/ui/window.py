@@ -12,8 +12,10 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLab
                                QPushButton, QScrollArea, QSplitter, QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
 from triage_app.engine.labels import LabelSet
-from triage_app.files.reader import BadInput, TicketTable, detect_subject_column, detect_text_column, read_tickets
-from triage_app.ui.accuracy_panel import AccuracyPanel, detect_gold_column, score
+from triage_app.files.reader import (BadInput, TicketTable, detect_gold_column, detect_subject_column,
+                                     detect_text_column, read_tickets)
+from triage_app.quality.metrics import evaluate
+from triage_app.ui.accuracy_panel import AccuracyPanel
 from triage_app.ui.column_picker import ColumnPicker
 from triage_app.ui.labels_panel import LabelsPanel
 from triage_app.ui.model_panel import ModelPanel
@@ -56,7 +58,7 @@ def open_tickets(path: str, label_set_key: str, store_path=None) -> OpenedFile:
     texts = table.texts(text)
     with ResultStore(store_path) as store:
         manual = store.manual_labels(label_set_key, texts)
-    return OpenedFile(table, text, detect_subject_column(table), detect_gold_column(table.columns), texts, manual,
+    return OpenedFile(table, text, detect_subject_column(table), detect_gold_column(table), texts, manual,
                       notes)
 
 
@@ -626,8 +628,8 @@ class MainWindow(QMainWindow):
         if self.table is None or gold is None:
             self.accuracy_panel.show_scores(None, None)
         else:
-            self.accuracy_panel.show_scores(score(self.table.frame[gold].tolist(), self.model.predicted_labels,
-                                                  self.model.label_names), gold)
+            self.accuracy_panel.show_scores(evaluate(self.table.frame[gold].tolist(), self.model.predicted_labels,
+                                                     self.model.label_names), gold)
 
     def _refill_label_filter(self) -> None:
         current = self.label_filter.currentText()
