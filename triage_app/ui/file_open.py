@@ -1,0 +1,47 @@
+"""Files the OS asks the app to open (Finder "Open With", a drop on the Dock icon): QFileOpenEvent.
+
+macOS sends these to the QApplication, not to a window, and the first one can arrive as soon as the
+event loop starts, before the main window exists (a double-clicked CSV launches the app). So the
+paths are queued here until a handler is registered, then handed over in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication
+
+
+class FileOpenQueue(QObject):
+    """An event filter on the application: takes QFileOpenEvents, queues paths until set_handler()."""
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.pending: list[str] = []
+        self._handler: Callable[[str], None] | None = None
+
+    def set_handler(self, handler: Callable[[str], None] | None) -> None:
+        """From now on each path goes to handler(path); paths that came earlier go first."""
+        self._handler = handler
+        while self._handler is not None and self.pending:
+            self._handler(self.pending.pop(0))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() != QEvent.Type.FileOpen:
+            return False
+        path = event.file() or event.url().toLocalFile()
+        if not path:
+            return False      # a non-file URL: not ours to handle
+        if self._handler is None:
+            self.pending.append(path)
+        else:
+            self._handler(path)
+        return True
+
+
+def install(app: QApplication) -> FileOpenQueue:
+    """Install on app right after it is made, before the event loop runs, so no early event is lost."""
+    queue = FileOpenQueue(app)
+    app.installEventFilter(queue)
+    return queue
