@@ -1,0 +1,28 @@
+"""triage-app --self-test, as the frozen app runs it: a subprocess, exit status and one line per step."""
+
+import subprocess
+import sys
+
+STEPS = ("environment:", "imports:", "window:", "sample:", "model:", "classify:", "export:")
+
+
+def _self_test(code: str, timeout: int = 120) -> subprocess.CompletedProcess:
+    # the environment is conftest's: offscreen Qt, the suite's model cache (converted once)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+
+
+def test_self_test_passes_and_says_each_step():
+    done = _self_test("from triage_app.selftest import main; raise SystemExit(main())")
+    lines = [line for line in done.stdout.splitlines() if line.startswith("self-test")]
+    assert done.returncode == 0, done.stdout + done.stderr
+    for step in STEPS:
+        assert any(line.startswith(f"self-test: {step}") for line in lines), (step, lines)
+    assert "8 tickets" in next(line for line in lines if "classify:" in line)
+    assert lines[-1].startswith("self-test passed in ")
+
+
+def test_self_test_fails_with_a_reason():
+    done = _self_test("import triage_app.selftest as s; from pathlib import Path; "
+                      "s.sample_path = lambda: Path('/nonexistent/sample.csv'); raise SystemExit(s.main())")
+    assert done.returncode == 1
+    assert "self-test FAILED: the bundled sample is missing: /nonexistent/sample.csv" in done.stdout
