@@ -7,7 +7,7 @@ import time
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from triage_app.engine.labels import LabelSet
+from triage_app.engine.labels import Example, LabelSet
 from triage_app.ui.prompt_preview import NO_MODEL
 from triage_app.ui.settings import Remembered, open_settings
 from ui_helpers import drop_files, make_window, open_file, sample_rows, settings_file, write_slice  # noqa: F401
@@ -128,6 +128,22 @@ def test_label_editor_add_rename_remove_and_examples(qtbot, make_window, tmp_pat
         panel.remove_button.click()
     assert window.label_set.names == ["billing", "technical", "account"]
     assert all(e.label != "upsell" for e in window.label_set.examples)
+
+
+def test_corrections_become_examples(qtbot, make_window, tmp_path):
+    window = make_window()
+    open_file(qtbot, window, write_slice(tmp_path, 6))
+    window.promote_action.trigger()                     # nothing corrected yet: a message, no change
+    assert "No new corrections" in window.banner_text.text() and window.label_set.examples == LabelSet.default().examples
+    window.model.set_manual(1, "account")
+    window.model.set_manual(4, "technical")
+    with qtbot.waitSignal(window.labels_panel.changed):
+        window.promote_action.trigger()
+    rows = sample_rows()
+    assert window.label_set.examples[-2:] == (Example(rows[1]["text"].strip(), "account"),
+                                              Example(rows[4]["text"].strip(), "technical"))
+    window.promote_action.trigger()                     # already examples: not added twice
+    assert len(window.label_set.examples) == len(LabelSet.default().examples) + 2
 
 
 def test_label_set_saves_and_loads_as_json(qtbot, make_window, tmp_path):

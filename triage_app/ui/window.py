@@ -11,7 +11,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLabel, QLineEdit, QMainWindow,
                                QPushButton, QScrollArea, QSplitter, QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
-from triage_app.engine.labels import LabelSet
+from triage_app.engine.labels import Example, LabelSet
 from triage_app.files.reader import (BadInput, TicketTable, detect_gold_column, detect_subject_column,
                                      detect_text_column, read_tickets)
 from triage_app.quality.metrics import evaluate
@@ -268,10 +268,13 @@ class MainWindow(QMainWindow):
         self.load_action = action("Load model", lambda: self.load_model(), None)
         self.settings_action = action("Settings…", self.settings_dialog, None)
         self.prompt_action = action("Show prompt…", self.show_prompt, "Ctrl+P")
+        self.promote_action = action("Add my corrections as examples", self.promote_corrections, None,
+                                     "Every ticket you labeled by hand becomes a few-shot example")
         menus = self.menuBar()
         for title, actions in (("&File", (self.open_action, self.export_action, None, self.quit_action)),
                                ("&Run", (self.run_action, self.cancel_action, None, self.verify_action)),
-                               ("&Model", (self.load_action, self.prompt_action, None, self.settings_action))):
+                               ("&Labels", (self.promote_action, self.prompt_action)),
+                               ("&Model", (self.load_action, None, self.settings_action))):
             menu = menus.addMenu(title)
             for a in actions:
                 menu.addSeparator() if a is None else menu.addAction(a)
@@ -541,6 +544,18 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage("The prompt changed: Run again to update the labels.", 10_000)
         self._update_keys_hint()
         self._schedule_refresh()
+
+    def promote_corrections(self) -> None:
+        """Tickets a person labeled become few-shot examples (the prefix is encoded once more, then reused)."""
+        known = {e.text for e in self.label_set.examples}
+        texts = {row: str(self._texts[row]).strip() for row in self.model.manual_labels}
+        new = tuple(Example(texts[row], label) for row, label in sorted(self.model.manual_labels.items())
+                    if texts[row] and texts[row] not in known)
+        if not new:
+            self.show_error("No new corrections to add: label tickets by hand first (keys 1–9).")
+            return
+        self.labels_panel.set_label_set(self.label_set.with_examples(self.label_set.examples + new), announce=True)
+        self.statusBar().showMessage(f"{len(new)} correction(s) added as examples: Run again to use them.", 10_000)
 
     def _use_as_example(self, label: str) -> None:
         rows = self.view.selected_source_rows()
