@@ -17,9 +17,11 @@ def main(argv: list[str] | None = None) -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
+    from triage_app.ui.file_open import install as install_file_open
     from triage_app.ui.window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    opened = install_file_open(app)   # before the loop runs: Finder's first file may come at launch
     app.setOrganizationName("Triage")
     app.setApplicationName("Triage")
     loop = qasync.QEventLoop(app)
@@ -32,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
             window.show()
             if args.file:
                 window.open_file(args.file)
+            opened.set_handler(window.open_file)   # files Finder sent so far, then each as it comes
             closed = asyncio.Event()
             app.aboutToQuit.connect(closed.set)
             loop.run_until_complete(closed.wait())
