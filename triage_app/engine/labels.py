@@ -74,16 +74,14 @@ class LabelSet:
 
     @classmethod
     def default(cls) -> LabelSet:
+        # No examples: measured with the bundled model, three hand-written ones cost 14 points of
+        # accuracy (the model copies the last example's label); examples from the user's own
+        # tickets, 4 per label, gain 10 (README, "Labels worth trusting").
         return cls(
             labels=(
                 Label("billing", "payments, invoices, charges, refunds, subscriptions and pricing"),
                 Label("technical", "bugs, errors, crashes, outages, integrations and how the product works"),
                 Label("account", "login, passwords, profile, users, permissions and account settings"),
-            ),
-            examples=(
-                Example("I was charged twice for my plan this month, please refund one payment.", "billing"),
-                Example("Exporting a report fails with error 500 since this morning.", "technical"),
-                Example("I can't sign in: the password reset link says it has expired.", "account"),
             ),
         )
 

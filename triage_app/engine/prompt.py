@@ -24,14 +24,6 @@ class PromptStyle:
     instruction: str = DEFAULT_INSTRUCTION
     describe_labels: bool = True
     use_examples: bool = True
-    ask_after: bool = False   # repeat the question after the ticket, where a small model reads it last
-
-    def question(self, label_set: LabelSet) -> str:
-        return f"Category ({', '.join(label_set.surfaces)}):"
-
-    def user_turn(self, ticket_text: str, label_set: LabelSet) -> str:
-        # the ticket starts a line: a space before it would merge with its first word and break the cut
-        return f"Ticket:\n{ticket_text}\n\n{self.question(label_set)}" if self.ask_after else ticket_text
 
     def system_text(self, label_set: LabelSet) -> str:
         if not self.describe_labels:
@@ -78,9 +70,9 @@ class PromptPrefix:
         turns = [{"role": "system", "content": system}]
         if self.style.use_examples:
             for example in self.label_set.examples:
-                turns += [{"role": "user", "content": self.style.user_turn(_clean(example.text), self.label_set)},
+                turns += [{"role": "user", "content": _clean(example.text)},
                           {"role": "assistant", "content": self.label_set.surface_of(example.label)}]
-        return turns + [{"role": "user", "content": self.style.user_turn(ticket_text, self.label_set)}]
+        return turns + [{"role": "user", "content": ticket_text}]
 
     def render(self, ticket_text: str) -> str:
         """The whole prompt as the chat template writes it (the reference's definition)."""
