@@ -1,0 +1,46 @@
+"""The app bundle's configuration, checked without building it: document types, data files, icon."""
+
+import plistlib
+import struct
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "packaging"))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import triage_common as common  # noqa: E402
+from make_icon import ICNS_TYPES, read_icns  # noqa: E402
+
+
+def test_info_plist_declares_what_triage_opens():
+    plist = plistlib.loads(plistlib.dumps(common.INFO_PLIST))   # serialisable as macOS reads it
+    types = plist["CFBundleDocumentTypes"]
+    extensions = {e for t in types for e in t["CFBundleTypeExtensions"]}
+    assert {"csv", "tsv", "xlsx", "json"} <= extensions
+    assert {"public.comma-separated-values-text", "public.json"} <= {u for t in types for u in t["LSItemContentTypes"]}
+    assert all(t["LSHandlerRank"] == "Alternate" for t in types)   # offered, never the default app
+
+
+def test_data_files_exist():
+    for source, _ in common.data_files():
+        assert Path(source).is_file(), source
+
+
+def test_what_is_left_out():
+    assert not common.keep("torch/test/atest") and not common.keep("torch/lib/libtorchbind_test.so")
+    assert not common.keep("torch/bin/protoc")
+    assert common.keep("torch/lib/libtorch_cpu.so") and common.keep("torch/testing/_internal/common_dtype.py")
+    assert common.keep("torch/bin/torch_shm_manager")      # import torch checks it is there
+
+
+def test_icns_holds_a_png_per_size():
+    blob = (ROOT / "resources" / "triage.icns").read_bytes()
+    chunks = read_icns(blob)
+    assert [kind for kind, _ in chunks] == [kind for kind, _ in ICNS_TYPES]
+    at = 8
+    for (kind, length), (_, size) in zip(chunks, ICNS_TYPES):
+        png = blob[at + 8:at + 8 + length]
+        assert png[:8] == b"\x89PNG\r\n\x1a\n", kind
+        assert struct.unpack(">II", png[16:24]) == (size, size), kind   # IHDR width, height
+        at += 8 + length
