@@ -1,11 +1,12 @@
-"""The frozen app's entry point: the window when double-clicked, the CLI when given a command.
+"""The frozen app's entry point: freeze_support first, then the self-test or triage-app's own main.
 
-A Mac .app is started with no arguments (older macOS add -psn_…); files opened from Finder arrive
-later as QFileOpenEvents, not in argv. Elsewhere a file may be passed on the command line.
+triage-app already opens the window when given no arguments or a file (a double-clicked .app gets
+none; older macOS add -psn_…, dropped here). Files opened from Finder arrive later, as
+QFileOpenEvents (triage_app/ui/file_open.py). --self-test is answered here too, so a frozen build
+can be checked whatever the CLI does with that flag.
 """
 
 import multiprocessing
-import os
 import sys
 
 
@@ -15,13 +16,9 @@ def main() -> int:
         from triage_app.selftest import main as self_test
 
         return self_test()
-    if not args or (len(args) == 1 and os.path.isfile(args[0])):
-        from triage_app.ui.app import main as window
+    from triage_app.cli import main as triage_app
 
-        return window(args)
-    from triage_app.cli import main as cli
-
-    return cli(args)
+    return triage_app(args)
 
 
 if __name__ == "__main__":
