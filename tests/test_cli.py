@@ -114,7 +114,7 @@ def test_bad_input_gets_one_line_and_exit_2(tickets_csv, tmp_path, args, message
 
 def test_help_lists_the_window_and_every_command():
     result = triage("--help")
-    assert all(c in result.stdout for c in ("gui", "classify", "eval", "verify", "bench", "inspect"))
+    assert all(c in result.stdout for c in ("gui", "classify", "eval", "verify", "bench", "inspect", "--self-test"))
 
 
 def test_a_file_alone_opens_the_window(tmp_path, tickets_csv):

@@ -14,6 +14,10 @@ EXIT_BAD_INPUT = 2
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["--self-test"]:
+        from triage_app.selftest import main as self_test
+
+        return self_test()
     parser = _parser()
     if _wants_window(argv, parser):
         from triage_app.ui.app import main as window
@@ -41,6 +45,9 @@ def _wants_window(argv: list[str], parser: argparse.ArgumentParser) -> bool:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="triage-app", description="Classify support tickets with a local model. "
                                      "With no command, or with a ticket file, it opens the window.")
+    parser.add_argument("--self-test", action="store_true",
+                        help="check this install end to end, offline: window (offscreen), bundled sample and model, "
+                             "export; exit 0 if it all works")
     sub = parser.add_subparsers(dest="command", required=True)
     parser.commands = sub.choices  # name -> subparser, filled in below
     sub.add_parser("gui", help="the window: triage-app gui [FILE] [--screenshot PNG [--run N]] (also: triage-app [FILE])")
