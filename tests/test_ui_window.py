@@ -85,12 +85,16 @@ def test_a_big_file_loads_off_the_ui_thread(qtbot, make_window, tmp_path):
     timer.timeout.connect(tick)
     timer.start()
     with qtbot.waitSignal(window.file_loaded, timeout=60_000):
+        start = time.perf_counter()
         window.open_file(path)
+        returned = time.perf_counter() - start
+        # open_file only hands the path to the reader: nothing is read yet when it returns
+        assert window.model.rowCount() != 100_000 and returned < 0.5
     timer.stop()
     assert window.model.rowCount() == 100_000
     # Read on the UI thread this file blocks it 1.4 s here. Off it, the reader's GIL-holding C calls
-    # (csv sniffing, DataFrame building) still stall the loop: 0.05-0.5 s measured on a busy 2-core box.
-    assert len(gaps) >= 3, "the file was read while the event loop waited"
+    # (csv sniffing, DataFrame building) still stall the loop: 0.05-0.65 s measured on a busy 2-core box.
+    assert gaps, "the event loop never ran while the file was read"
     assert max(gaps) < 1.0, f"the window froze for {max(gaps):.2f} s"
     assert window.view.model().data(window.view.model().index(99_999, 4)).startswith("Ticket number 99999")
 
