@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -13,6 +14,8 @@ SCREENSHOT_TIMEOUT_S = 600
 def main(argv: list[str] | None = None) -> int:
     """triage-app gui [FILE] [--screenshot PATH [--run N] [--model SPEC] [--tab labels|accuracy] [--review]]"""
     args = _parser().parse_args(argv)
+    if args.screenshot:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # a PNG needs no display
     _import_engine()
     import qasync
     from PySide6.QtWidgets import QApplication
