@@ -63,3 +63,19 @@ def test_fit_temperature_recovers_the_temperature_that_made_the_data():
         gold.append(rng.choices(range(3), [p / total for p in probs])[0])
         logits.append(row)
     assert fit_temperature(logits, gold) == pytest.approx(2.5, rel=0.12)
+
+
+def test_batch_calibration_divides_out_the_runs_mean_answer():
+    import torch
+
+    from triage_app.quality.evaluate import Scored, batch_calibrated
+
+    # three tickets, two one-token labels: the model leans to label 0 on every ticket
+    tokens = torch.tensor([[[math.log(0.9)], [math.log(0.1)]], [[math.log(0.6)], [math.log(0.4)]],
+                           [[math.log(0.3)], [math.log(0.7)]]])
+    scored = Scored(tokens, tokens[:1], 1.0, 10, True)
+    probs = batch_calibrated(scored, "sum").exp()
+    mean = torch.tensor([0.6, 0.4])
+    expected = torch.tensor([[0.9, 0.1], [0.6, 0.4], [0.3, 0.7]]) / mean
+    assert torch.allclose(probs, expected / expected.sum(1, keepdim=True), atol=1e-6)
+    assert probs.argmax(1).tolist() == [0, 0, 1]

@@ -50,7 +50,8 @@ def _parser() -> argparse.ArgumentParser:
                              "export; exit 0 if it all works")
     sub = parser.add_subparsers(dest="command", required=True)
     parser.commands = sub.choices  # name -> subparser, filled in below
-    sub.add_parser("gui", help="the window: triage-app gui [FILE] [--screenshot PNG [--run N]] (also: triage-app [FILE])")
+    sub.add_parser("gui", help="the window: triage-app gui [FILE] [--screenshot PNG [--run N]] "
+                              "(also: triage-app [FILE])")
 
     classify = sub.add_parser("classify", help="label every ticket of a file (CSV, TSV, XLSX, JSON, JSONL)")
     classify.add_argument("input")
@@ -97,11 +98,13 @@ def _parser() -> argparse.ArgumentParser:
 
     evaluate = sub.add_parser("eval", help="label quality against a column of right answers")
     evaluate.add_argument("input")
-    evaluate.add_argument("--gold-column", help="the column with the right labels (default: category, label, queue, ...)")
+    evaluate.add_argument("--gold-column",
+                          help="the column with the right labels (default: category, label, queue, ...)")
     evaluate.add_argument("--examples-per-label", type=int,
                           help="take N few-shot examples per label from the file (held out of the evaluation)")
     evaluate.add_argument("--compare", action="store_true",
-                          help="also compare scoring choices, 0/1/2/4 examples per label, aliases and promoted corrections")
+                          help="also compare scoring choices, 0/1/2/4 examples per label, aliases and "
+                               "promoted corrections")
     evaluate.add_argument("--limit", type=int, help="evaluate on N tickets picked at random (seeded)")
     evaluate.add_argument("--json", help="write the results here")
     _ticket_args(evaluate)
@@ -332,7 +335,7 @@ def _print_eval(out, reliability_plot):
     if "scoring_grid" in out:
         print("\nscoring choices (same run):")
         for name, b in out["scoring_grid"].items():
-            print(f"  {name:<18} accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}  ECE {b['ece']:.3f}")
+            print(f"  {name:<24} accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}  ECE {b['ece']:.3f}")
         print("few-shot examples per label (examples from the file, same evaluation rows):")
         for k, b in out["few_shot"].items():
             print(f"  {k}: accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}  "

@@ -15,7 +15,7 @@ import torch
 
 from triage_app.engine.classifier import Classifier, RunConfig
 from triage_app.engine.labels import Example, LabelSet
-from triage_app.engine.scoring import LENGTHS, Scoring
+from triage_app.engine.scoring import LENGTHS, Scoring, normalise
 from triage_app.quality.metrics import Report, evaluate, fit_temperature
 
 
@@ -100,11 +100,24 @@ def examples_from(gold: GoldSet, names: list[str], per_label: int, pool: int, se
 
 
 def scoring_grid(scored: Scored, gold: list[str], names: list[str]) -> dict[str, Report]:
-    """Every length normalisation, with and without calibration, on one run."""
-    return {f"{length}{' +calibrated' if calibrate else ''}":
+    """Every length normalisation, with and without calibration, on one run; and batch calibration."""
+    lengths = [length for length in LENGTHS if length != "first" or scored.first_tokens_distinct]
+    grid = {f"{length}{' +calibrated' if calibrate else ''}":
             report(scored.scores(Scoring(length, calibrate)), gold, names)
-            for length in LENGTHS for calibrate in (False, True)
-            if length != "first" or scored.first_tokens_distinct}
+            for length in lengths for calibrate in (False, True)}
+    grid.update({f"{length} +batch-calibrated": report(batch_calibrated(scored, length), gold, names)
+                 for length in lengths})
+    return grid
+
+
+def batch_calibrated(scored: Scored, length: str) -> torch.Tensor:
+    """Batch calibration (Zhou et al., 2024): the prior is the run's own mean answer, not a content-free one.
+
+    Measured here only: it needs every ticket of a run before the first label is final, which a
+    window that streams labels batch by batch cannot offer as it stands.
+    """
+    scores = normalise(Scoring(length, calibrate=False).combine(scored.token_logprobs))   # [N, L]
+    return normalise(scores - scores.exp().mean(dim=0).log())
 
 
 def promote_corrections(label_set: LabelSet, gold: GoldSet, scores: torch.Tensor, per_label: int
