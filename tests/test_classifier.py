@@ -97,3 +97,12 @@ def test_verify_catches_a_wrong_fast_path(smollm2, sample_rows):
     wrong = {i: Prediction(i, p.labels, p.scores[1:] + p.scores[:1]) for i, p in real.items()}
     report = verify(classifier, texts, probes=4, fast=wrong)
     assert not report.ok and report.failures
+
+
+def test_nothing_to_score_runs_nothing(smollm2):
+    """All blank (or a job whose every text was stored before): no prefix, no calibration run."""
+    classifier = Classifier(smollm2, LabelSet.default())
+    batches = list(classifier.run(["", "  "]))
+    assert len(batches) == 1 and all(p.is_blank for p in batches[0].predictions)
+    assert classifier._prefix is None
+    assert list(classifier.run([])) == []

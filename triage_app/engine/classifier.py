@@ -132,6 +132,8 @@ class Classifier:
         tickets = [EncodedTicket(keep[t.index], t.full_ids, t.suffix_ids, t.truncated)
                    for t in self.prompt.encode([texts[i] for i in keep])]
         stats.truncated = sum(t.truncated for t in tickets)
+        if not tickets:
+            return  # nothing to score: no prefix or content-free run either (a fully resumed job)
         if config.prefix_cache and not config.reference:
             self._prefix_cache(stats)
         log_prior = self.scoring.prior(self.content_free(config)) if self.scoring.calibrate else None
