@@ -11,7 +11,7 @@ from PySide6.QtTest import QTest
 
 from triage_app.engine.classifier import Classifier
 from triage_app.files.store import ResultStore
-from ui_helpers import (make_window, open_file, run_and_wait, sample_rows, settings_file,  # noqa: F401
+from ui_helpers import (Relay, make_window, open_file, run_and_wait, sample_rows, settings_file,  # noqa: F401
                         with_model, write_slice)
 
 
@@ -29,13 +29,14 @@ def ready(qtbot, make_window, smollm2, tmp_path):
 
 def test_a_run_fills_labels_batch_by_batch(qtbot, ready, smollm2):
     window = ready(8, start=100)
-    batches = []
-    window.worker.batch_done.connect(batches.append)
+    started, done, finished = (Relay(s) for s in (window.worker.started, window.worker.batch_done,
+                                                  window.worker.finished))
     checks = [lambda run_id: True, lambda batch: len(batch.predictions) > 0, lambda run_id: True]
-    with qtbot.waitSignals([window.worker.started, window.worker.batch_done, window.worker.finished],
+    with qtbot.waitSignals([started.received, done.received, finished.received],
                            check_params_cbs=checks, order="simple", timeout=120_000):
         window.run()
     qtbot.waitUntil(lambda: not window.running)
+    batches = done.seen
     model, names = window.model, window.label_set.names
     assert model.rows_answered == 8
     assert sorted(p.index for b in batches for p in b.predictions) == list(range(8))
@@ -63,21 +64,21 @@ def test_cancel_keeps_every_finished_row(qtbot, ready, tmp_path):
         answered.extend(p.index for p in batch.predictions)
         window.cancel()
 
-    window.worker.batch_done.connect(on_batch)
+    batches = Relay(window.worker.batch_done)
+    batches.received.connect(on_batch)          # on this thread: cancel() touches widgets
     assert run_and_wait(qtbot, window) == "cancelled"
     assert 0 < len(answered) < 24
     assert window.model.rows_answered == len(answered)
     assert sorted(r for r in range(24) if window.model.prediction(r) is not None) == sorted(answered)
     assert "cancelled" in window.run_panel.bar.format()
     # finished rows were saved: the next run starts from them
-    window.worker.batch_done.disconnect(on_batch)
-    resumed = []
-    window.worker.progress.connect(lambda p: resumed.append(p.resumed))
-    with qtbot.waitSignal(window.worker.progress, timeout=60_000):
+    batches.received.disconnect(on_batch)
+    progress = Relay(window.worker.progress)
+    with qtbot.waitSignal(progress.received, timeout=60_000):
         window.run()
     window.cancel()
     qtbot.waitUntil(lambda: not window.running, timeout=60_000)
-    assert resumed[0] == len(answered)
+    assert progress.seen[0].resumed == len(answered)
 
 
 def test_manual_label_survives_a_rerun_and_is_stored(qtbot, ready, tmp_path):
@@ -178,18 +179,18 @@ def test_the_window_stays_responsive_during_a_run(qtbot, ready):
 
     timer = QTimer(interval=20)
     timer.timeout.connect(tick)
-    batches = []
-    window.worker.batch_done.connect(batches.append)
-    window.worker.started.connect(timer.start)
+    batches, started = Relay(window.worker.batch_done), Relay(window.worker.started)
+    started.received.connect(timer.start)
     run_and_wait(qtbot, window)
     timer.stop()
-    assert len(batches) >= 2 and len(gaps) > 20
+    assert len(batches.seen) >= 2 and len(gaps) > 20
     assert max(gaps) < 0.5, f"the event loop stalled for {max(gaps):.2f} s during the run"
 
 
 def test_verify_reports_agreement(qtbot, ready):
     window = ready(6, start=20)
-    with qtbot.waitSignal(window.worker.verify_done, timeout=120_000) as blocker:
+    verified = Relay(window.worker.verify_done)
+    with qtbot.waitSignal(verified.received, timeout=120_000) as blocker:
         window.verify(probes=3)
     report = blocker.args[0]
     assert report.probes == 3
@@ -200,7 +201,8 @@ def test_verify_reports_agreement(qtbot, ready):
 def test_prompt_preview_with_a_model(qtbot, ready, smollm2):
     window = ready(3)
     window.view.selectRow(1)
-    with qtbot.waitSignal(window.worker.prompt_ready, timeout=60_000):
+    prompted = Relay(window.worker.prompt_ready)
+    with qtbot.waitSignal(prompted.received, timeout=60_000):
         window.show_prompt()
     qtbot.waitUntil(lambda: window.prompt_preview.plain_text != "")   # delivered to the dialog on this thread
     prompt = Classifier(smollm2, window.label_set).prompt

@@ -6,7 +6,7 @@ import csv
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtCore import QMimeData, QObject, QPointF, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
@@ -80,8 +80,33 @@ def drop_files(window, *paths) -> None:
     QApplication.sendEvent(window, drop)
 
 
+class Relay(QObject):
+    """A worker signal, seen on this (the main) thread.
+
+    PySide queues a worker signal only to a QObject's own slots; a plain function or lambda
+    connected to it runs on the worker's thread. qtbot.waitSignal connects such a function:
+    when the signal comes before the wait's event loop starts, the quit is lost and the
+    timeout timer is stopped from the wrong thread, and the test hangs for ever (seen here);
+    a test's function that touches widgets there crashes the process. Tests wait on, and
+    react to, the relay's signal instead.
+    """
+
+    received = Signal(object)
+
+    def __init__(self, signal):
+        super().__init__()
+        self.seen: list = []
+        signal.connect(self._forward)
+
+    @Slot(object)
+    def _forward(self, value) -> None:
+        self.seen.append(value)
+        self.received.emit(value)
+
+
 def with_model(qtbot, window, loaded, timeout=30_000) -> None:
-    with qtbot.waitSignal(window.worker.model_loaded, timeout=timeout):
+    loaded_relay = Relay(window.worker.model_loaded)
+    with qtbot.waitSignal(loaded_relay.received, timeout=timeout):
         window.use_model(loaded)
 
 
