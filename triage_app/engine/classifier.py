@@ -7,11 +7,12 @@ import json
 import math
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 
 from triage_app.engine.batches import Bucket, global_padding_inflation, plan_buckets
+from triage_app.engine.channel import ChannelPrompt, score_channel_batch, score_channel_reference
 from triage_app.engine.labels import LabelSet
 from triage_app.engine.models import LoadedModel
 from triage_app.engine.prefix_cache import PrefixCache
@@ -103,9 +104,13 @@ class Classifier:
         self.scoring = scoring
         self.prompt = PromptPrefix(loaded.tokenizer, label_set, style, loaded.context_tokens, max_ticket_tokens)
         self.tree = LabelTree.build(self.prompt.label_ids)
+        # channel scoring reads the ticket after each label's own prompt (engine/channel.py)
+        self.channel = (ChannelPrompt(loaded.tokenizer, label_set, loaded.context_tokens, max_ticket_tokens)
+                        if scoring.method == "channel" else None)
         self._prefix: PrefixCache | None = None
+        self._label_prefixes: list[PrefixCache] | None = None
         firsts = [ids[0] for ids in self.prompt.label_ids]
-        if scoring.length == "first" and len(set(firsts)) < len(firsts):
+        if scoring.length == "first" and not self.channel and len(set(firsts)) < len(firsts):
             raise ValueError("two labels start with the same token: scoring by the first token cannot tell them apart")
 
     @property
@@ -117,6 +122,8 @@ class Classifier:
         """Changes whenever anything that decides a ticket's scores changes, besides model and dtype."""
         seen = [self.prompt.text, self.prompt.tail, self.prompt.label_ids, self.label_set.names,
                 self.prompt.max_ticket_tokens, self.scoring.length, self.scoring.calibrate, self.scoring.temperature]
+        if self.channel:
+            seen += ["channel", self.channel.texts, self.channel.max_ticket_tokens]
         return hashlib.sha256(json.dumps(seen).encode()).hexdigest()[:16]
 
     def run(self, texts: list[str], config: RunConfig = RunConfig()) -> Iterator[BatchDone]:
@@ -129,13 +136,12 @@ class Classifier:
             stats.done = len(blank)
             yield BatchDone([Prediction(i, self.label_set.names, None) for i in blank], stats)
         keep = [i for i, t in enumerate(texts) if str(t).strip()]
-        tickets = [EncodedTicket(keep[t.index], t.full_ids, t.suffix_ids, t.truncated)
-                   for t in self.prompt.encode([texts[i] for i in keep])]
+        tickets = [replace(t, index=keep[t.index]) for t in self._encode([texts[i] for i in keep])]
         stats.truncated = sum(t.truncated for t in tickets)
         if not tickets:
             return  # nothing to score: no prefix or content-free run either (a fully resumed job)
         if config.prefix_cache and not config.reference:
-            self._prefix_cache(stats)
+            self._label_caches(stats) if self.channel else self._prefix_cache(stats)
         log_prior = self.scoring.prior(self.content_free(config)) if self.scoring.calibrate else None
         scored = (self._run_reference(tickets, stats, start) if config.reference
                   else self._run_fast(tickets, config, stats, start))
@@ -145,22 +151,40 @@ class Classifier:
 
     def content_free(self, config: RunConfig = RunConfig()) -> torch.Tensor:
         """Token log-probs [N, L, D] of tickets that say nothing, run the same way as real ones."""
-        free = self.prompt.encode(list(CONTENT_FREE))
+        free = self._encode(list(CONTENT_FREE))
         scratch = RunStats(total=len(free))
         run = (self._run_reference(free, scratch, time.perf_counter()) if config.reference
                else self._run_fast(free, config, scratch, time.perf_counter()))
         parts = {t.index: lp for group, token_logprobs in run for t, lp in zip(group, token_logprobs)}
         return torch.stack([parts[k] for k in range(len(free))])
 
+    def _encode(self, texts: list[str]) -> list:
+        return (self.channel or self.prompt).encode(texts)
+
     def _run_reference(self, tickets, stats, start):
-        stats.global_padding_inflation = global_padding_inflation([len(t.full_ids) for t in tickets])
+        stats.global_padding_inflation = global_padding_inflation(
+            [len(t.full_ids[0] if self.channel else t.full_ids) for t in tickets])
+        if self.channel:
+            yield from self._channel_reference(tickets, stats, start)
+            return
         for t in tickets:
             token_logprobs = score_reference(self.model, t.full_ids, self.tree)
             n = len(t.full_ids) + max(map(len, self.tree.leaf_paths()))
             _account(stats, start, rows=1, processed=n, real=n)
             yield [t], token_logprobs
 
+    def _channel_reference(self, tickets, stats, start):
+        starts = [len(ids) for ids in self.channel.ids]
+        for t in tickets:
+            n = sum(map(len, t.full_ids))
+            token_logprobs = score_channel_reference(self.model, t, starts)
+            _account(stats, start, rows=1, processed=n, real=n)
+            yield [t], token_logprobs
+
     def _run_fast(self, tickets, config, stats, start):
+        if self.channel:
+            yield from self._channel_fast(tickets, config, stats, start)
+            return
         cached = [t for t in tickets if config.prefix_cache and t.uses_prefix]
         full = [t for t in tickets if not (config.prefix_cache and t.uses_prefix)]
         stats.fallbacks = sum(not t.uses_prefix for t in tickets) if config.prefix_cache else 0
@@ -183,6 +207,39 @@ class Classifier:
             if bucket.uses_prefix:
                 stats.prefix_tokens_saved += prefix.length * len(rows)
             yield group, token_logprobs
+
+    def _channel_fast(self, tickets, config, stats, start):
+        """Length buckets of ticket tokens, each run against every label's prefix cache.
+
+        A ticket without a clean cut (or every ticket, with the prefix cache off) runs the
+        reference's way: its full prompts, one at a time.
+        """
+        cached = [t for t in tickets if config.prefix_cache and t.uses_prefix]
+        stats.fallbacks = sum(not t.uses_prefix for t in tickets) if config.prefix_cache else 0
+        by_index = {t.index: t for t in cached}
+        lengths = [len(t.suffix_ids) for t in cached]
+        stats.global_padding_inflation = global_padding_inflation(lengths) if cached else 1.0
+        prefixes = self._label_caches(stats) if cached else []
+        for bucket in plan_buckets([t.index for t in cached], lengths, uses_prefix=True, sort=config.buckets,
+                                   max_rows=config.batch_size, token_budget=config.token_budget):
+            group = [by_index[i] for i in bucket.items]
+            token_logprobs = score_channel_batch(self.model, [t.suffix_ids for t in group], prefixes)
+            labels = len(prefixes)
+            _account(stats, start, rows=len(group), processed=len(group) * bucket.width * labels,
+                     real=bucket.real_tokens * labels)
+            stats.prefix_tokens_saved += sum(p.length for p in prefixes) * len(group)
+            yield group, token_logprobs
+        rest = [t for t in tickets if not (config.prefix_cache and t.uses_prefix)]
+        if rest:
+            yield from self._channel_reference(rest, stats, start)
+
+    def _label_caches(self, stats: RunStats) -> list[PrefixCache]:
+        if self._label_prefixes is None:
+            self._label_prefixes = [PrefixCache(decoder_of(self.model), ids, self.loaded.placement.device)
+                                    for ids in self.channel.ids]
+            stats.tokens_processed += sum(p.length for p in self._label_prefixes)
+        stats.prefix_tokens = sum(p.length for p in self._label_prefixes)
+        return self._label_prefixes
 
     def _prefix_cache(self, stats: RunStats) -> PrefixCache:
         # read-only once built (batches expand it as views), so every run of this classifier shares it

@@ -13,6 +13,7 @@ class PrefixCache:
             out = decoder(input_ids=torch.tensor([ids], device=device), use_cache=True)
         # layers: [(keys, values)], each [1, kv_heads, P, head_dim]
         self.layers = [(k, v) for k, v, *_ in out.cache]
+        self.last_hidden = out.last_hidden_state[:, -1]   # [1, H]: predicts the first suffix token
         self.length = len(ids)
         self._config = decoder.config
 

@@ -70,7 +70,7 @@ class PromptPrefix:
         turns = [{"role": "system", "content": system}]
         if self.style.use_examples:
             for example in self.label_set.examples:
-                turns += [{"role": "user", "content": _clean(example.text)},
+                turns += [{"role": "user", "content": clean(example.text)},
                           {"role": "assistant", "content": self.label_set.surface_of(example.label)}]
         return turns + [{"role": "user", "content": ticket_text}]
 
@@ -117,28 +117,28 @@ class PromptPrefix:
         """
         if not texts:
             return []
-        texts, truncated = self._truncate([_clean(t) for t in texts])
+        texts, truncated = truncate(self.tokenizer, [clean(t) for t in texts], self.max_ticket_tokens)
         full = self.tokenizer([self.text + t + self.tail for t in texts], add_special_tokens=False).input_ids
         n = len(self.ids)
         return [EncodedTicket(i, f, f[n:] if f[:n] == self.ids and len(f) > n else None, cut)
                 for i, (f, cut) in enumerate(zip(full, truncated))]
 
-    def _truncate(self, texts: list[str]) -> tuple[list[str], list[bool]]:
-        """Policy: keep the head of a ticket, up to max_ticket_tokens tokens."""
-        limit = self.max_ticket_tokens
-        # a token is at least one character: only tickets longer than the limit in characters can overflow
-        long = [i for i, t in enumerate(texts) if len(t) > limit]
-        truncated = [False] * len(texts)
-        if not long:
-            return texts, truncated
-        enc = self.tokenizer([texts[i] for i in long], add_special_tokens=False, return_offsets_mapping=True)
-        for i, offsets in zip(long, enc["offset_mapping"]):
-            if len(offsets) > limit:
-                texts[i] = texts[i][: offsets[limit][0]].rstrip()
-                truncated[i] = True
-        return texts, truncated
 
-
-def _clean(text: str) -> str:
+def clean(text: str) -> str:
     # leading/trailing whitespace would merge with the template's newlines and break the cut
     return str(text).strip()
+
+
+def truncate(tokenizer, texts: list[str], limit: int) -> tuple[list[str], list[bool]]:
+    """Policy: keep the head of a ticket, up to limit tokens."""
+    # a token is at least one character: only tickets longer than the limit in characters can overflow
+    long = [i for i, t in enumerate(texts) if len(t) > limit]
+    truncated = [False] * len(texts)
+    if not long:
+        return texts, truncated
+    enc = tokenizer([texts[i] for i in long], add_special_tokens=False, return_offsets_mapping=True)
+    for i, offsets in zip(long, enc["offset_mapping"]):
+        if len(offsets) > limit:
+            texts[i] = texts[i][: offsets[limit][0]].rstrip()
+            truncated[i] = True
+    return texts, truncated

@@ -68,9 +68,9 @@ def score_batch(model, rows: list[list[int]], tree: LabelTree, prefix: PrefixCac
     lengths = torch.tensor([len(r) for r in rows], device=device)                 # [B]
     B, S, T = len(rows), int(lengths.max()), tree.size
     P = prefix.length if prefix else 0
-    input_ids = _input_ids(rows, tree, S, device)                                 # [B, S+T]
-    position_ids = _position_ids(lengths, tree, S, P, device)                     # [B, S+T]
-    mask = _attention_mask(lengths, tree, S, P, device)                           # [B, 1, S+T, P+S+T]
+    input_ids = batch_input_ids(rows, tree, S, device)                                 # [B, S+T]
+    position_ids = batch_position_ids(lengths, tree, S, P, device)                     # [B, S+T]
+    mask = batch_attention_mask(lengths, tree, S, P, device)                           # [B, 1, S+T, P+S+T]
     cache = prefix.expand(B) if prefix else None
     hidden = decoder_of(model)(input_ids=input_ids, attention_mask=mask, position_ids=position_ids,
                                cache=cache, use_cache=cache is not None).last_hidden_state  # [B, S+T, H]
@@ -88,7 +88,7 @@ def score_batch(model, rows: list[list[int]], tree: LabelTree, prefix: PrefixCac
     return _token_logprobs(tree, end, nodes)
 
 
-def _input_ids(rows, tree, S, device):
+def batch_input_ids(rows, tree, S, device):
     ids = torch.zeros(len(rows), S + tree.size, dtype=torch.long, device=device)
     for b, row in enumerate(rows):
         ids[b, : len(row)] = torch.tensor(row, device=device)
@@ -97,7 +97,7 @@ def _input_ids(rows, tree, S, device):
     return ids
 
 
-def _position_ids(lengths, tree, S, P, device):
+def batch_position_ids(lengths, tree, S, P, device):
     pos = P + torch.arange(S, device=device).expand(len(lengths), S)             # pads: ignored
     if not tree.size:
         return pos
@@ -105,7 +105,7 @@ def _position_ids(lengths, tree, S, P, device):
     return torch.cat([pos, P + lengths[:, None] + depth[None, :]], dim=1)
 
 
-def _attention_mask(lengths, tree, S, P, device):
+def batch_attention_mask(lengths, tree, S, P, device):
     B, T = len(lengths), tree.size
     q = torch.arange(S + T, device=device)
     s = torch.arange(S, device=device)

@@ -1,6 +1,8 @@
 """From label-token log-probs to the probabilities a user sees.
 
-Three choices, each measured by `triage-app eval` (see the README for the numbers):
+Four choices, each measured by `triage-app eval` (see the README for the numbers):
+- method: direct (the label's tokens after the ticket, engine/scorer.py) or channel (the
+  ticket's tokens after each label, engine/channel.py; one token log-prob per label, D = 1);
 - length: how a multi-token label's token log-probs combine (sum = the label's exact
   log-probability; mean = per token; first = its first token only);
 - calibrate: contextual calibration (Zhao et al., 2021). A small model has a prior for some
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 
 import torch
 
+METHODS = ("direct", "channel")
 LENGTHS = ("sum", "mean", "first")
 # Tickets that say nothing: what the model answers for them is its prior over the labels.
 CONTENT_FREE = ("N/A", "[empty]", "...")
@@ -28,8 +31,11 @@ class Scoring:
     length: str = "sum"
     calibrate: bool = True
     temperature: float = 1.0
+    method: str = "direct"
 
     def __post_init__(self):
+        if self.method not in METHODS:
+            raise ValueError(f"the scoring method must be one of {', '.join(METHODS)}, not {self.method!r}")
         if self.length not in LENGTHS:
             raise ValueError(f"length normalisation must be one of {', '.join(LENGTHS)}, not {self.length!r}")
         if not self.temperature > 0:

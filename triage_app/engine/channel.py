@@ -1,0 +1,139 @@
+"""Channel scoring: how likely the ticket's own words are, read as a ticket of each label.
+
+Direct scoring asks for the label after the ticket, and a small model answers there from its
+prior over the label words more than from the ticket. The channel turns the question around
+(Min et al., 2022, "Noisy Channel Language Model Prompting"): each label gets a prompt saying
+the ticket that follows belongs to it, and the label's score is log p(ticket | label), the sum
+of the ticket's token log-probs. With equal priors that is Bayes' rule, so the probabilities
+need no calibration. It costs one pass over the ticket per label, where direct costs one.
+
+Each label's prompt up to the ticket is a static prefix (one KV cache per label); a ticket's
+tokens are the same after every prefix (checked: the cut must be token-clean for each label),
+so one length-bucketed batch runs against every label's cache in turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from triage_app.engine.labels import Label, LabelSet
+from triage_app.engine.prefix_cache import PrefixCache
+from triage_app.engine.prompt import clean, truncate
+from triage_app.engine.scorer import (LabelTree, batch_attention_mask, batch_input_ids, batch_position_ids,
+                                      decoder_of)
+
+CHANNEL_INSTRUCTION = "You are reading a customer support ticket. It belongs to this category: {label}."
+_SENTINEL = "TRIAGE-TICKET-SENTINEL-7f3a"
+_NO_LABELS = LabelTree.build([])
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelTicket:
+    """One ticket's tokens after each label's prefix; suffix_ids is None unless every cut is clean."""
+
+    index: int
+    full_ids: list[list[int]]        # per label: that label's whole prompt
+    suffix_ids: list[int] | None     # the ticket's tokens, the same after every prefix
+    truncated: bool
+
+    @property
+    def uses_prefix(self) -> bool:
+        return self.suffix_ids is not None
+
+
+class ChannelPrompt:
+    """One static prefix per label: the instruction naming the label, and the label's examples."""
+
+    def __init__(self, tokenizer, label_set: LabelSet, context_tokens: int = 8192,
+                 max_ticket_tokens: int | None = 1024):
+        self.tokenizer = tokenizer
+        self.label_set = label_set
+        self.texts = [self._prefix_of(label) for label in label_set.labels]
+        self.ids = [self._encode(text) for text in self.texts]
+        room = context_tokens - max(map(len, self.ids)) - 8
+        if room < 16:
+            raise ValueError(f"a label's prompt ({max(map(len, self.ids))} tokens) leaves no room for a ticket "
+                             f"in the model's {context_tokens}-token context")
+        self.max_ticket_tokens = min(room, max_ticket_tokens or room)
+
+    def system_text(self, label: Label) -> str:
+        named = f"{label.surface} ({label.description})" if label.description else label.surface
+        text = CHANNEL_INSTRUCTION.format(label=named)
+        examples = [clean(e.text) for e in self.label_set.examples if e.label == label.name]
+        if examples:
+            text += "\n\nEarlier tickets in this category:\n" + "\n".join(f"- {e}" for e in examples)
+        return text
+
+    def render(self, label: Label, ticket_text: str) -> str:
+        """One label's whole prompt as the chat template writes it (the reference's definition)."""
+        messages = [{"role": "system", "content": self.system_text(label)}, {"role": "user", "content": ticket_text}]
+        return self.tokenizer.apply_chat_template(messages, tokenize=False)
+
+    def _prefix_of(self, label: Label) -> str:
+        rendered = self.render(label, _SENTINEL)
+        if rendered.count(_SENTINEL) != 1:
+            raise ValueError("the chat template does not place the ticket text verbatim")
+        prefix, tail = rendered.split(_SENTINEL)
+        if self.render(label, "x") != prefix + "x" + tail:
+            raise ValueError("the chat template rewrites the ticket text; cannot cut the prompt")
+        return prefix
+
+    def _encode(self, text: str) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=False).input_ids
+
+    def encode(self, texts: list[str]) -> list[ChannelTicket]:
+        """Tokenize tickets after every label's prefix, truncating overlong ones, and check each cut."""
+        if not texts:
+            return []
+        texts, truncated = truncate(self.tokenizer, [clean(t) for t in texts], self.max_ticket_tokens)
+        per_label = [self.tokenizer([prefix + t for t in texts], add_special_tokens=False).input_ids
+                     for prefix in self.texts]
+        tickets = []
+        for i, cut in enumerate(truncated):
+            full = [ids[i] for ids in per_label]
+            tails = [f[len(p):] if f[: len(p)] == p else None for f, p in zip(full, self.ids)]
+            clean_cut = tails[0] and all(t == tails[0] for t in tails)
+            tickets.append(ChannelTicket(i, full, tails[0] if clean_cut else None, cut))
+        return tickets
+
+
+# fast path
+@torch.inference_mode()
+def score_channel_batch(model, rows: list[list[int]], prefixes: list[PrefixCache]) -> torch.Tensor:
+    """log p(ticket | label) for right-padded rows, against every label's cache: [B, L, 1]."""
+    device = model.device
+    lengths = torch.tensor([len(r) for r in rows], device=device)                # [B]
+    B, S = len(rows), int(lengths.max())
+    input_ids = batch_input_ids(rows, _NO_LABELS, S, device)                     # [B, S]
+    out = torch.empty(B, len(prefixes), 1, device=device)
+    for label, prefix in enumerate(prefixes):
+        P = prefix.length
+        mask = batch_attention_mask(lengths, _NO_LABELS, S, P, device)           # [B, 1, S, P+S]
+        position_ids = batch_position_ids(lengths, _NO_LABELS, S, P, device)     # [B, S]
+        hidden = decoder_of(model)(input_ids=input_ids, attention_mask=mask, position_ids=position_ids,
+                                   cache=prefix.expand(B), use_cache=True).last_hidden_state  # [B, S, H]
+        # the prefix's last position predicts each ticket's first token, each ticket token the next
+        for b, n in enumerate(lengths.tolist()):
+            states = torch.cat([prefix.last_hidden, hidden[b, : n - 1]])            # [n, H]
+            out[b, label, 0] = _log_likelihood(model, states, input_ids[b, :n])
+    return out
+
+
+def _log_likelihood(model, states: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    logprobs = F.log_softmax(model.get_output_embeddings()(states).float(), dim=-1)  # [n, V]
+    return logprobs.gather(1, targets[:, None]).sum()
+
+
+# reference
+@torch.inference_mode()
+def score_channel_reference(model, ticket: ChannelTicket, prefix_lengths: list[int]) -> torch.Tensor:
+    """One ticket, each label's full prompt, no cache, no padding, the model's own head: [1, L, 1]."""
+    out = torch.empty(1, len(ticket.full_ids), 1, device=model.device)
+    for label, (full, p) in enumerate(zip(ticket.full_ids, prefix_lengths)):
+        ids = torch.tensor([full], device=model.device)
+        logprobs = F.log_softmax(model(input_ids=ids, use_cache=False).logits[0].float(), dim=-1)  # [N, V]
+        out[0, label, 0] = logprobs[p - 1 : len(full) - 1].gather(1, ids[0, p:, None]).sum()
+    return out
