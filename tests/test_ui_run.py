@@ -187,6 +187,20 @@ def test_the_window_stays_responsive_during_a_run(qtbot, ready):
     assert max(gaps) < 0.5, f"the event loop stalled for {max(gaps):.2f} s during the run"
 
 
+def test_scoring_method_chosen_in_settings_reaches_the_run(qtbot, ready, smollm2):
+    from triage_app.engine.scoring import METHODS, Scoring
+    from triage_app.ui.settings import METHODS as OFFERED
+
+    assert OFFERED == METHODS
+    window = ready(4, start=300)
+    window.remembered.method = "channel"
+    assert run_and_wait(qtbot, window) == "done"
+    channel = Classifier(smollm2, window.label_set, scoring=Scoring(method="channel"))
+    direct = {p.index: p for b in channel.run(window.texts) for p in b.predictions}
+    for row in range(4):
+        assert window.model.prediction(row).scores == pytest.approx(direct[row].scores, abs=1e-4)
+
+
 def test_verify_reports_agreement(qtbot, ready):
     window = ready(6, start=20)
     verified = Relay(window.worker.verify_done)

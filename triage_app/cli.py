@@ -142,6 +142,9 @@ def _run_args(p):
     p.add_argument("--no-prefix-cache", action="store_true")
     p.add_argument("--no-buckets", action="store_true")
     p.add_argument("--full-head", action="store_true")
+    p.add_argument("--method", choices=["direct", "channel"], default="direct",
+                   help="direct: score the label after the ticket; channel: score the ticket after each label "
+                        "(more accurate with small models, one pass per label)")
     p.add_argument("--length", choices=["sum", "mean", "first"], default="sum",
                    help="how a multi-token label's token log-probs combine")
     p.add_argument("--no-calibrate", action="store_true", help="keep the model's prior over the labels")
@@ -179,7 +182,7 @@ def _run_config(args, reference=False):
 def _scoring(args):
     from triage_app.engine.scoring import Scoring
 
-    return Scoring(args.length, not args.no_calibrate, args.temperature)
+    return Scoring(args.length, not args.no_calibrate, args.temperature, args.method)
 
 
 def _classifier(args, label_set=None):
@@ -323,7 +326,7 @@ def _print_eval(out, reliability_plot):
     r = out["report"]
     report = Report.from_dict(r)
     s = out["scoring"]
-    print(f"{out['model']} ({out['dtype']}), scoring: {s['length']}"
+    print(f"{out['model']} ({out['dtype']}), scoring: {s['method']}, {s['length']}"
           f"{', calibrated' if s['calibrate'] else ''}, temperature {s['temperature']:g}; "
           f"{out['examples']} few-shot example(s), prefix {out['prefix_tokens']} tokens")
     print(report.table())
@@ -340,6 +343,9 @@ def _print_eval(out, reliability_plot):
         for k, b in out["few_shot"].items():
             print(f"  {k}: accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}  "
                   f"prefix {b['prefix_tokens']} tokens  {b['seconds']:.1f} s")
+        b = out["other_method"]
+        print(f"{b['method']} scoring instead: accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}  "
+              f"ECE {b['ece']:.3f}  {b['seconds']:.1f} s (this run: {out['seconds']:.1f} s)")
         if "without_aliases" in out:
             b = out["without_aliases"]
             print(f"without aliases (label names scored): accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}")

@@ -37,7 +37,7 @@ class Scored:
     token_logprobs: torch.Tensor     # [N, L, D]
     content_free: torch.Tensor       # [M, L, D]
     seconds: float
-    prefix_tokens: int
+    prefix_tokens: int               # with channel scoring, every label's prefix together
     first_tokens_distinct: bool      # scoring by the first token alone can tell the labels apart
 
     def scores(self, scoring: Scoring) -> torch.Tensor:
@@ -54,8 +54,9 @@ def score(classifier: Classifier, texts: list[str], config: RunConfig = RunConfi
         parts.update({p.index: lp for p, lp in zip(batch.predictions, batch.token_logprobs)})
     seconds = time.perf_counter() - start
     firsts = [ids[0] for ids in classifier.prompt.label_ids]
+    prefix = sum(map(len, classifier.channel.ids)) if classifier.channel else len(classifier.prompt.ids)
     return Scored(torch.stack([parts[i] for i in range(len(texts))]), classifier.content_free(config),
-                  seconds, len(classifier.prompt.ids), len(set(firsts)) == len(firsts))
+                  seconds, prefix, len(set(firsts)) == len(firsts))
 
 
 def report(scores: torch.Tensor, gold: list[str], names: list[str]) -> Report:
@@ -102,6 +103,8 @@ def examples_from(gold: GoldSet, names: list[str], per_label: int, pool: int, se
 def scoring_grid(scored: Scored, gold: list[str], names: list[str]) -> dict[str, Report]:
     """Every length normalisation, with and without calibration, on one run; and batch calibration."""
     lengths = [length for length in LENGTHS if length != "first" or scored.first_tokens_distinct]
+    if scored.token_logprobs.shape[2] == 1:
+        lengths = ["sum"]     # one log-prob per label (channel scoring, one-token labels): the lengths agree
     grid = {f"{length}{' +calibrated' if calibrate else ''}":
             report(scored.scores(Scoring(length, calibrate)), gold, names)
             for length in lengths for calibrate in (False, True)}
@@ -166,8 +169,8 @@ def run_eval(make_classifier, gold: GoldSet, label_set: LabelSet, scoring: Scori
     main = report(scores, held.gold, names)
     temperature, tempered = cross_fitted_temperature(scored.scores(replace(scoring, temperature=1.0)), held.gold, names)
     after = report(tempered, held.gold, names)
-    out = {"n": len(rows), "scoring": {"length": scoring.length, "calibrate": scoring.calibrate,
-                                       "temperature": scoring.temperature},
+    out = {"n": len(rows), "scoring": {"method": scoring.method, "length": scoring.length,
+                                       "calibrate": scoring.calibrate, "temperature": scoring.temperature},
            "examples": len(chosen.examples), "prefix_tokens": scored.prefix_tokens, "seconds": scored.seconds,
            "report": main.to_dict(), "fitted_temperature": temperature, "ece_after_temperature": after.ece,
            "reliability_after_temperature": after.reliability}
@@ -181,6 +184,11 @@ def run_eval(make_classifier, gold: GoldSet, label_set: LabelSet, scoring: Scori
         out["few_shot"][k] = dict(_brief(report(run.scores(scoring), held.gold, names)),
                                   prefix_tokens=run.prefix_tokens, seconds=run.seconds)
         log(f"  {k} example(s) per label: accuracy {out['few_shot'][k]['accuracy']:.3f}")
+    other = replace(scoring, method="direct" if scoring.method == "channel" else "channel")
+    run = score(make_classifier(chosen, other), held.texts, config)
+    out["other_method"] = dict(_brief(report(run.scores(other), held.gold, names)), method=other.method,
+                               seconds=run.seconds)
+    log(f"  {other.method} scoring: accuracy {out['other_method']['accuracy']:.3f}")
     if any(label.alias for label in label_set.labels):
         plain = LabelSet(tuple(replace(label, alias="") for label in label_set.labels), chosen.examples)
         run = score(make_classifier(plain, scoring), held.texts, config)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 SETTINGS_FILE_ENV = "TRIAGE_SETTINGS_FILE"   # an .ini path; tests and portable installs set it
 DEVICES = ("auto", "cpu", "mps", "cuda")
 DTYPES = ("auto", "float32", "bfloat16", "float16")
+METHODS = ("direct", "channel")   # the engine's scoring methods (engine/scoring.py; a test keeps them equal)
 
 
 def open_settings() -> QSettings:
@@ -31,6 +32,7 @@ class Remembered:
     dtype: str = "auto"
     batch_size: int = 32
     token_budget: int = 1024
+    method: str = "direct"
     allow_download: bool = True
     geometry: bytes = b""
     splitter: bytes = b""
@@ -53,6 +55,8 @@ class Remembered:
             out.device = "auto"
         if out.dtype not in DTYPES:
             out.dtype = "auto"
+        if out.method not in METHODS:
+            out.method = "direct"
         out.batch_size = max(1, out.batch_size)
         out.token_budget = max(64, out.token_budget)
         return out
@@ -78,12 +82,16 @@ class SettingsDialog(QDialog):
         self.dtype = _combo(DTYPES, remembered.dtype)
         self.batch_size = _spin(1, 512, remembered.batch_size)
         self.token_budget = _spin(64, 65536, remembered.token_budget)
+        self.method = _combo(METHODS, remembered.method)
+        self.method.setToolTip("direct: one pass per ticket. channel: one pass per ticket and label; "
+                               "more accurate with small models (README, 'Labels worth trusting').")
         self.allow_download = QCheckBox("Download the recommended model when it is not on this machine")
         self.allow_download.setChecked(remembered.allow_download)
         form.addRow("Device:", self.device)
         form.addRow("Dtype:", self.dtype)
         form.addRow("Batch size (rows):", self.batch_size)
         form.addRow("Token budget (rows × tokens):", self.token_budget)
+        form.addRow("Scoring:", self.method)
         form.addRow(self.allow_download)
         note = QLabel("Device and dtype changes apply when the model is loaded again.")
         note.setWordWrap(True)
@@ -100,6 +108,7 @@ class SettingsDialog(QDialog):
         remembered.dtype = self.dtype.currentText()
         remembered.batch_size = self.batch_size.value()
         remembered.token_budget = self.token_budget.value()
+        remembered.method = self.method.currentText()
         remembered.allow_download = self.allow_download.isChecked()
         return reload
 

@@ -425,7 +425,8 @@ class MainWindow(QMainWindow):
         self.banner.hide()
         if self.model_info is None and not self.model_loading:
             self.load_model()
-        config = {"batch_size": self.remembered.batch_size, "token_budget": self.remembered.token_budget}
+        config = {"batch_size": self.remembered.batch_size, "token_budget": self.remembered.token_budget,
+                  "method": self.remembered.method}
         self.running = True
         self._run_label_set = self.label_set
         texts = self._texts[:limit] if limit else self._texts
@@ -496,7 +497,7 @@ class MainWindow(QMainWindow):
         self.verify_result.setText(f"Verifying {probes} tickets against the reference loop…")
         self.verify_result.setStyleSheet("")
         self.verify_result.show()
-        self.worker.verify(self._texts, self.label_set, None, probes)
+        self.worker.verify(self._texts, self.label_set, {"method": self.remembered.method}, probes)
 
     def _verify_done(self, report) -> None:
         self.last_verify = report

@@ -149,7 +149,7 @@ class EngineWorker(QObject):
             self.cancelled.emit(run_id)
             return
         try:
-            classifier = self._classifier_for(label_set)
+            classifier = self._classifier_for(label_set, _method(config))
             self.started.emit(run_id)
             steps = run_job(classifier, self._results_store(), texts, _config(config), fresh=fresh)
             for step in steps:
@@ -171,7 +171,8 @@ class EngineWorker(QObject):
         from triage_app.engine.verify import verify
 
         try:
-            self.verify_done.emit(verify(self._classifier_for(label_set), texts, probes, _config(config)))
+            self.verify_done.emit(verify(self._classifier_for(label_set, _method(config)), texts, probes,
+                                         _config(config)))
         except Exception as exc:
             self.failed.emit(_one_line("verify stopped", exc))
 
@@ -185,13 +186,15 @@ class EngineWorker(QObject):
         except Exception as exc:
             self.failed.emit(_one_line("cannot build the prompt", exc))
 
-    def _classifier_for(self, label_set):
+    def _classifier_for(self, label_set, method: str = "direct"):
         from triage_app.engine.classifier import Classifier
+        from triage_app.engine.scoring import Scoring
 
         if self._loaded is None:
             raise RuntimeError("no model is loaded; pick one and press Load")
-        if self._classifier is None or self._classifier.label_set != label_set:
-            self._classifier = Classifier(self._loaded, label_set)
+        c = self._classifier
+        if c is None or c.label_set != label_set or c.scoring.method != method:
+            self._classifier = Classifier(self._loaded, label_set, scoring=Scoring(method=method))
         return self._classifier
 
     def _results_store(self):
@@ -231,7 +234,11 @@ def _config(config: dict | None):
     """The run settings arrive as a plain dict: the UI thread never imports the engine's torch side."""
     from triage_app.engine.classifier import RunConfig
 
-    return RunConfig(**(config or {}))
+    return RunConfig(**{k: v for k, v in (config or {}).items() if k != "method"})
+
+
+def _method(config: dict | None) -> str:
+    return (config or {}).get("method", "direct")
 
 
 def _one_line(what: str, exc: BaseException) -> str:
