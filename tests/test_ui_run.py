@@ -8,8 +8,10 @@ import pandas as pd
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 from triage_app.engine.classifier import Classifier
+from triage_app.engine.scoring import Scoring
 from triage_app.files.store import ResultStore
 from ui_helpers import (Relay, make_window, open_file, run_and_wait, sample_rows, settings_file,  # noqa: F401
                         with_model, write_slice)
@@ -188,7 +190,7 @@ def test_the_window_stays_responsive_during_a_run(qtbot, ready):
 
 
 def test_scoring_method_chosen_in_settings_reaches_the_run(qtbot, ready, smollm2):
-    from triage_app.engine.scoring import METHODS, Scoring
+    from triage_app.engine.scoring import METHODS
     from triage_app.ui.settings import METHODS as OFFERED
 
     assert OFFERED == METHODS
@@ -212,7 +214,7 @@ def test_verify_reports_agreement(qtbot, ready):
     assert "agrees" in window.verify_result.text() and report.summary() in window.verify_result.text()
 
 
-def test_prompt_preview_with_a_model(qtbot, ready, smollm2):
+def test_prompt_preview_with_a_model(qtbot, ready, smollm2, tmp_path):
     window = ready(3)
     window.view.selectRow(1)
     prompted = Relay(window.worker.prompt_ready)
@@ -223,6 +225,15 @@ def test_prompt_preview_with_a_model(qtbot, ready, smollm2):
     text = window.prompt_preview.plain_text
     assert text == prompt.text + window.texts[1].strip() + prompt.tail
     assert f"{len(prompt.ids):,} tokens" in window.prompt_preview.summary.text()
+    # with channel scoring the preview shows a label's own prompt: what the model reads then
+    window.remembered.method = "channel"
+    with qtbot.waitSignal(prompted.received, timeout=60_000):
+        window.show_prompt()
+    qtbot.waitUntil(lambda: "Channel scoring" in window.prompt_preview.summary.text())
+    channel = Classifier(smollm2, window.label_set, scoring=Scoring(method="channel")).channel
+    assert window.prompt_preview.plain_text == channel.texts[0] + window.texts[1].strip()
+    QApplication.processEvents()
+    window.prompt_preview.grab().save(str(tmp_path / "channel-preview.png"))
     window.prompt_preview.close()
 
 

@@ -26,12 +26,9 @@ class PromptPreview(QDialog):
         self.text.setReadOnly(True)
         self.text.setLineWrapMode(QTextEdit.LineWrapMode.WidgetWidth)
         layout.addWidget(self.text, 1)
-        legend = QLabel(f'<span style="{_PREFIX_STYLE}">&nbsp;static prefix: computed once, reused for every '
-                        f'ticket&nbsp;</span> &nbsp; <span style="{_TICKET_STYLE}">&nbsp;the ticket&nbsp;</span> '
-                        f'&nbsp; <span style="{_TAIL_STYLE}">&nbsp;per-ticket end, then the label is scored'
-                        f'&nbsp;</span>')
-        legend.setWordWrap(True)
-        layout.addWidget(legend)
+        self.legend = QLabel(_legend(channel=False))
+        self.legend.setWordWrap(True)
+        layout.addWidget(self.legend)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         buttons.accepted.connect(self.accept)
@@ -45,9 +42,16 @@ class PromptPreview(QDialog):
         """info: a worker PromptInfo."""
         labels = ", ".join(f"{name} ({n} token{'s' * (n != 1)})" for name, n in info.label_tokens.items())
         warnings = "".join(f"<br><span style='color:#a00'>{html.escape(w)}</span>" for w in info.warnings)
-        self.summary.setText(f"Static prefix: <b>{info.prefix_tokens:,} tokens</b>, computed once per run and "
-                             f"reused for every ticket. Each answer is scored as one of: {html.escape(labels)}."
-                             f"{warnings}")
+        if info.channel_label:
+            self.summary.setText(f"Channel scoring: one prompt per label, this one for "
+                                 f"<b>{html.escape(info.channel_label)}</b> ({info.prefix_tokens:,} tokens, computed "
+                                 f"once per run). A label's score is how likely the ticket's own words are after "
+                                 f"its prompt.")
+        else:
+            self.summary.setText(f"Static prefix: <b>{info.prefix_tokens:,} tokens</b>, computed once per run and "
+                                 f"reused for every ticket. Each answer is scored as one of: {html.escape(labels)}."
+                                 f"{warnings}")
+        self.legend.setText(_legend(channel=bool(info.channel_label)))
         ticket = info.ticket or "‹the ticket's text›"
         self.text.setHtml(f"<pre style='white-space:pre-wrap; font-family:monospace'>"
                           f"<span style='{_PREFIX_STYLE}'>{html.escape(info.prefix)}</span>"
@@ -57,3 +61,11 @@ class PromptPreview(QDialog):
     @property
     def plain_text(self) -> str:
         return self.text.toPlainText()
+
+
+def _legend(channel: bool) -> str:
+    prefix = f'<span style="{_PREFIX_STYLE}">&nbsp;static prefix: computed once, reused for every ticket&nbsp;</span>'
+    if channel:
+        return prefix + f' &nbsp; <span style="{_TICKET_STYLE}">&nbsp;the ticket: its tokens are scored&nbsp;</span>'
+    return (prefix + f' &nbsp; <span style="{_TICKET_STYLE}">&nbsp;the ticket&nbsp;</span> &nbsp; '
+            f'<span style="{_TAIL_STYLE}">&nbsp;per-ticket end, then the label is scored&nbsp;</span>')

@@ -521,7 +521,7 @@ class MainWindow(QMainWindow):
         if self.model_info is not None or self.model_loading:
             rows = self.view.selected_source_rows()
             ticket = self._texts[rows[0]] if rows and self._texts else ""
-            self.worker.preview_prompt(self.label_set, ticket)
+            self.worker.preview_prompt(self.label_set, ticket, self.remembered.method)
         self.prompt_preview.show()
         self.prompt_preview.raise_()
 

@@ -48,6 +48,7 @@ class PromptInfo:
     prefix_tokens: int
     label_tokens: dict
     warnings: list
+    channel_label: str = ""   # channel scoring: the label whose prompt this is (one per label)
 
 
 class EngineWorker(QObject):
@@ -58,7 +59,7 @@ class EngineWorker(QObject):
     _adopt_requested = Signal(object)
     _run_requested = Signal(int, object, object, object, bool, int)
     _verify_requested = Signal(object, object, object, int)
-    _prompt_requested = Signal(object, str)
+    _prompt_requested = Signal(object, str, str)
 
     # reports
     model_loading = Signal(str)       # a model spec started loading
@@ -108,8 +109,8 @@ class EngineWorker(QObject):
     def verify(self, texts: list[str], label_set, config: dict | None = None, probes: int = 16) -> None:
         self._verify_requested.emit(list(texts), label_set, config, probes)
 
-    def preview_prompt(self, label_set, ticket: str) -> None:
-        self._prompt_requested.emit(label_set, ticket)
+    def preview_prompt(self, label_set, ticket: str, method: str = "direct") -> None:
+        self._prompt_requested.emit(label_set, ticket, method)
 
     def cancel(self) -> None:
         """Stop every run asked for so far after the batch in flight; thread-safe."""
@@ -176,10 +177,16 @@ class EngineWorker(QObject):
         except Exception as exc:
             self.failed.emit(_one_line("verify stopped", exc))
 
-    @Slot(object, str)
-    def _prompt(self, label_set, ticket):
+    @Slot(object, str, str)
+    def _prompt(self, label_set, ticket, method):
         try:
-            prompt = self._classifier_for(label_set).prompt
+            classifier = self._classifier_for(label_set, method)
+            if classifier.channel:
+                channel = classifier.channel
+                self.prompt_ready.emit(PromptInfo(channel.texts[0], ticket.strip(), "", len(channel.ids[0]), {}, [],
+                                                  label_set.names[0]))
+                return
+            prompt = classifier.prompt
             labels = {name: len(ids) for name, ids in zip(label_set.names, prompt.label_ids)}
             self.prompt_ready.emit(PromptInfo(prompt.text, ticket.strip(), prompt.tail, len(prompt.ids), labels,
                                               list(prompt.label_warnings)))
