@@ -21,12 +21,11 @@ import torch.nn.functional as F
 
 from triage_app.engine.labels import Label, LabelSet
 from triage_app.engine.prefix_cache import PrefixCache
-from triage_app.engine.prompt import clean, truncate
+from triage_app.engine.prompt import clean, split_at_ticket, truncate
 from triage_app.engine.scorer import (LabelTree, batch_attention_mask, batch_input_ids, batch_position_ids,
                                       decoder_of)
 
 CHANNEL_INSTRUCTION = "You are reading a customer support ticket. It belongs to this category: {label}."
-_SENTINEL = "TRIAGE-TICKET-SENTINEL-7f3a"
 _NO_LABELS = LabelTree.build([])
 
 
@@ -51,7 +50,8 @@ class ChannelPrompt:
                  max_ticket_tokens: int | None = 1024):
         self.tokenizer = tokenizer
         self.label_set = label_set
-        self.texts = [self._prefix_of(label) for label in label_set.labels]
+        self.texts = [split_at_ticket(lambda text, label=label: self.render(label, text))[0]
+                      for label in label_set.labels]
         self.ids = [self._encode(text) for text in self.texts]
         room = context_tokens - max(map(len, self.ids)) - 8
         if room < 16:
@@ -71,15 +71,6 @@ class ChannelPrompt:
         """One label's whole prompt as the chat template writes it (the reference's definition)."""
         messages = [{"role": "system", "content": self.system_text(label)}, {"role": "user", "content": ticket_text}]
         return self.tokenizer.apply_chat_template(messages, tokenize=False)
-
-    def _prefix_of(self, label: Label) -> str:
-        rendered = self.render(label, _SENTINEL)
-        if rendered.count(_SENTINEL) != 1:
-            raise ValueError("the chat template does not place the ticket text verbatim")
-        prefix, tail = rendered.split(_SENTINEL)
-        if self.render(label, "x") != prefix + "x" + tail:
-            raise ValueError("the chat template rewrites the ticket text; cannot cut the prompt")
-        return prefix
 
     def _encode(self, text: str) -> list[int]:
         return self.tokenizer(text, add_special_tokens=False).input_ids

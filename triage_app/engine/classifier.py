@@ -140,8 +140,10 @@ class Classifier:
         stats.truncated = sum(t.truncated for t in tickets)
         if not tickets:
             return  # nothing to score: no prefix or content-free run either (a fully resumed job)
-        if config.prefix_cache and not config.reference:
-            self._label_caches(stats) if self.channel else self._prefix_cache(stats)
+        if config.prefix_cache and not config.reference and self.channel:
+            self._label_caches(stats)
+        elif config.prefix_cache and not config.reference:
+            self._prefix_cache(stats)
         log_prior = self.scoring.prior(self.content_free(config)) if self.scoring.calibrate else None
         scored = (self._run_reference(tickets, stats, start) if config.reference
                   else self._run_fast(tickets, config, stats, start))

@@ -55,7 +55,7 @@ class PromptPrefix:
         self.tokenizer = tokenizer
         self.label_set = label_set
         self.style = style
-        self.text, self.tail = self._split_template()
+        self.text, self.tail = split_at_ticket(self.render)
         self.ids = self._encode(self.text)
         self.label_ids, self.label_warnings = self._label_continuations()
         room = context_tokens - len(self.ids) - len(self._encode(self.tail)) - max(map(len, self.label_ids)) - 8
@@ -78,16 +78,6 @@ class PromptPrefix:
         """The whole prompt as the chat template writes it (the reference's definition)."""
         return self.tokenizer.apply_chat_template(self.messages(ticket_text), tokenize=False,
                                                   add_generation_prompt=True)
-
-    def _split_template(self) -> tuple[str, str]:
-        rendered = self.render(_SENTINEL)
-        if rendered.count(_SENTINEL) != 1:
-            raise ValueError("the chat template does not place the ticket text verbatim")
-        prefix, tail = rendered.split(_SENTINEL)
-        for probe in ("Where is my invoice?", "x"):
-            if self.render(probe) != prefix + probe + tail:
-                raise ValueError("the chat template rewrites the ticket text; cannot cut the prompt")
-        return prefix, tail
 
     def _encode(self, text: str) -> list[int]:
         # the template already holds every special token the model expects
@@ -122,6 +112,18 @@ class PromptPrefix:
         n = len(self.ids)
         return [EncodedTicket(i, f, f[n:] if f[:n] == self.ids and len(f) > n else None, cut)
                 for i, (f, cut) in enumerate(zip(full, truncated))]
+
+
+def split_at_ticket(render) -> tuple[str, str]:
+    """render(ticket_text) -> the whole prompt; the text before and after the ticket, checked verbatim."""
+    rendered = render(_SENTINEL)
+    if rendered.count(_SENTINEL) != 1:
+        raise ValueError("the chat template does not place the ticket text verbatim")
+    prefix, tail = rendered.split(_SENTINEL)
+    for probe in ("Where is my invoice?", "x"):
+        if render(probe) != prefix + probe + tail:
+            raise ValueError("the chat template rewrites the ticket text; cannot cut the prompt")
+    return prefix, tail
 
 
 def clean(text: str) -> str:
