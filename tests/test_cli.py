@@ -167,3 +167,23 @@ def test_eval_without_a_gold_column_says_so(tmp_path):
     path.write_text("id,text\n1,hello\n", encoding="utf-8")
     result = triage("eval", str(path), "--model", "smollm2-135m", check=False)
     assert result.returncode == 2 and "no column of right answers" in result.stderr
+
+
+def test_eval_compare_measures_every_choice_on_the_same_rows(tmp_path):
+    """--compare: scoring grid, 0/1/2/4 examples per label, the other method and promoted corrections."""
+    short = [r for r in read_rows(RESOURCES / "sample_tickets.csv") if len(r["text"]) < 260]
+    rows = [r for label in ("billing", "technical", "account") for r in [x for x in short if x["category"] == label][:6]]
+    path = tmp_path / "gold.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    result = triage("eval", str(path), "--model", "smollm2-135m", "--compare", "--json", str(tmp_path / "e.json"))
+    report = json.loads((tmp_path / "e.json").read_text())
+    assert report["n"] == 6                                   # 4 per label held out as the examples' pool
+    assert set(report["few_shot"]) == {"0", "1", "2", "4"}
+    assert report["few_shot"]["0"]["accuracy"] == report["report"]["accuracy"]   # the same run, twice
+    assert report["few_shot"]["4"]["prefix_tokens"] > report["few_shot"]["0"]["prefix_tokens"]
+    assert report["other_method"]["method"] == "channel" and 0 <= report["other_method"]["accuracy"] <= 1
+    assert {"sum", "sum +calibrated", "mean"} <= set(report["scoring_grid"])
+    assert "channel scoring instead" in result.stdout and "corrections promoted" in result.stdout
