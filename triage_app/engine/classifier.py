@@ -7,12 +7,12 @@ import json
 import math
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import torch
 
-from triage_app.engine.batches import Bucket, global_padding_inflation, plan_buckets
-from triage_app.engine.channel import ChannelPrompt, score_channel_batch, score_channel_reference
+from triage_app.engine.batches import global_padding_inflation, plan_buckets
+from triage_app.engine.channel import ChannelPrompt, ChannelTicket, score_channel_batch, score_channel_reference
 from triage_app.engine.labels import LabelSet
 from triage_app.engine.models import LoadedModel
 from triage_app.engine.prefix_cache import PrefixCache
@@ -88,12 +88,6 @@ class BatchDone:
     token_logprobs: torch.Tensor | None = None  # [B, L, D] behind the predictions' scores (None: blanks)
 
 
-@dataclass(slots=True)
-class _Plan:
-    tickets: list[EncodedTicket]
-    buckets: list[Bucket] = field(default_factory=list)
-
-
 class Classifier:
     """One model and one label set; runs any number of ticket lists."""
 
@@ -160,7 +154,7 @@ class Classifier:
         parts = {t.index: lp for group, token_logprobs in run for t, lp in zip(group, token_logprobs)}
         return torch.stack([parts[k] for k in range(len(free))])
 
-    def _encode(self, texts: list[str]) -> list:
+    def _encode(self, texts: list[str]) -> list[EncodedTicket] | list[ChannelTicket]:
         return (self.channel or self.prompt).encode(texts)
 
     def _run_reference(self, tickets, stats, start):
@@ -251,7 +245,7 @@ class Classifier:
         stats.prefix_tokens = self._prefix.length
         return self._prefix
 
-    def _prediction(self, ticket: EncodedTicket, scores: torch.Tensor) -> Prediction:
+    def _prediction(self, ticket: EncodedTicket | ChannelTicket, scores: torch.Tensor) -> Prediction:
         return Prediction(ticket.index, self.label_set.names, scores.tolist(), ticket.truncated,
                           not ticket.uses_prefix)
 
