@@ -94,22 +94,35 @@ class ChannelPrompt:
 # fast path
 @torch.inference_mode()
 def score_channel_batch(model, rows: list[list[int]], prefixes: list[PrefixCache]) -> torch.Tensor:
-    """log p(ticket | label) for right-padded rows, against every label's cache: [B, L, 1]."""
+    """log p(ticket | label) for right-padded ticket rows, against every label's cache: [B, L, 1]."""
+    return torch.stack([_log_likelihoods(model, rows, 0, prefix) for prefix in prefixes], dim=1)[:, :, None]
+
+
+@torch.inference_mode()
+def score_channel_full_batch(model, tickets: list[ChannelTicket], prefix_lengths: list[int]) -> torch.Tensor:
+    """The same without a cache: each label's whole prompts as right-padded rows: [B, L, 1]."""
+    return torch.stack([_log_likelihoods(model, [t.full_ids[label] for t in tickets], p, None)
+                        for label, p in enumerate(prefix_lengths)], dim=1)[:, :, None]
+
+
+def _log_likelihoods(model, rows: list[list[int]], start: int, prefix: PrefixCache | None) -> torch.Tensor:
+    """Per row, the sum of log p(token) over row[start:], each token given everything before it: [B]."""
     device = model.device
     lengths = torch.tensor([len(r) for r in rows], device=device)                # [B]
     B, S = len(rows), int(lengths.max())
+    P = prefix.length if prefix else 0
     input_ids = batch_input_ids(rows, _NO_LABELS, S, device)                     # [B, S]
-    out = torch.empty(B, len(prefixes), 1, device=device)
-    for label, prefix in enumerate(prefixes):
-        P = prefix.length
-        mask = batch_attention_mask(lengths, _NO_LABELS, S, P, device)           # [B, 1, S, P+S]
-        position_ids = batch_position_ids(lengths, _NO_LABELS, S, P, device)     # [B, S]
-        hidden = decoder_of(model)(input_ids=input_ids, attention_mask=mask, position_ids=position_ids,
-                                   cache=prefix.expand(B), use_cache=True).last_hidden_state  # [B, S, H]
-        # the prefix's last position predicts each ticket's first token, each ticket token the next
-        for b, n in enumerate(lengths.tolist()):
-            states = torch.cat([prefix.last_hidden, hidden[b, : n - 1]])            # [n, H]
-            out[b, label, 0] = _log_likelihood(model, states, input_ids[b, :n])
+    mask = batch_attention_mask(lengths, _NO_LABELS, S, P, device)               # [B, 1, S, P+S]
+    position_ids = batch_position_ids(lengths, _NO_LABELS, S, P, device)         # [B, S]
+    cache = prefix.expand(B) if prefix else None
+    hidden = decoder_of(model)(input_ids=input_ids, attention_mask=mask, position_ids=position_ids,
+                               cache=cache, use_cache=cache is not None).last_hidden_state  # [B, S, H]
+    out = torch.empty(B, device=device)
+    for b, n in enumerate(lengths.tolist()):
+        # the position before each scored token predicts it; for the first one after a cache
+        # that is the prefix's last position
+        states = hidden[b, start - 1 : n - 1] if start else torch.cat([prefix.last_hidden, hidden[b, : n - 1]])
+        out[b] = _log_likelihood(model, states, input_ids[b, start:n])
     return out
 
 

@@ -11,8 +11,9 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from triage_app.engine.batches import global_padding_inflation, plan_buckets
-from triage_app.engine.channel import ChannelPrompt, ChannelTicket, score_channel_batch, score_channel_reference
+from triage_app.engine.batches import Bucket, global_padding_inflation, plan_buckets
+from triage_app.engine.channel import (ChannelPrompt, ChannelTicket, score_channel_batch, score_channel_full_batch,
+                                      score_channel_reference)
 from triage_app.engine.labels import LabelSet
 from triage_app.engine.models import LoadedModel
 from triage_app.engine.prefix_cache import PrefixCache
@@ -181,17 +182,8 @@ class Classifier:
         if self.channel:
             yield from self._channel_fast(tickets, config, stats, start)
             return
-        cached = [t for t in tickets if config.prefix_cache and t.uses_prefix]
-        full = [t for t in tickets if not (config.prefix_cache and t.uses_prefix)]
-        stats.fallbacks = sum(not t.uses_prefix for t in tickets) if config.prefix_cache else 0
-        by_index = {t.index: t for t in tickets}
-        lengths = {t.index: len(t.suffix_ids) for t in cached} | {t.index: len(t.full_ids) for t in full}
-        stats.global_padding_inflation = global_padding_inflation(list(lengths.values()))
-        buckets = [b for group, uses in ((cached, True), (full, False)) if group
-                   for b in plan_buckets([t.index for t in group], [lengths[t.index] for t in group],
-                                         uses_prefix=uses, sort=config.buckets,
-                                         max_rows=config.batch_size, token_budget=config.token_budget)]
-        prefix = self._prefix_cache(stats) if cached else None
+        buckets, by_index = self._plan(tickets, config, stats, lambda t: len(t.full_ids))
+        prefix = self._prefix_cache(stats) if any(b.uses_prefix for b in buckets) else None
         for bucket in buckets:
             group = [by_index[i] for i in bucket.items]
             rows = [t.suffix_ids if bucket.uses_prefix else t.full_ids for t in group]
@@ -205,29 +197,42 @@ class Classifier:
             yield group, token_logprobs
 
     def _channel_fast(self, tickets, config, stats, start):
-        """Length buckets of ticket tokens, each run against every label's prefix cache.
+        """Length buckets of ticket tokens, each run against every label's prefix cache in turn.
 
-        A ticket without a clean cut (or every ticket, with the prefix cache off) runs the
-        reference's way: its full prompts, one at a time.
+        A ticket without a clean cut (or every ticket, with the prefix cache off) runs in
+        buckets too, as each label's whole prompt.
+        """
+        buckets, by_index = self._plan(tickets, config, stats, lambda t: max(map(len, t.full_ids)))
+        prefixes = self._label_caches(stats) if any(b.uses_prefix for b in buckets) else []
+        starts = [len(ids) for ids in self.channel.ids]
+        for bucket in buckets:
+            group = [by_index[i] for i in bucket.items]
+            if bucket.uses_prefix:
+                token_logprobs = score_channel_batch(self.model, [t.suffix_ids for t in group], prefixes)
+                processed, real = len(group) * bucket.width * len(starts), bucket.real_tokens * len(starts)
+                stats.prefix_tokens_saved += sum(p.length for p in prefixes) * len(group)
+            else:
+                token_logprobs = score_channel_full_batch(self.model, group, starts)
+                rows = [[len(t.full_ids[label]) for t in group] for label in range(len(starts))]
+                processed, real = sum(len(r) * max(r) for r in rows), sum(map(sum, rows))
+            _account(stats, start, rows=len(group), processed=processed, real=real)
+            yield group, token_logprobs
+
+    def _plan(self, tickets, config, stats, full_length) -> tuple[list[Bucket], dict]:
+        """Length buckets of the tickets that run after the prefix cache, then of those that run whole.
+
+        full_length: a ticket's width when it runs on its full prompt.
         """
         cached = [t for t in tickets if config.prefix_cache and t.uses_prefix]
+        full = [t for t in tickets if not (config.prefix_cache and t.uses_prefix)]
         stats.fallbacks = sum(not t.uses_prefix for t in tickets) if config.prefix_cache else 0
-        by_index = {t.index: t for t in cached}
-        lengths = [len(t.suffix_ids) for t in cached]
-        stats.global_padding_inflation = global_padding_inflation(lengths) if cached else 1.0
-        prefixes = self._label_caches(stats) if cached else []
-        for bucket in plan_buckets([t.index for t in cached], lengths, uses_prefix=True, sort=config.buckets,
-                                   max_rows=config.batch_size, token_budget=config.token_budget):
-            group = [by_index[i] for i in bucket.items]
-            token_logprobs = score_channel_batch(self.model, [t.suffix_ids for t in group], prefixes)
-            labels = len(prefixes)
-            _account(stats, start, rows=len(group), processed=len(group) * bucket.width * labels,
-                     real=bucket.real_tokens * labels)
-            stats.prefix_tokens_saved += sum(p.length for p in prefixes) * len(group)
-            yield group, token_logprobs
-        rest = [t for t in tickets if not (config.prefix_cache and t.uses_prefix)]
-        if rest:
-            yield from self._channel_reference(rest, stats, start)
+        lengths = {t.index: len(t.suffix_ids) for t in cached} | {t.index: full_length(t) for t in full}
+        stats.global_padding_inflation = global_padding_inflation(list(lengths.values()))
+        buckets = [b for group, uses in ((cached, True), (full, False)) if group
+                   for b in plan_buckets([t.index for t in group], [lengths[t.index] for t in group],
+                                         uses_prefix=uses, sort=config.buckets,
+                                         max_rows=config.batch_size, token_budget=config.token_budget)]
+        return buckets, {t.index: t for t in tickets}
 
     def _label_caches(self, stats: RunStats) -> list[PrefixCache]:
         if self._label_prefixes is None:
