@@ -117,18 +117,32 @@ def _log_likelihoods(model, rows: list[list[int]], start: int, prefix: PrefixCac
     cache = prefix.expand(B) if prefix else None
     hidden = decoder_of(model)(input_ids=input_ids, attention_mask=mask, position_ids=position_ids,
                                cache=cache, use_cache=cache is not None).last_hidden_state  # [B, S, H]
-    out = torch.empty(B, device=device)
+    # the position before each scored token predicts it; for the first one after a cache that is
+    # the prefix's last position
+    states, targets = [], []
     for b, n in enumerate(lengths.tolist()):
-        # the position before each scored token predicts it; for the first one after a cache
-        # that is the prefix's last position
-        states = hidden[b, start - 1 : n - 1] if start else torch.cat([prefix.last_hidden, hidden[b, : n - 1]])
-        out[b] = _log_likelihood(model, states, input_ids[b, start:n])
-    return out
+        states.append(hidden[b, start - 1 : n - 1] if start else torch.cat([prefix.last_hidden, hidden[b, : n - 1]]))
+        targets.append(input_ids[b, start:n])
+    scored = _target_logprobs(model, torch.cat(states), torch.cat(targets))   # [sum of n - start]
+    owner = torch.repeat_interleave(torch.arange(B, device=device), (lengths - start).clamp(min=0))
+    # summed in float64: over hundreds of tokens the order of float32 additions would show
+    return torch.zeros(B, dtype=torch.float64, device=device).index_add_(0, owner, scored.double()).float()
 
 
-def _log_likelihood(model, states: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    logprobs = F.log_softmax(model.get_output_embeddings()(states).float(), dim=-1)  # [n, V]
-    return logprobs.gather(1, targets[:, None]).sum()
+# Rows of the LM head computed together: one large matmul beats one per ticket (Qwen2.5's
+# 151,936-word head on this project's CPU: 1.7 s instead of 2.3 s for ten tickets, the whole batch
+# 6-8% faster), in chunks that bound the float32 logits (256 rows: 155 MB).
+HEAD_CHUNK = 256
+
+
+def _target_logprobs(model, states: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """log p(target) at each state: [N, H], [N] -> [N]."""
+    head = model.get_output_embeddings()
+    parts = []
+    for k in range(0, len(targets), HEAD_CHUNK):
+        logits = head(states[k : k + HEAD_CHUNK]).float()                              # [n, V]
+        parts.append(logits.gather(1, targets[k : k + HEAD_CHUNK, None])[:, 0] - logits.logsumexp(dim=-1))
+    return torch.cat(parts)
 
 
 # reference
@@ -139,5 +153,5 @@ def score_channel_reference(model, ticket: ChannelTicket, prefix_lengths: list[i
     for label, (full, p) in enumerate(zip(ticket.full_ids, prefix_lengths)):
         ids = torch.tensor([full], device=model.device)
         logprobs = F.log_softmax(model(input_ids=ids, use_cache=False).logits[0].float(), dim=-1)  # [N, V]
-        out[0, label, 0] = logprobs[p - 1 : len(full) - 1].gather(1, ids[0, p:, None]).sum()
+        out[0, label, 0] = logprobs[p - 1 : len(full) - 1].gather(1, ids[0, p:, None]).double().sum()
     return out
