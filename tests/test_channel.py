@@ -113,6 +113,21 @@ def test_tickets_whose_cut_breaks_run_whole_in_batches_and_equal_the_reference(t
         assert fast[i].label == ref.label and fast[i].fallback == (i in broken)
 
 
+def test_long_tickets_are_truncated_to_fit_after_every_label(tiny_qwen):
+    """The tiny model has a 512-token context; a 20k-character ticket keeps its head and is flagged."""
+    classifier = Classifier(tiny_qwen, LabelSet.default(), max_ticket_tokens=None, scoring=CHANNEL)
+    texts = ["short one", "word salad and error codes E1234 " * 600]
+    tickets = classifier.channel.encode(texts)
+    assert [t.truncated for t in tickets] == [False, True]
+    assert all(len(ids) + 8 <= tiny_qwen.context_tokens for ids in tickets[1].full_ids)
+    runs = list(classifier.run(texts, RunConfig()))
+    assert runs[-1].stats.truncated == 1
+    fast = {p.index: p for r in runs for p in r.predictions}
+    reference = collect(classifier, texts, RunConfig(reference=True))
+    assert fast[1].truncated and not fast[0].truncated
+    assert all(fast[i].scores == pytest.approx(reference[i].scores, abs=1e-3) for i in range(2))
+
+
 def test_examples_go_into_their_own_labels_prompt_only(smollm2):
     labels = LabelSet((Label("billing", "money"), Label("technical")),
                       (Example("I was charged twice", "billing"),))
@@ -122,8 +137,9 @@ def test_examples_go_into_their_own_labels_prompt_only(smollm2):
 
 
 def test_channel_and_direct_results_are_never_mixed_in_the_store(smollm2):
-    direct = Classifier(smollm2, LabelSet.default())
-    channel = Classifier(smollm2, LabelSet.default(), scoring=Scoring(method="channel"))
+    direct = Classifier(smollm2, LabelSet.default(), scoring=Scoring(method="direct"))
+    channel = Classifier(smollm2, LabelSet.default())
+    assert channel.channel and not direct.channel                # channel is the default
     assert direct.fingerprint != channel.fingerprint
     with pytest.raises(ValueError, match="method"):
         Scoring(method="generate")

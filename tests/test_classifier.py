@@ -1,10 +1,14 @@
-"""Runs end to end: blanks, truncation, statistics, cancel."""
+"""Runs end to end: blanks, truncation, statistics, cancel (the default scoring, or direct where a
+test reads direct scoring's prompt; tests/test_channel.py has channel's own)."""
 
 from __future__ import annotations
 
 from triage_app.engine.classifier import Classifier, RunConfig
 from triage_app.engine.labels import LabelSet
+from triage_app.engine.scoring import Scoring
 from triage_app.engine.verify import collect, verify
+
+DIRECT = Scoring(method="direct")
 
 
 def test_blank_tickets_are_kept_in_place_and_not_classified(smollm2):
@@ -17,7 +21,7 @@ def test_blank_tickets_are_kept_in_place_and_not_classified(smollm2):
 
 
 def test_long_tickets_are_truncated_by_policy_and_flagged(smollm2):
-    classifier = Classifier(smollm2, LabelSet.default(), max_ticket_tokens=64)
+    classifier = Classifier(smollm2, LabelSet.default(), max_ticket_tokens=64, scoring=DIRECT)
     long_text = "The export to PDF fails with a timeout every single time. " * 200
     texts = ["Refund please.", long_text]
     tickets = classifier.prompt.encode(texts)
@@ -32,7 +36,7 @@ def test_long_tickets_are_truncated_by_policy_and_flagged(smollm2):
 
 def test_tickets_longer_than_the_context_do_not_crash(tiny_qwen):
     """The tiny model has a 512-token context; a 20k-character ticket must still be classified."""
-    classifier = Classifier(tiny_qwen, LabelSet.default(), max_ticket_tokens=None)
+    classifier = Classifier(tiny_qwen, LabelSet.default(), max_ticket_tokens=None, scoring=DIRECT)
     texts = ["short one", "word salad and error codes E1234 " * 600]
     tickets = classifier.prompt.encode(texts)
     assert tickets[1].truncated and len(tickets[1].full_ids) + 4 <= tiny_qwen.context_tokens
@@ -42,7 +46,7 @@ def test_tickets_longer_than_the_context_do_not_crash(tiny_qwen):
 
 
 def test_statistics_add_up(smollm2, sample_rows):
-    classifier = Classifier(smollm2, LabelSet.default())
+    classifier = Classifier(smollm2, LabelSet.default(), scoring=DIRECT)
     texts = [r["text"] for r in sample_rows[:40]]
     config = RunConfig(batch_size=8, token_budget=None)
     runs = list(classifier.run(texts, config))
@@ -104,5 +108,5 @@ def test_nothing_to_score_runs_nothing(smollm2):
     classifier = Classifier(smollm2, LabelSet.default())
     batches = list(classifier.run(["", "  "]))
     assert len(batches) == 1 and all(p.is_blank for p in batches[0].predictions)
-    assert classifier._prefix is None
+    assert classifier._prefix is None and classifier._label_prefixes is None
     assert list(classifier.run([])) == []

@@ -93,7 +93,12 @@ def test_bench_prints_the_table_and_json(tmp_path):
         assert {"seconds", "items_per_s", "speedup", "padding_fraction", "agreement", "max_score_diff"} <= mode.keys()
         assert mode["agreement"] == 1.0
     assert data["n"] == 6 and data["workload"] == "long-prefix" and data["dense_tokens_per_s"] > 0
+    assert data["method"] == "direct"                         # what the published setups measured
     assert "speedup" in result.stdout and "dense-forward rate" in result.stdout
+    triage("bench", "--model", "smollm2-135m", "--dtype", "float32", "--n", "3", "--workload", "long-prefix",
+           "--method", "channel", "--modes", "reference,buckets", "--json", str(out))
+    data = json.loads(out.read_text())
+    assert data["method"] == "channel" and data["modes"]["buckets"]["agreement"] == 1.0
 
 
 @pytest.mark.parametrize("args, message", [
@@ -148,7 +153,9 @@ def test_eval_agrees_with_classify_on_the_same_file(tmp_path, smollm2):
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    common = ["--model", "smollm2-135m", "--labels-file", str(RESOURCES / "helpdesk_labels.json"), "--length", "mean"]
+    # direct scoring keeps it quick (5 labels would be 5 passes); what is checked is eval's arithmetic
+    common = ["--model", "smollm2-135m", "--labels-file", str(RESOURCES / "helpdesk_labels.json"), "--length", "mean",
+              "--method", "direct"]
     result = triage("eval", str(path), "--json", str(tmp_path / "eval.json"), *common)
     report = json.loads((tmp_path / "eval.json").read_text())
     assert report["gold_column"] == "queue" and report["n"] == 24
@@ -178,7 +185,8 @@ def test_eval_compare_measures_every_choice_on_the_same_rows(tmp_path):
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    result = triage("eval", str(path), "--model", "smollm2-135m", "--compare", "--json", str(tmp_path / "e.json"))
+    result = triage("eval", str(path), "--model", "smollm2-135m", "--compare", "--method", "direct",
+                    "--json", str(tmp_path / "e.json"))
     report = json.loads((tmp_path / "e.json").read_text())
     assert report["n"] == 6                                   # 4 per label held out as the examples' pool
     assert set(report["few_shot"]) == {"0", "1", "2", "4"}

@@ -15,6 +15,7 @@ from triage_app.engine.scoring import Scoring
 from triage_app.engine.verify import collect, compare, probe_indices
 
 FP32_TOLERANCE = 1e-3
+DIRECT = Scoring(method="direct")  # this file tests direct scoring's own machinery
 
 
 def spread(rows, n):
@@ -44,7 +45,7 @@ def test_label_tree_shares_leading_tokens():
 @pytest.fixture(scope="module")
 def sample_reference(smollm2, sample_rows):
     texts = spread(sample_rows, 24)
-    classifier = Classifier(smollm2, LabelSet.default())
+    classifier = Classifier(smollm2, LabelSet.default(), scoring=DIRECT)
     return classifier, texts, collect(classifier, texts, RunConfig(reference=True))
 
 
@@ -64,7 +65,7 @@ def test_every_switch_combination_agrees(sample_reference, prefix_cache, buckets
 
 def test_multi_token_labels_with_shared_leading_tokens(smollm2, sample_rows):
     labels = LabelSet.from_names(["billing", "billing dispute", "technical", "technical outage", "account"])
-    classifier = Classifier(smollm2, labels)
+    classifier = Classifier(smollm2, labels, scoring=DIRECT)
     ids = classifier.prompt.label_ids
     assert len(ids[0]) == 2 and ids[1][:2] == ids[0] and len(ids[1]) > 2  # "b" "illing" (" dispute")
     assert ids[2] == ids[3][: len(ids[2])] and len(ids[3]) > len(ids[2])
@@ -78,7 +79,7 @@ def test_label_scores_are_exact_log_probs(smollm2):
     """A two-token label's score is log p(t0) + log p(t1 | t0), computed by hand with the model."""
     import torch
 
-    classifier = Classifier(smollm2, LabelSet.default(), scoring=Scoring(length="sum", calibrate=False))
+    classifier = Classifier(smollm2, LabelSet.default(), scoring=Scoring(length="sum", calibrate=False, method="direct"))
     full = classifier.prompt.encode(["My card was charged twice."])[0].full_ids
     (b, illing), (technical,) = classifier.prompt.label_ids[0], classifier.prompt.label_ids[1]
     with torch.inference_mode():
@@ -91,7 +92,7 @@ def test_label_scores_are_exact_log_probs(smollm2):
 
 
 def test_prefix_cache_is_unchanged_by_batches(smollm2, sample_rows):
-    classifier = Classifier(smollm2, LabelSet.default())
+    classifier = Classifier(smollm2, LabelSet.default(), scoring=DIRECT)
     tickets = classifier.prompt.encode(spread(sample_rows, 6))
     prefix = PrefixCache(decoder_of(smollm2.model), classifier.prompt.ids, "cpu")
     before = prefix.checksum()
@@ -110,7 +111,7 @@ def test_prefix_cache_is_unchanged_by_batches(smollm2, sample_rows):
 def tiny_run(tiny_qwen, sample_rows):
     """Six labels, 600 tickets, random weights: many decisions are genuine near-ties."""
     labels = LabelSet.from_names(["billing", "technical", "account", "refund", "bug", "login"])
-    classifier = Classifier(tiny_qwen, labels)
+    classifier = Classifier(tiny_qwen, labels, scoring=DIRECT)
     texts = [r["text"] for r in sample_rows]
     return classifier, texts, collect(classifier, texts, RunConfig(reference=True))
 
@@ -143,7 +144,7 @@ def test_tokenizer_that_breaks_the_cut_falls_back_exactly(tiny_run, tiny_qwen):
 
 
 def test_smollm2_cut_is_token_clean_for_every_sample_ticket(smollm2, sample_rows):
-    classifier = Classifier(smollm2, LabelSet.default())
+    classifier = Classifier(smollm2, LabelSet.default(), scoring=DIRECT)
     tok = smollm2.tokenizer
     texts = [r["text"] for r in sample_rows]
     for text, ticket in zip(texts, classifier.prompt.encode(texts)):
@@ -154,9 +155,9 @@ def test_smollm2_cut_is_token_clean_for_every_sample_ticket(smollm2, sample_rows
 
 def test_bfloat16_disagrees_only_at_near_ties(sample_rows):
     loaded = models.load(models.SMOLLM2, device.choose("cpu", "bfloat16"))
-    classifier = Classifier(loaded, LabelSet.default())
+    classifier = Classifier(loaded, LabelSet.default(), scoring=DIRECT)
     texts = spread(sample_rows[:200], 8)  # bfloat16 is emulated, and slow, on CPUs without it
     reference = collect(classifier, texts, RunConfig(reference=True))
-    report = compare(reference, collect(classifier, texts, RunConfig()), "bfloat16")
+    report = compare(reference, collect(classifier, texts, RunConfig()), "bfloat16", "direct")
     assert report.ok, report.summary()
     assert report.max_score_diff < report.tolerance

@@ -68,7 +68,7 @@ def both_paths(smollm2, sample_rows):
     from triage_app.engine.classifier import Classifier, RunConfig
     from triage_app.engine.labels import LabelSet
 
-    classifier = Classifier(smollm2, LabelSet.default(), scoring=Scoring(calibrate=False))
+    classifier = Classifier(smollm2, LabelSet.default(), scoring=Scoring(calibrate=False, method="direct"))
     texts = [r["text"] for r in sample_rows[::75]]
     fast = RunConfig(batch_size=4)
     reference = RunConfig(reference=True)
@@ -102,8 +102,8 @@ def test_run_with_calibration_matches_its_definition(smollm2, sample_rows):
     from triage_app.engine.verify import collect
 
     texts = [r["text"] for r in sample_rows[:6]]
-    raw = Classifier(smollm2, LabelSet.default(), scoring=Scoring("mean", calibrate=False))
-    calibrated = Classifier(smollm2, LabelSet.default(), scoring=Scoring("mean", temperature=1.5))
+    raw = Classifier(smollm2, LabelSet.default(), scoring=Scoring("mean", calibrate=False, method="direct"))
+    calibrated = Classifier(smollm2, LabelSet.default(), scoring=Scoring("mean", temperature=1.5, method="direct"))
     assert raw.fingerprint != calibrated.fingerprint       # stored results never mix scorings
     by_index = collect(raw, texts, RunConfig())
     plain = torch.tensor([by_index[i].scores for i in range(len(texts))])
@@ -123,7 +123,7 @@ def test_aliases_are_what_the_model_reads_and_names_what_the_user_sees(smollm2):
 
     labels = LabelSet((Label("Billing & payments", "money", alias="payment"), Label("Tech support", alias="bug")),
                       (Example("I was charged twice", "Billing & payments"),))
-    classifier = Classifier(smollm2, labels)
+    classifier = Classifier(smollm2, labels, scoring=Scoring(method="direct"))
     assert "- payment: money" in classifier.prompt.text and "Billing & payments" not in classifier.prompt.text
     assert classifier.prompt.label_ids == [smollm2.tokenizer("payment", add_special_tokens=False).input_ids,
                                            smollm2.tokenizer("bug", add_special_tokens=False).input_ids]
@@ -139,4 +139,4 @@ def test_first_token_scoring_refuses_labels_it_cannot_tell_apart(smollm2):
     from triage_app.engine.labels import LabelSet
 
     with pytest.raises(ValueError, match="same token"):
-        Classifier(smollm2, LabelSet.from_names(["billing", "billing dispute"]), scoring=Scoring("first"))
+        Classifier(smollm2, LabelSet.from_names(["billing", "billing dispute"]), scoring=Scoring("first", method="direct"))

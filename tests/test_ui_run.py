@@ -49,8 +49,8 @@ def test_a_run_fills_labels_batch_by_batch(qtbot, ready, smollm2):
         assert model.confidence(row) == pytest.approx(max(math.exp(s) for s in p.scores))
         assert 0 <= model.margin(row) <= model.confidence(row) <= 1
     # the same labels the engine gives on its own
-    direct = {p.index: p.label for b in Classifier(smollm2, window.label_set).run(window.texts) for p in b.predictions}
-    assert [model.label_of(r) for r in range(8)] == [direct[r] for r in range(8)]
+    alone = {p.index: p.label for b in Classifier(smollm2, window.label_set).run(window.texts) for p in b.predictions}
+    assert [model.label_of(r) for r in range(8)] == [alone[r] for r in range(8)]
     # the run panel shows the engine's numbers
     panel = window.run_panel
     assert panel.bar.value() == 8 and "done" in panel.bar.format()
@@ -190,17 +190,19 @@ def test_the_window_stays_responsive_during_a_run(qtbot, ready):
 
 
 def test_scoring_method_chosen_in_settings_reaches_the_run(qtbot, ready, smollm2):
+    from triage_app.cli import METHODS as COMMAND_LINE
     from triage_app.engine.scoring import METHODS
     from triage_app.ui.settings import METHODS as OFFERED
+    from triage_app.ui.settings import Remembered
 
-    assert OFFERED == METHODS
+    assert OFFERED == COMMAND_LINE == METHODS and Remembered().method == Scoring().method
     window = ready(4, start=300)
-    window.remembered.method = "channel"
+    window.remembered.method = "direct"          # not the default
     assert run_and_wait(qtbot, window) == "done"
-    channel = Classifier(smollm2, window.label_set, scoring=Scoring(method="channel"))
-    direct = {p.index: p for b in channel.run(window.texts) for p in b.predictions}
+    direct = Classifier(smollm2, window.label_set, scoring=Scoring(method="direct"))
+    alone = {p.index: p for b in direct.run(window.texts) for p in b.predictions}
     for row in range(4):
-        assert window.model.prediction(row).scores == pytest.approx(direct[row].scores, abs=1e-4)
+        assert window.model.prediction(row).scores == pytest.approx(alone[row].scores, abs=1e-4)
 
 
 def test_verify_reports_agreement(qtbot, ready):
@@ -221,19 +223,20 @@ def test_prompt_preview_with_a_model(qtbot, ready, smollm2, tmp_path):
     with qtbot.waitSignal(prompted.received, timeout=60_000):
         window.show_prompt()
     qtbot.waitUntil(lambda: window.prompt_preview.plain_text != "")   # delivered to the dialog on this thread
-    prompt = Classifier(smollm2, window.label_set).prompt
-    text = window.prompt_preview.plain_text
-    assert text == prompt.text + window.texts[1].strip() + prompt.tail
-    assert f"{len(prompt.ids):,} tokens" in window.prompt_preview.summary.text()
-    # with channel scoring the preview shows a label's own prompt: what the model reads then
-    window.remembered.method = "channel"
-    with qtbot.waitSignal(prompted.received, timeout=60_000):
-        window.show_prompt()
-    qtbot.waitUntil(lambda: "Channel scoring" in window.prompt_preview.summary.text())
+    # channel scoring (the default): the preview shows a label's own prompt, what the model reads
+    assert "Channel scoring" in window.prompt_preview.summary.text()
     channel = Classifier(smollm2, window.label_set, scoring=Scoring(method="channel")).channel
     assert window.prompt_preview.plain_text == channel.texts[0] + window.texts[1].strip()
     QApplication.processEvents()
     window.prompt_preview.grab().save(str(tmp_path / "channel-preview.png"))
+    # direct scoring: one prompt, the ticket inside it
+    window.remembered.method = "direct"
+    with qtbot.waitSignal(prompted.received, timeout=60_000):
+        window.show_prompt()
+    qtbot.waitUntil(lambda: "Channel scoring" not in window.prompt_preview.summary.text())
+    prompt = Classifier(smollm2, window.label_set, scoring=Scoring(method="direct")).prompt
+    assert window.prompt_preview.plain_text == prompt.text + window.texts[1].strip() + prompt.tail
+    assert f"{len(prompt.ids):,} tokens" in window.prompt_preview.summary.text()
     window.prompt_preview.close()
 
 

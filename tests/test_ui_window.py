@@ -4,8 +4,10 @@ what is remembered between sessions."""
 import json
 import time
 
+import pytest
+
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from triage_app.engine.labels import Example, LabelSet
 from triage_app.ui.prompt_preview import NO_MODEL
@@ -134,13 +136,15 @@ def test_label_editor_add_rename_remove_and_examples(qtbot, make_window, tmp_pat
     assert all(e.label != "upsell" for e in window.label_set.examples)
 
 
-def test_corrections_become_examples(qtbot, make_window, tmp_path):
+def test_corrections_become_examples(qtbot, make_window, tmp_path, monkeypatch):
     window = make_window()
+    window.remembered.method = "direct"                 # where corrections helped: no question asked
     open_file(qtbot, window, write_slice(tmp_path, 6))
     window.promote_action.trigger()                     # nothing corrected yet: a message, no change
     assert "No new corrections" in window.banner_text.text() and window.label_set.examples == LabelSet.default().examples
     window.model.set_manual(1, "account")
     window.model.set_manual(4, "technical")
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: pytest.fail("asked under direct scoring"))
     with qtbot.waitSignal(window.labels_panel.changed):
         window.promote_action.trigger()
     rows = sample_rows()
@@ -148,6 +152,31 @@ def test_corrections_become_examples(qtbot, make_window, tmp_path):
                                               Example(rows[4]["text"].strip(), "technical"))
     window.promote_action.trigger()                     # already examples: not added twice
     assert len(window.label_set.examples) == len(LabelSet.default().examples) + 2
+
+
+def test_under_channel_scoring_corrections_become_examples_only_if_confirmed(qtbot, make_window, tmp_path,
+                                                                              monkeypatch):
+    """Measured: under channel scoring corrections made worse examples, so the window asks first."""
+    window = make_window()
+    assert window.remembered.method == "channel"        # the default
+    open_file(qtbot, window, write_slice(tmp_path, 6))
+    window.model.set_manual(2, "billing")
+    asked, answer = [], [QMessageBox.StandardButton.No]
+
+    def fake_exec(box):
+        asked.append(box.text())
+        assert box.defaultButton() is box.button(QMessageBox.StandardButton.No)
+        box.button(answer[0]).click()
+        return 0
+
+    monkeypatch.setattr(QMessageBox, "exec", fake_exec)
+    window.promote_action.trigger()
+    assert len(asked) == 1 and "84% to 62%" in asked[0]
+    assert window.label_set.examples == LabelSet.default().examples          # No: nothing added
+    answer[0] = QMessageBox.StandardButton.Yes
+    with qtbot.waitSignal(window.labels_panel.changed):
+        window.promote_action.trigger()
+    assert window.label_set.examples[-1] == Example(sample_rows()[2]["text"].strip(), "billing")
 
 
 def test_label_set_saves_and_loads_as_json(qtbot, make_window, tmp_path):
@@ -193,6 +222,21 @@ def test_settings_are_remembered(qtbot, make_window, tmp_path, settings_file):
     assert again.model_panel.spec == "smollm2-135m"
     assert again.height() == 560        # the width is clamped by the window's minimum on the tiny screen
     QApplication.processEvents()
+
+
+def test_settings_ask_for_a_reload_when_the_auto_dtype_may_change(qtbot):
+    from triage_app.ui.settings import SettingsDialog
+
+    remembered = Remembered()
+    dialog = SettingsDialog(remembered, "")
+    qtbot.addWidget(dialog)
+    assert dialog.apply_to(remembered) is False                     # nothing changed
+    dialog.method.setCurrentText("direct")                          # auto dtype: it depends on the method
+    assert dialog.apply_to(remembered) is True and remembered.method == "direct"
+    dialog.dtype.setCurrentText("float32")
+    assert dialog.apply_to(remembered) is True                      # the dtype itself changed
+    dialog.method.setCurrentText("channel")                         # pinned dtype: the method alone does not
+    assert dialog.apply_to(remembered) is False and remembered.method == "channel"
 
 
 def test_main_renders_a_screenshot_and_exits(tmp_path):

@@ -10,6 +10,7 @@ from pathlib import Path
 from triage_app.scale import command as scale_command  # light: imports neither ray nor torch
 
 EXIT_BAD_INPUT = 2
+METHODS = ("channel", "direct")  # engine/scoring.py's scoring methods (a test keeps them equal)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,6 +85,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--modes", default="reference,buckets,prefix,prefix+buckets,fast")
     bench.add_argument("--batch-size", type=int, default=32)
     bench.add_argument("--token-budget", type=int, default=1024)
+    bench.add_argument("--method", choices=METHODS, default="direct",
+                       help="the scoring method every mode uses (the published setups measured direct)")
     bench.add_argument("--json", help="write the results here")
     bench.set_defaults(func=_bench)
 
@@ -142,9 +145,9 @@ def _run_args(p):
     p.add_argument("--no-prefix-cache", action="store_true")
     p.add_argument("--no-buckets", action="store_true")
     p.add_argument("--full-head", action="store_true")
-    p.add_argument("--method", choices=["direct", "channel"], default="direct",
-                   help="direct: score the label after the ticket; channel: score the ticket after each label "
-                        "(more accurate with small models, one pass per label)")
+    p.add_argument("--method", choices=METHODS,
+                   help="channel (the default): score the ticket after each label, more accurate with small "
+                        "models, one pass per label; direct: score the label after the ticket, one pass")
     p.add_argument("--length", choices=["sum", "mean", "first"], default="sum",
                    help="how a multi-token label's token log-probs combine")
     p.add_argument("--no-calibrate", action="store_true", help="keep the model's prior over the labels")
@@ -154,7 +157,7 @@ def _run_args(p):
 def _load_model(args):
     from triage_app.engine import device, models
 
-    placement = device.choose(args.device, args.dtype)
+    placement = device.choose(args.device, args.dtype, _method(args))
     print(f"placement: {placement.reason}", file=sys.stderr)
     loaded = models.load(args.model, placement, allow_download=args.download)
     print(f"model: {loaded.name}", file=sys.stderr)
@@ -179,10 +182,16 @@ def _run_config(args, reference=False):
                      token_budget=args.token_budget)
 
 
+def _method(args) -> str:
+    from triage_app.engine.scoring import DEFAULT_METHOD
+
+    return getattr(args, "method", None) or DEFAULT_METHOD
+
+
 def _scoring(args):
     from triage_app.engine.scoring import Scoring
 
-    return Scoring(args.length, not args.no_calibrate, args.temperature, args.method)
+    return Scoring(args.length, not args.no_calibrate, args.temperature, _method(args))
 
 
 def _classifier(args, label_set=None):
@@ -367,14 +376,14 @@ def _bench(args) -> int:
         raise ValueError(f"unknown mode(s) {', '.join(unknown)}: use {', '.join(MODES)}")
     loaded = _load_model(args)
     work = workload(args.workload, args.n)
-    print(f"workload {work.name}: {len(work.texts)} tickets", file=sys.stderr)
-    results = run_modes(loaded, work, modes, args.batch_size, args.token_budget,
+    print(f"workload {work.name}: {len(work.texts)} tickets, {args.method} scoring", file=sys.stderr)
+    results = run_modes(loaded, work, modes, args.batch_size, args.token_budget, args.method,
                         log=lambda line: print(line, file=sys.stderr))
     rate = dense_rate(loaded)
     print(table(results))
     print(f"dense-forward rate: {rate:.0f} tokens/s (32 x 100 real tokens, one unpadded batch)")
     out = {"model": loaded.name, "device": loaded.placement.device, "dtype": loaded.placement.dtype_name,
-           "n": len(work.texts), "workload": work.name, "dense_tokens_per_s": rate,
+           "n": len(work.texts), "workload": work.name, "method": args.method, "dense_tokens_per_s": rate,
            "modes": {m: asdict(r) for m, r in results.items()}}
     if "fast" in results:
         fast = results["fast"]

@@ -10,6 +10,7 @@ import torch
 from triage_app.engine.classifier import Classifier, RunConfig
 from triage_app.engine.models import LoadedModel
 from triage_app.engine.scorer import decoder_of
+from triage_app.engine.scoring import Scoring
 from triage_app.engine.verify import collect, compare
 from triage_app.engine.workloads import Workload
 
@@ -48,7 +49,9 @@ def dense_rate(loaded: LoadedModel, rows: int = 32, width: int = 100, repeats: i
 
 
 def run_modes(loaded: LoadedModel, work: Workload, modes: list[str], batch_size: int = 32,
-              token_budget: int | None = 1024, log=print) -> dict[str, ModeResult]:
+              token_budget: int | None = 1024, method: str = "direct", log=print) -> dict[str, ModeResult]:
+    """Every mode on the same tickets. With channel scoring the head is always whole (every ticket
+    token is scored), so prefix+buckets and fast do the same work."""
     results, reference = {}, None
     # the reference runs first: every other mode is compared against it
     for mode in sorted(modes, key=lambda m: m != "reference"):
@@ -56,7 +59,7 @@ def run_modes(loaded: LoadedModel, work: Workload, modes: list[str], batch_size:
         if not config.reference and config.batch_size != 1:
             config = replace(config, batch_size=batch_size, token_budget=token_budget)
         # a classifier per mode: each pays for its own prefix cache
-        classifier = Classifier(loaded, work.label_set, work.style)
+        classifier = Classifier(loaded, work.label_set, work.style, scoring=Scoring(method=method))
         start = time.perf_counter()
         stats = None
         predictions = {}
@@ -66,7 +69,7 @@ def run_modes(loaded: LoadedModel, work: Workload, modes: list[str], batch_size:
         seconds = time.perf_counter() - start
         if reference is None:
             reference = predictions if mode == "reference" else collect(classifier, work.texts, MODES["reference"])
-        report = compare(reference, predictions, loaded.placement.dtype_name)
+        report = compare(reference, predictions, loaded.placement.dtype_name, method)
         base = results["reference"].seconds if "reference" in results else seconds
         results[mode] = ModeResult(seconds, len(work.texts) / seconds, base / seconds, stats.padding_fraction,
                                    report.agree / max(report.probes, 1), report.max_score_diff,

@@ -41,7 +41,10 @@ class ClassifierRecipe:
         from triage_app.engine import device, models
         from triage_app.engine.classifier import Classifier
 
-        placement = device.choose(self.device, self.dtype)
+        from triage_app.engine.scoring import Scoring
+
+        method = self.options.get("scoring", Scoring()).method
+        placement = device.choose(self.device, self.dtype, method)
         loaded = models.load(self.model, placement, allow_download=self.download)
         return Classifier(loaded, self.label_set, max_ticket_tokens=self.max_ticket_tokens, **self.options)
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 SETTINGS_FILE_ENV = "TRIAGE_SETTINGS_FILE"   # an .ini path; tests and portable installs set it
 DEVICES = ("auto", "cpu", "mps", "cuda")
 DTYPES = ("auto", "float32", "bfloat16", "float16")
-METHODS = ("direct", "channel")   # the engine's scoring methods (engine/scoring.py; a test keeps them equal)
+METHODS = ("channel", "direct")   # the engine's scoring methods (engine/scoring.py; a test keeps them equal)
 
 
 def open_settings() -> QSettings:
@@ -32,7 +32,7 @@ class Remembered:
     dtype: str = "auto"
     batch_size: int = 32
     token_budget: int = 1024
-    method: str = "direct"
+    method: str = "channel"
     allow_download: bool = True
     geometry: bytes = b""
     splitter: bytes = b""
@@ -56,7 +56,7 @@ class Remembered:
         if out.dtype not in DTYPES:
             out.dtype = "auto"
         if out.method not in METHODS:
-            out.method = "direct"
+            out.method = cls().method
         out.batch_size = max(1, out.batch_size)
         out.token_budget = max(64, out.token_budget)
         return out
@@ -83,8 +83,8 @@ class SettingsDialog(QDialog):
         self.batch_size = _spin(1, 512, remembered.batch_size)
         self.token_budget = _spin(64, 65536, remembered.token_budget)
         self.method = _combo(METHODS, remembered.method)
-        self.method.setToolTip("direct: one pass per ticket. channel: one pass per ticket and label; "
-                               "more accurate with small models (README, 'Labels worth trusting').")
+        self.method.setToolTip("channel (recommended): one pass per ticket and label, far more accurate with "
+                               "small models. direct: one pass per ticket (README, 'Labels worth trusting').")
         self.allow_download = QCheckBox("Download the recommended model when it is not on this machine")
         self.allow_download.setChecked(remembered.allow_download)
         form.addRow("Device:", self.device)
@@ -102,8 +102,11 @@ class SettingsDialog(QDialog):
         form.addRow(buttons)
 
     def apply_to(self, remembered: Remembered) -> bool:
-        """Write the choices into remembered; True if the model must be loaded again."""
-        reload = (self.device.currentText(), self.dtype.currentText()) != (remembered.device, remembered.dtype)
+        """Write the choices into remembered; True if the model must be loaded again (its "auto" dtype
+        depends on the scoring method too)."""
+        placement = (self.device.currentText(), self.dtype.currentText())
+        reload = placement != (remembered.device, remembered.dtype) or (
+            self.dtype.currentText() == "auto" and self.method.currentText() != remembered.method)
         remembered.device = self.device.currentText()
         remembered.dtype = self.dtype.currentText()
         remembered.batch_size = self.batch_size.value()

@@ -55,7 +55,7 @@ class EngineWorker(QObject):
     """Lives on its own QThread; the main thread only calls the request methods and cancel()."""
 
     # requests, served on the worker thread
-    _load_requested = Signal(str, str, str, bool, int)
+    _load_requested = Signal(str, str, str, bool, str, int)
     _adopt_requested = Signal(object)
     _run_requested = Signal(int, object, object, object, bool, int)
     _verify_requested = Signal(object, object, object, int)
@@ -91,9 +91,11 @@ class EngineWorker(QObject):
         self._prompt_requested.connect(self._prompt)
 
     # requests (call from the main thread)
-    def load_model(self, spec: str, device: str = "auto", dtype: str = "auto", allow_download: bool = False):
+    def load_model(self, spec: str, device: str = "auto", dtype: str = "auto", allow_download: bool = False,
+                   method: str = ""):
+        """method: the scoring method the model is for ("" = the default); "auto" dtype depends on it."""
         self._loads += 1
-        self._load_requested.emit(spec, device, dtype, allow_download, self._loads)
+        self._load_requested.emit(spec, device, dtype, allow_download, method, self._loads)
 
     def use_model(self, loaded) -> None:
         """Adopt a model loaded elsewhere (tests share one across windows)."""
@@ -109,7 +111,7 @@ class EngineWorker(QObject):
     def verify(self, texts: list[str], label_set, config: dict | None = None, probes: int = 16) -> None:
         self._verify_requested.emit(list(texts), label_set, config, probes)
 
-    def preview_prompt(self, label_set, ticket: str, method: str = "direct") -> None:
+    def preview_prompt(self, label_set, ticket: str, method: str) -> None:
         self._prompt_requested.emit(label_set, ticket, method)
 
     def cancel(self) -> None:
@@ -121,13 +123,13 @@ class EngineWorker(QObject):
         return self._loaded is not None
 
     # served on the worker thread
-    @Slot(str, str, str, bool, int)
-    def _load(self, spec, device, dtype, allow_download, load_id):
+    @Slot(str, str, str, bool, str, int)
+    def _load(self, spec, device, dtype, allow_download, method, load_id):
         from triage_app.engine import device as devices, models
 
         self.model_loading.emit(spec)
         try:
-            loaded = models.load(spec, devices.choose(device, dtype), allow_download=allow_download)
+            loaded = models.load(spec, devices.choose(device, dtype, method or None), allow_download=allow_download)
         except Exception as exc:  # a broken model folder fails in many ways; the user needs one line
             self._failed_loads.add(load_id)   # runs asked for behind it end as cancelled, quietly
             known = isinstance(exc, (models.ModelNotAvailable, ValueError, OSError))
@@ -193,15 +195,16 @@ class EngineWorker(QObject):
         except Exception as exc:
             self.failed.emit(_one_line("cannot build the prompt", exc))
 
-    def _classifier_for(self, label_set, method: str = "direct"):
+    def _classifier_for(self, label_set, method: str | None):
         from triage_app.engine.classifier import Classifier
         from triage_app.engine.scoring import Scoring
 
         if self._loaded is None:
             raise RuntimeError("no model is loaded; pick one and press Load")
         c = self._classifier
-        if c is None or c.label_set != label_set or c.scoring.method != method:
-            self._classifier = Classifier(self._loaded, label_set, scoring=Scoring(method=method))
+        scoring = Scoring(method=method) if method else Scoring()
+        if c is None or c.label_set != label_set or c.scoring != scoring:
+            self._classifier = Classifier(self._loaded, label_set, scoring=scoring)
         return self._classifier
 
     def _results_store(self):
@@ -244,8 +247,8 @@ def _config(config: dict | None):
     return RunConfig(**{k: v for k, v in (config or {}).items() if k != "method"})
 
 
-def _method(config: dict | None) -> str:
-    return (config or {}).get("method", "direct")
+def _method(config: dict | None) -> str | None:
+    return (config or {}).get("method")   # None: the engine's default
 
 
 def _one_line(what: str, exc: BaseException) -> str:
