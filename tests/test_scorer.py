@@ -79,7 +79,8 @@ def test_label_scores_are_exact_log_probs(smollm2):
     """A two-token label's score is log p(t0) + log p(t1 | t0), computed by hand with the model."""
     import torch
 
-    classifier = Classifier(smollm2, LabelSet.default(), scoring=Scoring(length="sum", calibrate=False, method="direct"))
+    scoring = Scoring(length="sum", calibrate=False, method="direct")
+    classifier = Classifier(smollm2, LabelSet.default(), scoring=scoring)
     full = classifier.prompt.encode(["My card was charged twice."])[0].full_ids
     (b, illing), (technical,) = classifier.prompt.label_ids[0], classifier.prompt.label_ids[1]
     with torch.inference_mode():

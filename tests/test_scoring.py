@@ -139,4 +139,5 @@ def test_first_token_scoring_refuses_labels_it_cannot_tell_apart(smollm2):
     from triage_app.engine.labels import LabelSet
 
     with pytest.raises(ValueError, match="same token"):
-        Classifier(smollm2, LabelSet.from_names(["billing", "billing dispute"]), scoring=Scoring("first", method="direct"))
+        Classifier(smollm2, LabelSet.from_names(["billing", "billing dispute"]),
+                   scoring=Scoring("first", method="direct"))

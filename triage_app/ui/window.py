@@ -9,7 +9,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLabel, QLineEdit, QMainWindow,
-                               QMessageBox, QPushButton, QScrollArea, QSplitter, QTabWidget, QToolButton, QVBoxLayout, QWidget)
+                               QMessageBox, QPushButton, QScrollArea, QSplitter, QTabWidget, QToolButton,
+                               QVBoxLayout, QWidget)
 
 from triage_app.engine.labels import Example, LabelSet
 from triage_app.files.reader import (BadInput, TicketTable, detect_gold_column, detect_subject_column,
@@ -565,7 +566,8 @@ class MainWindow(QMainWindow):
         if not new:
             self.show_error("No new corrections to add: label tickets by hand first (keys 1–9).")
             return
-        if self.remembered.method == "channel" and not self._confirm("Add corrections as examples?", CORRECTIONS_WARNING):
+        risky = self.remembered.method == "channel"    # where corrections were measured to hurt
+        if risky and not self._confirm("Add corrections as examples?", CORRECTIONS_WARNING):
             return
         self.labels_panel.set_label_set(self.label_set.with_examples(self.label_set.examples + new), announce=True)
         self.statusBar().showMessage(f"{len(new)} correction(s) added as examples: Run again to use them.", 10_000)
