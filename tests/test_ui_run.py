@@ -154,6 +154,13 @@ def test_accuracy_against_the_gold_column(qtbot, ready):
     scores = window.accuracy_panel.scores
     assert scores.accuracy == pytest.approx(expected)
     assert f"{100 * expected:.1f}%" in window.accuracy_panel.headline.text()
+    # the confidences against the same column: is "review everything under 70%" sane here?
+    mean_confidence = sum(window.model.confidence(r) for r in range(10)) / 10
+    calibration = window.accuracy_panel.calibration.text()
+    assert 0 <= scores.ece <= 1 and f"{scores.ece:.3f}" in calibration
+    assert f"{100 * mean_confidence:.0f}%" in calibration
+    gap = mean_confidence - expected
+    assert ("is close to" if abs(gap) < 0.02 else "overstates" if gap > 0 else "understates") in calibration
     names = window.label_set.names
     for k, name in enumerate(names):
         assert scores.confusion[k] == [sum(g == name and p == col for g, p in pairs) for col in names]
@@ -167,6 +174,7 @@ def test_accuracy_against_the_gold_column(qtbot, ready):
     assert window.accuracy_panel.scores.accuracy == pytest.approx(expected)
     window.columns.gold.setCurrentText("none")
     qtbot.waitUntil(lambda: window.accuracy_panel.scores is None)
+    assert window.accuracy_panel.calibration.text() == ""
 
 
 def test_the_window_stays_responsive_during_a_run(qtbot, ready):

@@ -22,6 +22,9 @@ class AccuracyPanel(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.15)
         self.headline.setFont(font)
         layout.addWidget(self.headline)
+        self.calibration = QLabel()
+        self.calibration.setWordWrap(True)
+        layout.addWidget(self.calibration)
         self.per_label = _table(["precision", "recall", "rows"])
         layout.addWidget(QLabel("Per label"))
         layout.addWidget(self.per_label)
@@ -36,6 +39,7 @@ class AccuracyPanel(QWidget):
         self.scores = scores
         if scores is None or gold_column is None:
             self.headline.setText("Choose a gold column above to compare the model's labels with it.")
+            self.calibration.setText("")
             self.per_label.setRowCount(0)
             self.matrix.setRowCount(0)
             self.matrix.setColumnCount(0)
@@ -45,6 +49,7 @@ class AccuracyPanel(QWidget):
         else:
             self.headline.setText(f"Accuracy <b>{100 * scores.accuracy:.1f}%</b> — {scores.correct:,} of "
                                   f"{scores.n:,} rows agree with “{gold_column}” (the model's own labels)")
+        self.calibration.setText(_calibration(scores))
         self.per_label.setRowCount(len(scores.per_label))
         self.per_label.setVerticalHeaderLabels(list(scores.per_label))
         for r, s in enumerate(scores.per_label.values()):
@@ -64,6 +69,18 @@ class AccuracyPanel(QWidget):
                 item.setBackground(QColor(255 - shade, 255 - shade // 3, 255 - shade) if diagonal else
                                    QColor(255, 255 - shade // 2, 255 - shade // 2))
                 self.matrix.setItem(r, c, item)
+
+
+def _calibration(scores: Report) -> str:
+    """Whether 'review everything under 70%' is a sane instruction for this file."""
+    if scores.ece is None or not scores.n:
+        return ""
+    shown = sum(b["n"] * b["confidence"] for b in scores.reliability) / scores.n
+    gap = shown - scores.accuracy
+    side = "is close to" if abs(gap) < 0.02 else "overstates" if gap > 0 else "understates"
+    return (f"Confidence: calibration error {scores.ece:.3f}; the mean confidence, {100 * shown:.0f}%, {side} "
+            f"the accuracy. Near 0, a label shown at 70% is right about 70% of the time; "
+            f"<code>triage-app eval</code> fits a temperature that corrects it.")
 
 
 def _fit_height(table: QTableWidget) -> None:

@@ -665,8 +665,9 @@ class MainWindow(QMainWindow):
         if self.table is None or gold is None:
             self.accuracy_panel.show_scores(None, None)
         else:
+            confidence = [self.model.confidence(r) for r in range(total)]
             self.accuracy_panel.show_scores(evaluate(self.table.frame[gold].tolist(), self.model.predicted_labels,
-                                                     self.model.label_names), gold)
+                                                     self.model.label_names, confidence), gold)
 
     def _refill_label_filter(self) -> None:
         current = self.label_filter.currentText()
