@@ -185,7 +185,7 @@ def _run_config(args, reference=False):
 def _method(args) -> str:
     from triage_app.engine.scoring import DEFAULT_METHOD
 
-    return getattr(args, "method", None) or DEFAULT_METHOD
+    return args.method or DEFAULT_METHOD
 
 
 def _scoring(args):
