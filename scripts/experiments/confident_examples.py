@@ -6,6 +6,7 @@ become that label's examples, and the other tickets run again. Also: the review 
 correction per label plus the 2 most confident. Result for the sample: docs/quality/channel_examples_smollm2.txt.
 
 Usage: .venv/bin/python scripts/experiments/confident_examples.py TICKETS.csv LABELS.json|- LIMIT OUT.json
+       [--corrections-only]   (the review queue's first correction per label alone, as eval --compare does)
 """
 import sys, json, time
 import torch
@@ -43,6 +44,15 @@ def confident(k):
     return rows
 
 out = {}
+if "--corrections-only" in sys.argv:
+    promoted_set, promoted = promote_corrections(label_set, g, s0, 1)
+    rest = [r for r in range(len(g.texts)) if r not in set(promoted)]
+    sub = g.subset(rest)
+    after = report(score(mk(promoted_set), sub.texts).scores(scoring), sub.gold, names)
+    out["corrections"] = (report(s0[rest], sub.gold, names).accuracy, after.accuracy, after.macro_f1)
+    print(out["corrections"], flush=True)
+    json.dump(out, open(sys.argv[4], "w"), indent=1)
+    sys.exit(0)
 for k in (1, 2):
     rows = confident(k)
     correct = sum(g.gold[r] == names[int(top[r])] for r in rows)
