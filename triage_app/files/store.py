@@ -31,6 +31,10 @@ CREATE TABLE IF NOT EXISTS manual_labels (
 """
 
 
+class StoreUnavailable(ValueError):
+    """The results database cannot be opened or written; the message names it and the way out."""
+
+
 def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
