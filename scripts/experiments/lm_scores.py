@@ -1,0 +1,93 @@
+"""The bundled model's per-label log-probabilities for the learning-curve sets, computed once.
+
+Runs the engine as `triage-app eval` does (SmolLM2-135M, CPU, float32, channel scoring with the
+default Scoring, the label names as the only description) and stores, per set, the texts, the
+gold labels, the label names and the [N, L] scores in docs/learning/scores/<set>.npz, so that
+the learning curve (scripts/experiments/learning_curve.py) never runs the model.
+
+Usage: .venv/bin/python scripts/experiments/lm_scores.py [SET ...]   (default: every set)
+"""
+from __future__ import annotations
+
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "docs" / "learning" / "scores"
+BANKING = ROOT.parent / "shared" / "data" / "banking77_train.csv"
+# 10 BANKING77 intents, named the way a person setting up a queue would name them
+BANKING_INTENTS = {
+    "card_arrival": "card delivery",
+    "lost_or_stolen_card": "lost or stolen card",
+    "exchange_rate": "exchange rate",
+    "change_pin": "change PIN",
+    "top_up_failed": "top up failed",
+    "request_refund": "refund request",
+    "terminate_account": "close account",
+    "transfer_timing": "transfer timing",
+    "cash_withdrawal_charge": "cash withdrawal fee",
+    "verify_my_identity": "identity verification",
+}
+BANKING_PER_INTENT = 40
+
+
+def load_set(name: str) -> tuple[list[str], list[str], list[str]]:
+    """(texts, gold labels, label names) of one set, rows with a blank text or gold value dropped."""
+    from triage_app.files import reader
+
+    if name == "banking10":
+        table = reader.read_tickets(BANKING)
+        frame = table.frame
+        rows = []
+        for intent in BANKING_INTENTS:
+            mine = [r for r in range(len(frame)) if frame["category"].iat[r] == intent]
+            rows += sorted(random.Random(0).sample(mine, BANKING_PER_INTENT))
+        texts = [frame["text"].iat[r] for r in rows]
+        gold = [BANKING_INTENTS[frame["category"].iat[r]] for r in rows]
+        return texts, gold, list(BANKING_INTENTS.values())
+    path, column = {"sample": ("resources/sample_tickets.csv", "category"),
+                    "helpdesk": ("resources/helpdesk_tickets.csv", "queue")}[name]
+    table = reader.read_tickets(ROOT / path)
+    texts = table.texts(reader.detect_text_column(table))
+    gold = [str(g).strip() for g in table.frame[column]]
+    keep = [r for r in range(len(texts)) if texts[r].strip() and gold[r]]
+    names = sorted(set(gold[r] for r in keep))
+    return [texts[r] for r in keep], [gold[r] for r in keep], names
+
+
+def lm_scores(texts: list[str], names: list[str]) -> tuple[np.ndarray, float, str]:
+    from triage_app.engine import device, models
+    from triage_app.engine.classifier import Classifier, RunConfig
+    from triage_app.engine.labels import LabelSet
+    from triage_app.engine.scoring import Scoring
+    from triage_app.quality.evaluate import score
+
+    scoring = Scoring()
+    loaded = models.load(models.SMOLLM2, device.choose("cpu", "float32", scoring.method))
+    classifier = Classifier(loaded, LabelSet.from_names(names), scoring=scoring)
+    scored = score(classifier, texts, RunConfig())
+    return scored.scores(scoring).double().numpy(), scored.seconds, loaded.name
+
+
+def main(sets: list[str]) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name in sets:
+        path = OUT / f"{name}.npz"
+        if path.exists():
+            print(f"{name}: cached at {path}")
+            continue
+        texts, gold, names = load_set(name)
+        start = time.perf_counter()
+        scores, seconds, model = lm_scores(texts, names)
+        np.savez_compressed(path, texts=np.array(texts, dtype=object).astype(str), gold=np.array(gold),
+                            names=np.array(names), scores=scores, seconds=seconds, model=model)
+        print(f"{name}: {len(texts)} tickets x {len(names)} labels in {time.perf_counter() - start:.0f} s -> {path}",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or ["banking10", "sample", "helpdesk"])

@@ -1,0 +1,135 @@
+"""The learning curve: accuracy after k labels per label, zero-shot, learned alone and combined.
+
+Each label's rows are split once (seeded) into a training pool and test rows; every k and every
+draw is scored on the same test rows. A draw is a seeded order of each label's pool and k takes
+its first k rows, so a draw's k = 10 labels include its k = 5 ones, as a person's would.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from triage_app.learn.features import TicketFeatures
+from triage_app.learn.model import LearnConfig, learn
+from triage_app.quality.metrics import evaluate
+
+KS = (0, 2, 5, 10, 20)
+PARTS = ("zero_shot", "learned", "combined")
+
+
+@dataclass(slots=True)
+class Point:
+    """One k: each part's accuracy and macro-F1 per draw (None: the part has no answer at this k)."""
+
+    k: int
+    accuracy: dict[str, list[float | None]]
+    macro_f1: dict[str, list[float | None]]
+
+    def mean(self, part: str, metric: str = "accuracy") -> float | None:
+        values = getattr(self, metric)[part]
+        return None if any(v is None for v in values) else float(np.mean(values))
+
+    def std(self, part: str, metric: str = "accuracy") -> float | None:
+        values = getattr(self, metric)[part]
+        return None if any(v is None for v in values) else float(np.std(values))
+
+
+@dataclass(slots=True)
+class Curve:
+    names: list[str]
+    test_rows: list[int]
+    draws: int
+    points: list[Point] = field(default_factory=list)
+
+    def targets(self) -> dict[str, bool | None]:
+        """The issue's targets: combined >= the better of the other two at every k >= 2; +5 points at k = 5."""
+        out = {}
+        for p in self.points:
+            if p.k >= 2:
+                best = max(p.mean("zero_shot"), p.mean("learned"))
+                out[f"k={p.k}: combined >= max(zero-shot, learned)"] = p.mean("combined") >= best
+            if p.k == 5:
+                out["k=5: combined >= zero-shot + 5 points"] = p.mean("combined") >= p.mean("zero_shot") + 0.05
+        return out
+
+    def to_dict(self) -> dict:
+        return {"names": self.names, "n_test": len(self.test_rows), "test_rows": self.test_rows, "draws": self.draws,
+                "points": [{"k": p.k, "accuracy": p.accuracy, "macro_f1": p.macro_f1,
+                            "mean": {part: {"accuracy": p.mean(part), "accuracy_std": p.std(part),
+                                            "macro_f1": p.mean(part, "macro_f1")} for part in PARTS}}
+                           for p in self.points],
+                "targets": self.targets()}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1)
+
+    def table(self) -> str:
+        """Markdown: accuracy mean ± std over the draws (macro-F1), per k."""
+        lines = ["| k per label | zero-shot | learned only | combined |", "|---|---|---|---|"]
+        for p in self.points:
+            cells = []
+            for part in PARTS:
+                acc = p.mean(part)
+                cells.append("–" if acc is None else
+                             f"{100 * acc:.1f}% ± {100 * p.std(part):.1f} (F1 {p.mean(part, 'macro_f1'):.3f})")
+            lines.append(f"| {p.k} | " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+
+def split(gold: list[str], names: list[str], max_k: int, test_share: float, seed: int
+          ) -> tuple[dict[int, np.ndarray], np.ndarray]:
+    """Each label's training pool (label index -> rows, seeded order) and the test rows (ascending).
+
+    A label's pool holds max_k rows, or (1 - test_share) of its rows if that is more; at least
+    one row of every label stays for testing.
+    """
+    rng = np.random.default_rng(seed)
+    pools, test = {}, []
+    for k, name in enumerate(names):
+        rows = rng.permutation(np.array([r for r, g in enumerate(gold) if g == name], dtype=np.int64))
+        size = min(len(rows) - 1, max(max_k, int(round(len(rows) * (1 - test_share)))))
+        pools[k], test = rows[:max(size, 0)], test + rows[max(size, 0):].tolist()
+    return pools, np.array(sorted(test), dtype=np.int64)
+
+
+def learning_curve(texts: list[str], gold: list[str], lm_scores: np.ndarray, names: list[str],
+                   ks: tuple[int, ...] = KS, draws: int = 5, test_share: float = 0.5, seed: int = 0,
+                   config: LearnConfig = LearnConfig(), log=None) -> Curve:
+    """lm_scores: [N, L] the language model's log-probabilities; rows whose gold is no label are left out."""
+    features = TicketFeatures(texts)
+    z = np.asarray(lm_scores, dtype=np.float64)
+    pools, test = split(gold, names, max(ks), test_share, seed)
+    truth = [gold[r] for r in test]
+    curve = Curve(list(names), test.tolist(), draws)
+    zero = _scores(truth, np.argmax(z[test], axis=1), names)
+    for k in ks:
+        point = Point(k, {part: [] for part in PARTS}, {part: [] for part in PARTS})
+        for d in range(draws):
+            order = {label: np.random.default_rng([seed, d, label]).permutation(rows) for label, rows in pools.items()}
+            taught = {int(r): names[label] for label, rows in order.items() for r in rows[:k]}
+            learned = learn(features, z, taught, names, config)
+            alone = (np.argmax(learned.text_model.log_probs(features.rows(test)), axis=1)
+                     if learned.text_model else None)
+            results = {"zero_shot": zero, "learned": _scores(truth, alone, names),
+                       "combined": _scores(truth, learned.labels[test], names)}
+            for part, (acc, f1) in results.items():
+                point.accuracy[part].append(acc)
+                point.macro_f1[part].append(f1)
+        curve.points.append(point)
+        if log:
+            log(f"k={k}: " + ", ".join(f"{part} {_fmt(point.mean(part))}" for part in PARTS))
+    return curve
+
+
+def _scores(truth: list[str], predicted: np.ndarray | None, names: list[str]) -> tuple[float | None, float | None]:
+    if predicted is None:
+        return None, None
+    report = evaluate(truth, [names[k] for k in predicted], names)
+    return report.accuracy, report.macro_f1
+
+
+def _fmt(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"

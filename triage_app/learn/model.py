@@ -1,0 +1,248 @@
+"""The person's labels, learned: TF-IDF + logistic regression, weighed against the language model.
+
+Two parts score every ticket: the language model's log-probabilities Z (stored, never
+recomputed here) and a logistic regression on the ticket's words, trained on the person's
+labels, giving log-probabilities P. The answer is softmax(a * Z + b * P). The weights a and b
+are fitted to the cross-validated P of the labelled rows (each row scored by a regression that
+never saw it), minimising their log-loss: with few or inconsistent labels b stays small and the
+language model decides; as the labels teach more, b grows. No labels, or a b of zero, returns
+the zero-shot answer itself.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import optimize
+from scipy.special import log_softmax, logsumexp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
+
+from triage_app.learn.features import TicketFeatures
+from triage_app.learn.teaching import Teaching
+
+PERSON, LEARNED, MODEL = "person", "learned", "model"
+
+
+@dataclass(frozen=True, slots=True)
+class LearnConfig:
+    seed: int = 0
+    folds: int = 5                 # most cross-validation folds; fewer when a label has fewer examples
+    c: float = 10.0                # the regression's inverse L2 strength
+    max_weight: float = 50.0       # bound on a and b: perfectly separable labels would push them to infinity
+    skip_min_per_label: int = 5    # fewer examples of any label and the language model is never offered to skip
+    skip_tolerance: float = 0.01   # learned alone may be this much below combined and still count as "as good"
+
+    def __post_init__(self):
+        if self.folds < 2:
+            raise ValueError(f"cross-validation needs at least 2 folds, not {self.folds}")
+        if not self.c > 0:
+            raise ValueError(f"the regression's C must be positive, not {self.c}")
+
+
+@dataclass(slots=True)
+class TextModel:
+    """A logistic regression on the TF-IDF columns its training rows use, for the labels it has seen."""
+
+    regression: LogisticRegression
+    columns: np.ndarray        # [U] feature columns present in the training rows
+    seen: np.ndarray           # [S] label indices it was trained on
+    n_labels: int
+
+    @classmethod
+    def fit(cls, x: "sparse.csr_matrix", targets: np.ndarray, n_labels: int, config: LearnConfig) -> TextModel | None:
+        """None when the rows hold fewer than two labels: there is nothing to tell apart."""
+        seen = np.unique(targets)
+        if len(seen) < 2:
+            return None
+        # an L2 regression gives columns absent from every training row a weight of 0: leaving them
+        # out is exact, and keeps a retrain's cost in the labelled rows, not the file's vocabulary
+        columns = np.unique(x.indices)
+        regression = LogisticRegression(C=config.c, max_iter=1000)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            regression.fit(x[:, columns], targets)
+        return cls(regression, columns, seen, n_labels)
+
+    def log_probs(self, x) -> np.ndarray:
+        """[N, V] features -> [N, L] log-probabilities; a label it never saw gets the row's mean: no opinion."""
+        seen = self.regression.predict_log_proba(x[:, self.columns])                 # [N, S]
+        out = np.repeat(seen.mean(axis=1, keepdims=True), self.n_labels, axis=1)     # [N, L]
+        out[:, self.seen] = seen
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    lm: float = 1.0
+    learned: float = 0.0
+
+    @property
+    def is_learning(self) -> bool:
+        return self.learned > 0
+
+
+@dataclass(slots=True)
+class Estimate:
+    """Cross-validated accuracy on the person's labels (each row judged by a model that never saw it)."""
+
+    n: int
+    combined: float
+    spread: float                  # one standard error (Agresti-Coull, so never 0 on a handful of rows)
+    learned_only: float | None
+    zero_shot: float | None
+
+    def line(self) -> str:
+        return f"estimated accuracy {100 * self.combined:.0f}% ± {100 * self.spread:.0f}, cross-validated"
+
+
+@dataclass(slots=True)
+class SkipAdvice:
+    offer: bool
+    reason: str
+
+
+@dataclass(slots=True)
+class Learned:
+    """Every ticket's answer after learning, and what the window says about it."""
+
+    names: list[str]
+    scores: np.ndarray             # [N, L] log-probabilities of the combined model (person rows too)
+    labels: np.ndarray             # [N] label index; the person's own where they gave one; -1: no answer
+    sources: np.ndarray            # [N] PERSON, LEARNED or MODEL
+    weights: Weights
+    teaching: Teaching
+    estimate: Estimate | None      # None: too few labels to cross-validate
+    text_model: TextModel | None   # the learned part alone (None: fewer than two labels taught)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def confidence(self) -> np.ndarray:
+        """[N] probability of the answer; 1 for the person's own labels, NaN where there is no answer."""
+        probs = np.exp(self.scores)
+        out = np.take_along_axis(probs, np.maximum(self.labels, 0)[:, None], axis=1)[:, 0]
+        out[self.sources == PERSON] = 1.0
+        out[self.labels < 0] = np.nan
+        return out
+
+    @property
+    def margin(self) -> np.ndarray:
+        """[N] top-1 minus top-2 probability of the combined model (what the review queue sorts by)."""
+        top = np.sort(np.exp(self.scores), axis=1)
+        return top[:, -1] - top[:, -2] if self.scores.shape[1] > 1 else top[:, -1]
+
+    def label_names(self) -> list[str | None]:
+        return [self.names[k] if k >= 0 else None for k in self.labels]
+
+    def status(self) -> str:
+        """The window's line: learned from N labels (per label: ...) — estimated accuracy X% ± Y."""
+        line = f"learned from {self.teaching.summary()}"
+        if self.estimate:
+            line += f" — {self.estimate.line()}"
+        return line + "".join(f"; {note}" for note in self.notes)
+
+    def skip_advice(self, config: LearnConfig = LearnConfig()) -> SkipAdvice:
+        """Whether the rest of a file could skip the language model: learned alone as good as combined."""
+        e, fewest = self.estimate, min(self.teaching.per_label.values(), default=0)
+        if e is None or e.learned_only is None:
+            return SkipAdvice(False, "too few labels to tell")
+        if fewest < config.skip_min_per_label:
+            return SkipAdvice(False, f"every label needs {config.skip_min_per_label} examples first "
+                                     f"(the fewest has {fewest})")
+        if e.learned_only + config.skip_tolerance < e.combined:
+            return SkipAdvice(False, f"the language model still helps: {100 * e.learned_only:.0f}% alone "
+                                     f"against {100 * e.combined:.0f}% combined, cross-validated")
+        return SkipAdvice(True, f"learned alone {100 * e.learned_only:.0f}% against {100 * e.combined:.0f}% "
+                                f"combined, cross-validated on {e.n} labels")
+
+
+def learn(features: TicketFeatures, lm_scores: np.ndarray, labels: Mapping[int, str] | Teaching,
+          names: list[str], config: LearnConfig = LearnConfig()) -> Learned:
+    """Every ticket's label after learning from the person's labels.
+
+    lm_scores: [N, L] the language model's log-probabilities over `names` (Prediction.scores);
+    a row of NaN is a ticket the model has not scored (blank, or skipped): the learned part alone
+    answers it once it counts. labels: ticket row -> label name the person gave.
+    """
+    teaching = labels if isinstance(labels, Teaching) else Teaching.from_labels(labels, names)
+    z = np.asarray(lm_scores, dtype=np.float64)                                      # [N, L]
+    if z.shape != (features.n, len(names)):
+        raise ValueError(f"the language model's scores are {z.shape}, not {(features.n, len(names))}")
+    notes = [f"{teaching.taught_labels} label(s) taught: the learned part needs two"] \
+        if 0 < teaching.n and teaching.taught_labels < 2 else []
+    held_out = cross_validated(features, teaching, config)                           # [T, L] or None
+    scored = np.isfinite(z[teaching.rows]).all(axis=1) if teaching.n else np.zeros(0, bool)
+    weights = Weights()
+    if held_out is not None and scored.any():
+        weights = fit_weights(z[teaching.rows][scored], held_out[scored], teaching.targets[scored], config)
+    model = TextModel.fit(features.rows(teaching.rows), teaching.targets, len(names), config) if teaching.n else None
+    if model is None or not weights.is_learning:
+        scores, sources = z.copy(), np.full(features.n, MODEL, dtype=object)
+    else:
+        p = model.log_probs(features.matrix)                                         # [N, L]
+        blank = ~np.isfinite(z).all(axis=1)
+        scores = log_softmax(weights.lm * np.where(blank[:, None], 0.0, z) + weights.learned * p, axis=1)
+        sources = np.full(features.n, LEARNED, dtype=object)
+    answered = np.isfinite(scores).all(axis=1)
+    out = np.where(answered, np.argmax(np.where(answered[:, None], scores, 0.0), axis=1), -1)
+    out[teaching.rows] = teaching.targets
+    sources[teaching.rows] = PERSON
+    estimate = _estimate(z[teaching.rows][scored], held_out[scored], teaching.targets[scored], weights) \
+        if held_out is not None and scored.any() else None
+    return Learned(list(names), scores, out, sources, weights, teaching, estimate, model, notes)
+
+
+def cross_validated(features: TicketFeatures, teaching: Teaching, config: LearnConfig) -> np.ndarray | None:
+    """[T, L] the learned part's log-probabilities of each labelled row, from folds that left it out.
+
+    None when no split can hold a label out and still train on it (no label has two examples).
+    """
+    counts = np.bincount(teaching.targets, minlength=len(teaching.names)) if teaching.n else np.zeros(1, int)
+    splits = min(config.folds, int(counts.max()))
+    if splits < 2 or teaching.taught_labels < 2:
+        return None
+    x = features.rows(teaching.rows)
+    out = np.zeros((teaching.n, len(teaching.names)))
+    folds = StratifiedKFold(splits, shuffle=True, random_state=config.seed)
+    with warnings.catch_warnings():
+        # a label with fewer examples than folds is held out in some folds only: expected here
+        warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
+        split = list(folds.split(np.zeros(teaching.n), teaching.targets))
+    for train, test in split:
+        model = TextModel.fit(x[train], teaching.targets[train], len(teaching.names), config)
+        if model is not None:
+            out[test] = model.log_probs(x[test])
+    return out
+
+
+def fit_weights(z: np.ndarray, p: np.ndarray, targets: np.ndarray, config: LearnConfig) -> Weights:
+    """a, b >= 0 minimising the mean log-loss of softmax(a z + b p) on the labelled rows.
+
+    The loss is convex in (a, b) (a linear map into a softmax), so the bounded optimum is found
+    from any start; the start is the zero-shot answer, a = 1, b = 0.
+    """
+    def loss(ab):
+        logits = ab[0] * z + ab[1] * p                                               # [T, L]
+        probs = np.exp(log_softmax(logits, axis=1))
+        picked = np.arange(len(targets)), targets
+        value = np.mean(logsumexp(logits, axis=1) - logits[picked])
+        grad = [np.mean((probs * z).sum(axis=1) - z[picked]), np.mean((probs * p).sum(axis=1) - p[picked])]
+        return value, np.array(grad)
+
+    best = optimize.minimize(loss, np.array([1.0, 0.0]), jac=True, method="L-BFGS-B",
+                             bounds=[(0.0, config.max_weight)] * 2)
+    a, b = (float(v) for v in best.x)
+    return Weights(a, b) if b > 1e-6 else Weights()
+
+
+def _estimate(z: np.ndarray, p: np.ndarray, targets: np.ndarray, weights: Weights) -> Estimate:
+    combined = np.argmax(weights.lm * z + weights.learned * p, axis=1) == targets
+    n, right = len(targets), int(combined.sum())
+    shrunk = (right + 2) / (n + 4)
+    learned_only = float(np.mean(np.argmax(p, axis=1) == targets))
+    return Estimate(n, right / n, float(np.sqrt(shrunk * (1 - shrunk) / (n + 4))), learned_only,
+                    float(np.mean(np.argmax(z, axis=1) == targets)))

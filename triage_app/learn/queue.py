@@ -1,0 +1,51 @@
+"""Next to label: the unlabelled tickets whose label would teach the most.
+
+The least certain tickets (smallest top-1 minus top-2 probability) teach most, but the
+20 least certain are often near-copies of one ticket, all predicted the same label. So the
+queue takes a pool of the least certain, then fills itself label by label in turn (each
+predicted label gets a place before any gets a second), each time picking the ticket that is
+least certain and least like those already queued (TF-IDF cosine): maximal marginal relevance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from triage_app.learn.features import TicketFeatures
+from triage_app.learn.model import PERSON, Learned
+
+
+def next_to_label(learned: Learned, features: TicketFeatures, n: int = 20, pool: int | None = None,
+                  redundancy: float = 0.5) -> list[int]:
+    """Up to n ticket rows, best to label first. Deterministic: ties go to the lower row.
+
+    pool: how many of the least certain tickets are considered (default 10 n); redundancy: how
+    much likeness to a queued ticket (cosine, 0 to 1) counts against certainty's gap (0 to 1).
+    """
+    open_rows = np.flatnonzero((learned.sources != PERSON) & (learned.labels >= 0))
+    margin = learned.margin
+    order = open_rows[np.lexsort((open_rows, margin[open_rows]))]
+    rows = order[:max(pool or 10 * n, n)]                                             # [P]
+    if len(rows) == 0:
+        return []
+    x = features.rows(rows)
+    likeness = (x @ x.T).toarray() if x.shape[1] else np.zeros((len(rows), len(rows)))   # [P, P]
+    gap = 1.0 - margin[rows]                                                          # [P] larger: less certain
+    predicted = learned.labels[rows]
+    # turns: labels in the order of their least certain ticket
+    turns = list(dict.fromkeys(predicted.tolist()))
+    taken = np.zeros(len(rows), dtype=bool)
+    nearest = np.zeros(len(rows))                                                    # [P] likeness to the queue
+    queue: list[int] = []
+    while len(queue) < min(n, len(rows)):
+        for label in turns:
+            free = np.flatnonzero(~taken & (predicted == label))
+            if len(free) == 0:
+                continue
+            pick = free[np.argmax(gap[free] - redundancy * nearest[free])]
+            queue.append(int(rows[pick]))
+            taken[pick] = True
+            nearest = np.maximum(nearest, likeness[pick])
+            if len(queue) == n:
+                break
+    return queue

@@ -1,0 +1,92 @@
+"""The labels a person has given, checked against the current label set."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(slots=True)
+class Teaching:
+    """Rows a person labelled, as label indices into `names`; labels no longer in the set are set aside.
+
+    A label renamed or removed after it was taught keeps its rows out of training (they are
+    counted in `ignored`, by the old name) rather than failing the retrain.
+    """
+
+    names: list[str]
+    rows: np.ndarray                      # [T] ticket rows, ascending
+    targets: np.ndarray                   # [T] index into names of each row's label
+    ignored: dict[str, int] = field(default_factory=dict)   # label no longer in the set -> rows
+
+    @classmethod
+    def from_labels(cls, labels: Mapping[int, str], names: Iterable[str]) -> Teaching:
+        """labels: ticket row -> the label the person gave it."""
+        names = list(names)
+        if len(set(names)) != len(names):
+            raise ValueError("the label set names a label twice")
+        index = {name: k for k, name in enumerate(names)}
+        kept = sorted((row, index[label]) for row, label in labels.items() if label in index)
+        ignored = Counter(label for label in labels.values() if label not in index)
+        rows = np.array([r for r, _ in kept], dtype=np.int64)
+        targets = np.array([t for _, t in kept], dtype=np.int64)
+        return cls(names, rows, targets, dict(sorted(ignored.items())))
+
+    @property
+    def n(self) -> int:
+        return len(self.rows)
+
+    @property
+    def per_label(self) -> dict[str, int]:
+        counts = np.bincount(self.targets, minlength=len(self.names))
+        return {name: int(c) for name, c in zip(self.names, counts)}
+
+    @property
+    def taught_labels(self) -> int:
+        """How many labels have at least one example."""
+        return int(np.count_nonzero(np.bincount(self.targets, minlength=len(self.names))))
+
+    def summary(self) -> str:
+        """'N labels (per label: a 3, b 0, ...)' plus what was set aside, for the window's line."""
+        counts = ", ".join(f"{name} {c}" for name, c in self.per_label.items())
+        line = f"{self.n} labels (per label: {counts})"
+        if self.ignored:
+            line += "; not in the label set, ignored: " + ", ".join(f"{k!r} {v}" for k, v in self.ignored.items())
+        return line
+
+
+@dataclass(slots=True)
+class ColumnLabels:
+    """A column of known labels read against the label set: what trains, and what does not match."""
+
+    labels: dict[int, str]                # row -> label name, as spelled in the label set
+    unknown: dict[str, int]               # value not in the label set -> rows, commonest first
+    blank: int                            # rows with nothing in the column: these are predicted
+
+    @property
+    def message(self) -> str | None:
+        """One line naming the values that are not labels, or None when every value is one."""
+        if not self.unknown:
+            return None
+        shown = ", ".join(f"{value!r} ({n})" for value, n in list(self.unknown.items())[:10])
+        more = f" and {len(self.unknown) - 10} more" if len(self.unknown) > 10 else ""
+        rows = sum(self.unknown.values())
+        return f"{rows} rows have a value that is not a label, not learned from: {shown}{more}"
+
+
+def labels_from_column(values: Iterable[object], names: Iterable[str]) -> ColumnLabels:
+    """A column's values as labels. Case and surrounding spaces are ignored, as eval's gold column does."""
+    canon = {name.strip().lower(): name for name in names}
+    labels, unknown, blank = {}, Counter(), 0
+    for row, value in enumerate(values):
+        text = "" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value).strip()
+        if not text:
+            blank += 1
+        elif text.lower() in canon:
+            labels[row] = canon[text.lower()]
+        else:
+            unknown[text] += 1
+    return ColumnLabels(labels, dict(sorted(unknown.items(), key=lambda kv: (-kv[1], kv[0]))), blank)
