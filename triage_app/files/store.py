@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,10 +31,18 @@ CREATE TABLE IF NOT EXISTS manual_labels (
     PRIMARY KEY (text_hash, label_set)
 );
 """
+LOCK_TIMEOUT_S = 30.0
 
 
 class StoreUnavailable(ValueError):
-    """The results database cannot be opened or written; the message names it and the way out."""
+    """The results database cannot be opened or written; the message names it and the way out.
+
+    path, problem and fix are there for a caller that words the way out itself (the window).
+    """
+
+    def __init__(self, message: str, path: Path | None = None, problem: str = "", fix: str = ""):
+        super().__init__(message)
+        self.path, self.problem, self.fix = path, problem, fix
 
 
 def text_hash(text: str) -> str:
@@ -61,17 +71,46 @@ def default_path() -> Path:
 
 
 class ResultStore:
-    def __init__(self, path: str | Path | None = None):
+    """Every method raises StoreUnavailable, never a bare sqlite3 error, when the file fails it."""
+
+    def __init__(self, path: str | Path | None = None, timeout: float = LOCK_TIMEOUT_S):
         self.path = Path(path) if path else default_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-        # WAL: a batch is durable once its transaction commits, and readers never block the writer
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self.timeout = timeout
+        self._db = None
+        try:
+            with self._reported():
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False)
+                # WAL: a batch is durable once its transaction commits, and readers never block the writer
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.executescript(_SCHEMA)
+                self._check_writable()
+        except StoreUnavailable:
+            self.close()
+            raise
+
+    def _check_writable(self) -> None:
+        # A read-only file opens and reads fine; say so now, not after the first batch's work.
+        # The delete matches nothing and is rolled back: nothing is written.
+        try:
+            self._db.execute("DELETE FROM manual_labels WHERE 0")
+        finally:
+            self._db.rollback()
+
+    @contextmanager
+    def _reported(self) -> Iterator[None]:
+        try:
+            yield
+        except (sqlite3.ProgrammingError, sqlite3.InterfaceError, sqlite3.IntegrityError):
+            raise  # our own mistakes, not the file's
+        except (sqlite3.Error, OSError) as exc:
+            raise unavailable(self.path, exc, self.timeout) from exc
 
     def close(self) -> None:
-        self._db.close()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
     def __enter__(self):
         return self
@@ -82,19 +121,20 @@ class ResultStore:
     def lookup(self, key: RunKey, hashes: Iterable[str]) -> dict[str, StoredResult]:
         found = {}
         hashes = list(dict.fromkeys(hashes))
-        for start in range(0, len(hashes), 500):  # SQLite caps the number of parameters
-            chunk = hashes[start:start + 500]
-            rows = self._db.execute(
-                f"SELECT text_hash, labels, scores, truncated, fallback FROM results WHERE prompt_hash=? AND "
-                f"model=? AND dtype=? AND text_hash IN ({','.join('?' * len(chunk))})",
-                (key.prompt_hash, key.model, key.dtype, *chunk))
-            for h, labels, scores, truncated, fallback in rows:
-                found[h] = StoredResult(json.loads(labels), json.loads(scores), bool(truncated), bool(fallback))
+        with self._reported():
+            for start in range(0, len(hashes), 500):  # SQLite caps the number of parameters
+                chunk = hashes[start:start + 500]
+                rows = self._db.execute(
+                    f"SELECT text_hash, labels, scores, truncated, fallback FROM results WHERE prompt_hash=? AND "
+                    f"model=? AND dtype=? AND text_hash IN ({','.join('?' * len(chunk))})",
+                    (key.prompt_hash, key.model, key.dtype, *chunk))
+                for h, labels, scores, truncated, fallback in rows:
+                    found[h] = StoredResult(json.loads(labels), json.loads(scores), bool(truncated), bool(fallback))
         return found
 
     def save(self, key: RunKey, results: dict[str, StoredResult]) -> None:
         """One transaction per batch: all of it is on disk, or none of it."""
-        with self._db:
+        with self._reported(), self._db:
             self._db.executemany(
                 "INSERT OR REPLACE INTO results (text_hash, prompt_hash, model, dtype, labels, scores, truncated, "
                 "fallback) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -102,12 +142,13 @@ class ResultStore:
                   int(r.truncated), int(r.fallback)) for h, r in results.items()])
 
     def count(self, key: RunKey) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM results WHERE prompt_hash=? AND model=? AND dtype=?",
-                                (key.prompt_hash, key.model, key.dtype)).fetchone()[0]
+        with self._reported():
+            return self._db.execute("SELECT COUNT(*) FROM results WHERE prompt_hash=? AND model=? AND dtype=?",
+                                    (key.prompt_hash, key.model, key.dtype)).fetchone()[0]
 
     # labels a person chose
     def set_manual(self, label_set: str, text: str, label: str | None) -> None:
-        with self._db:
+        with self._reported(), self._db:
             if label is None:
                 self._db.execute("DELETE FROM manual_labels WHERE text_hash=? AND label_set=?",
                                  (text_hash(text), label_set))
@@ -116,6 +157,41 @@ class ResultStore:
                                  "VALUES (?, ?, ?)", (text_hash(text), label_set, label))
 
     def manual_labels(self, label_set: str, texts: list[str]) -> dict[int, str]:
-        chosen = dict(self._db.execute("SELECT text_hash, label FROM manual_labels WHERE label_set=?",
-                                       (label_set,)).fetchall())
+        with self._reported():
+            chosen = dict(self._db.execute("SELECT text_hash, label FROM manual_labels WHERE label_set=?",
+                                           (label_set,)).fetchall())
         return {i: chosen[h] for i, h in enumerate(map(text_hash, texts)) if h in chosen}
+
+
+def unavailable(path: Path, error: sqlite3.Error | OSError, timeout: float = LOCK_TIMEOUT_S) -> StoreUnavailable:
+    """One line: which database, what is wrong with it, and what to do."""
+    problem, fix = _diagnosis(path, error, timeout)
+    return StoreUnavailable(f"results database {path} {problem}: {fix}, or choose another with --db PATH",
+                            path, problem, fix)
+
+
+def _diagnosis(path: Path, error: sqlite3.Error | OSError, timeout: float) -> tuple[str, str]:
+    if isinstance(error, OSError):
+        return f"cannot be created ({error.strerror or error})", "check the folder it goes in"
+    code = getattr(error, "sqlite_errorcode", 0) & 0xFF   # the primary code; extended ones say more than we need
+    if code in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
+        return "is damaged or not a SQLite database", "move it aside (a new one is made in its place)"
+    if code == sqlite3.SQLITE_FULL:
+        return "cannot be written: the disk is full", "free some space"
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return f"is locked by another Triage run (waited {timeout:g} s)", "wait for that run to finish"
+    if code == sqlite3.SQLITE_READONLY or (code in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM)
+                                           and not _writable(path)):
+        return "is read-only", "make it and its folder writable"
+    if code == sqlite3.SQLITE_CANTOPEN:
+        return ("is a folder, not a file" if path.is_dir() else "cannot be opened"), "check its path"
+    if code == sqlite3.SQLITE_IOERR:
+        return "cannot be read or written (disk I/O error)", "check the disk"
+    return f"cannot be used ({error})", "move it aside (a new one is made in its place)"
+
+
+def _writable(path: Path) -> bool:
+    if path.is_dir():
+        return True   # not a permission problem
+    folder_ok = os.access(path.parent, os.W_OK | os.X_OK)
+    return folder_ok and (not path.exists() or os.access(path, os.W_OK))
