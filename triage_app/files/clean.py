@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from html.entities import html5
 
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, NavigableString
 
 # Bump when a rule changes what comes out, so results cached under the old rules are not reused.
 RULES_VERSION = 1
@@ -131,7 +131,7 @@ _PATH = re.compile(r"(?<!\S)(?:[A-Za-z]:\\|\\\\)\S*")
 def _unescape(text: str) -> str:
     # A text with real line breaks was not written with escapes: a backslash-n in it is the
     # customer's own. Without a literal \n there is no sign of an escaping export at all.
-    if "\n" in text or "\r" in text or "\\n" not in text:
+    if "\\n" not in text or len(text.strip().splitlines()) > 1:
         return text
     pieces = _PATH.split(text)
     paths = _PATH.findall(text)
@@ -149,8 +149,11 @@ _TAG_NAMES = ("a|abbr|b|big|blockquote|body|br|caption|center|code|col|colgroup|
 _MARKUP = re.compile(rf"<(?:/?(?:{_TAG_NAMES})(?=[\s/>])|!--|!doctype)", re.IGNORECASE)
 _ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]{1,31});")
 _DROPPED = {"head", "script", "style", "title"}
-_BLOCKS = {"address", "article", "blockquote", "div", "dl", "dt", "dd", "footer", "h1", "h2", "h3", "h4", "h5",
-           "h6", "header", "hr", "li", "ol", "p", "pre", "section", "table", "tr", "ul"}
+# a paragraph: a blank line between two of them; a line: a line break after, and before only
+# when text runs into it (so a list or Outlook's one div per line does not come out double spaced)
+_PARAGRAPHS = {"address", "article", "blockquote", "dl", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header",
+               "hr", "ol", "p", "pre", "section", "table", "ul"}
+_LINES = {"dd", "div", "dt", "li", "tr"}
 _CELLS = {"td", "th"}
 
 
@@ -173,8 +176,13 @@ def _strip_html(text: str) -> str:
             tag.decompose()
         elif tag.name == "br":
             tag.replace_with("\n")
-        elif tag.name in _BLOCKS:
+        elif tag.name in _PARAGRAPHS:
             tag.insert_before("\n")
+            tag.insert_after("\n")
+        elif tag.name in _LINES:
+            before = tag.previous_sibling
+            if isinstance(before, NavigableString) and before.strip():
+                tag.insert_before("\n")
             tag.insert_after("\n")
         elif tag.name in _CELLS:
             tag.insert_after(" ")
@@ -186,89 +194,124 @@ def _strip_html(text: str) -> str:
 # Fewer words than this above a quoted chain and the quote is kept: "Any update?" says nothing
 # on its own, the customer's first message in the quote does.
 MIN_KEPT_WORDS = 12
-_WROTE = re.compile(r"^\s*On\b.{0,300}\bwrote:\s*$")
-_WROTE_END = re.compile(r"^.{0,200}\bwrote:\s*$")
-_ORIGINAL = re.compile(r"^\s*-{2,}\s*Original Message\s*-{2,}\s*$", re.IGNORECASE)
-_REPLY_ABOVE = re.compile(r"^\s*#+-\s*Please type your reply above this line\s*-#+\s*$", re.IGNORECASE)
-_FROM = re.compile(r"^\s*\*?From:\*?\s+\S", re.IGNORECASE)
-_SENT = re.compile(r"^\s*\*?(Sent|Date):\*?\s+\S", re.IGNORECASE)
+_WROTE = re.compile(r"^On\b.{0,300}\bwrote:$")
+_WROTE_END = re.compile(r"^.{0,200}\bwrote:$")
+_ORIGINAL = re.compile(r"^-{2,} ?Original Message ?-{2,}$", re.IGNORECASE)
+_REPLY_ABOVE = re.compile(r"^#+- ?Please type your reply above this line ?-#+$", re.IGNORECASE)
+_FROM = re.compile(r"^\*?From:\*? \S", re.IGNORECASE)
+_SENT = re.compile(r"^\*?(Sent|Date):\*? \S", re.IGNORECASE)
 _FORWARDED = re.compile(r"Forwarded message|Begin forwarded message", re.IGNORECASE)
-_RULE = re.compile(r"^\s*(_{8,}|-{8,})\s*$")
+_RULE = re.compile(r"^(_{8,}|-{8,})$")
+# a word every rule above needs; most tickets have none, and are left at once
+_CHAIN_WORDS = (">", "wrote:", "original", "above", "from:")
 
 
 def _cut_replies(text: str) -> str:
-    lines = text.split("\n")
-    start = next((i for i in range(len(lines)) if _opens_chain(lines, i)), len(lines))
-    while start > 0 and (not lines[start - 1].strip() or _RULE.match(lines[start - 1])):
+    if not _has_any(text, _CHAIN_WORDS):
+        return text
+    lines = [line for line in text.splitlines() if not _plain(line).startswith(">")]
+    plain = [_plain(line) for line in lines]
+    start = next((i for i in range(len(plain)) if _opens_chain(plain, i)), len(plain))
+    if start == len(plain) and len(lines) == len(text.splitlines()):
+        return text
+    while start > 0 and (not plain[start - 1] or _RULE.match(plain[start - 1])):
         start -= 1
-    kept = [line for line in lines[:start] if not line.lstrip().startswith(">")]
-    out = "\n".join(kept)
+    out = "\n".join(lines[:start])
     return out if len(out.split()) >= MIN_KEPT_WORDS else text
 
 
-def _opens_chain(lines: list[str], i: int) -> bool:
-    line = lines[i]
+def _opens_chain(plain: list[str], i: int) -> bool:
+    line = plain[i]
     if _WROTE.match(line) or _ORIGINAL.match(line) or _REPLY_ABOVE.match(line):
         return True
     # "On Mon, 3 Mar 2026 at 10:14, Jess <jess@shop.example>" / "wrote:" split over two lines
-    if line.lstrip().startswith("On ") and i + 1 < len(lines) and _WROTE_END.match(lines[i + 1]):
+    if line.startswith("On ") and i + 1 < len(plain) and _WROTE_END.match(plain[i + 1]):
         return True
     # an Outlook header (From: then Sent: or Date:), unless it heads a forward, whose text is the ticket
-    if _FROM.match(line) and any(_SENT.match(nxt) for nxt in lines[i + 1:i + 4]):
-        above = [prev for prev in lines[max(0, i - 2):i] if prev.strip()]
-        return not any(_FORWARDED.search(prev) for prev in above)
+    if _FROM.match(line) and any(_SENT.match(nxt) for nxt in plain[i + 1:i + 4]):
+        return not any(_FORWARDED.search(prev) for prev in plain[max(0, i - 2):i])
     return False
 
 
 # signatures ---------------------------------------------------------------------------------
 
-_DELIMITER = re.compile(r"^--\s?$")   # RFC 3676's "-- ", often sent without its space
-_DEVICE = re.compile(r"^\s*(Sent from (my )?\S.{0,40}|Get Outlook for \S.{0,20}|Sent via \S.{0,40})\s*$",
-                     re.IGNORECASE)
-_CLOSING = re.compile(r"^\s*(thanks( again| so much| in advance)?|thank you( so much| in advance)?|many thanks|"
+_DELIMITER = re.compile(r"^--$")   # RFC 3676's "-- ", its space collapsed (or never sent)
+_DEVICE = re.compile(r"^(Sent from (my )?\S.{0,40}|Get Outlook for \S.{0,20}|Sent via \S.{0,40})$", re.IGNORECASE)
+_DEVICE_WORDS = ("sent", "outlook")
+_CLOSING = re.compile(r"^(thanks( again| so much| in advance)?|thank you( so much| in advance)?|many thanks|"
                       r"(kind|best|warm|warmest) regards|regards|best|best wishes|cheers|sincerely|"
-                      r"yours( sincerely| truly)?|thx|ty|br)\s*[,.!]*\s*$", re.IGNORECASE)
+                      r"yours( sincerely| truly)?|thx|ty|br) ?[,.!]*$", re.IGNORECASE)
 # the same closing and a name on one line: "Thanks, Megan", "Cheers Raj Kaur"
-_CLOSING_NAME = re.compile(r"^\s*(?i:thanks|thank you|many thanks|kind regards|best regards|regards|best|cheers|thx)"
-                           r"\s*[,.!]?\s+[A-Z][\w'.-]*( [A-Z][\w'.-]*){0,2}\s*$")
+_CLOSING_NAME = re.compile(r"^(?i:thanks|thank you|many thanks|kind regards|best regards|regards|best|cheers|thx)"
+                           r"[,.!]? [A-Z][\w'.-]*( [A-Z][\w'.-]*){0,2}$")
 _NAME_LINES = 3        # a name, a role, a company or phone under the closing
 _NAME_LINE_CHARS = 60
 _SIGNATURE_LINES = 12  # more under a "--" line than this, and it was a separator, not a signature
 
 
 def _cut_signature(text: str) -> str:
-    lines = [line for line in text.split("\n") if not _DEVICE.match(line)]
-    delimiter = next((i for i in range(len(lines) - 1, -1, -1) if _DELIMITER.match(lines[i])), None)
-    if delimiter is not None and sum(bool(line.strip()) for line in lines[delimiter:]) <= _SIGNATURE_LINES:
-        lines = lines[:delimiter]
-    lines = _without_closing(lines)
+    lines = text.splitlines()
+    if _has_any(text, _DEVICE_WORDS):
+        lines = [line for line in lines if not _DEVICE.match(_plain(line))]
+    dashes = "--" in text
+    while True:   # a signature under a signature ("Thanks,\nMegan\n-- \nMegan Harris"): until none is left
+        shorter = _without_signature(lines, dashes)
+        if len(shorter) == len(lines):
+            break
+        lines = shorter
     out = "\n".join(lines)
-    return out if out.strip() else text
+    return out if out.strip() and len(lines) < len(text.splitlines()) else text
 
 
-def _without_closing(lines: list[str]) -> list[str]:
-    """Lines without a closing ("Kind regards,") and the few short name lines under it, at the end."""
-    end = len(lines)
+def _without_signature(lines: list[str], dashes: bool) -> list[str]:
+    """The lines without the signature at their end, if there is one; only the last lines are read."""
+    end, below = len(lines), 0
+    for i in range(len(lines) - 1 if dashes else -1, -1, -1):
+        plain = _plain(lines[i])
+        if _DELIMITER.match(plain):
+            return lines[:i]
+        below += bool(plain)
+        if below > _SIGNATURE_LINES:
+            break
     while end and not lines[end - 1].strip():
         end -= 1
-    if end and _CLOSING_NAME.match(lines[end - 1]):
+    if end and _CLOSING_NAME.match(_plain(lines[end - 1])):
         return lines[:end - 1]
+    # a closing ("Kind regards,") with a few short name lines under it, at the end
     for i in range(end - 1, max(-1, end - 2 - _NAME_LINES), -1):
-        if _CLOSING.match(lines[i]):
-            below = [line for line in lines[i + 1:end] if line.strip()]
-            if all(len(line) <= _NAME_LINE_CHARS and not line.rstrip().endswith((".", "?", "!")) for line in below):
+        if _CLOSING.match(_plain(lines[i])):
+            names = [plain for plain in map(_plain, lines[i + 1:end]) if plain]
+            if all(len(name) <= _NAME_LINE_CHARS and not name.endswith((".", "?", "!")) for name in names):
                 return lines[:i]
             break
     return lines
 
 
+# both cuts read lines as the whitespace step leaves them, so that they decide the same with it on or off
+
+def _plain(line: str) -> str:
+    return " ".join(_visible(line).split())
+
+
+def _visible(text: str) -> str:
+    # zero-width space and BOM: HTML mail is full of them
+    return text.replace("\u200b", "").replace("\ufeff", "") if "\u200b" in text or "\ufeff" in text else text
+
+
+def _has_any(text: str, words: tuple[str, ...]) -> bool:
+    low = _visible(text).lower()
+    return any(word in low for word in words)
+
+
 # whitespace ---------------------------------------------------------------------------------
 
+_SPACES = re.compile(r"[^\S\n]+")    # every space but a line break: tabs, \xa0 from &nbsp;, ...
+_LINE_EDGES = re.compile(r" ?\n ?")
 _BLANK_LINES = re.compile(r"\n{3,}")
-_INVISIBLE = str.maketrans("", "", "\u200b\ufeff")   # zero-width space and BOM: HTML mail is full of them
 
 
 def _collapse_space(text: str) -> str:
-    # splitlines() knows every line break (\r\n, \r, \u2028, ...); split() every space (\xa0 from &nbsp;)
-    lines = (" ".join(line.split()) for line in text.translate(_INVISIBLE).splitlines())
-    return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
+    # splitlines() knows every line break (\r\n, \r, \u2028, ...), so only \n is left after it
+    text = "\n".join(_visible(text).splitlines())
+    text = _LINE_EDGES.sub("\n", _SPACES.sub(" ", text))
+    return _BLANK_LINES.sub("\n\n", text).strip()
