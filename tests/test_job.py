@@ -10,22 +10,26 @@ import sqlite3
 import subprocess
 import sys
 import time
+from dataclasses import replace
 
 import pytest
 
+from triage_app.engine import models
 from triage_app.engine.classifier import Classifier, RunConfig
 from triage_app.engine.labels import LabelSet
-from triage_app.files.store import ResultStore, RunKey, StoredResult
+from triage_app.files.store import ResultStore, RunKey, StoredResult, text_hash
 from triage_app.job import run_job, run_key
 
 
-def test_store_is_keyed_by_text_prompt_model_and_dtype(tmp_path):
+def test_store_is_keyed_by_text_prompt_model_dtype_and_device(tmp_path):
     with ResultStore(tmp_path / "r.db") as store:
-        key = RunKey("p1", "m", "float32")
+        key = RunKey("p1", "m", "float32", "cpu")
         store.save(key, {"h1": StoredResult(["a", "b"], [-0.1, -2.3], False, True)})
         assert store.lookup(key, ["h1", "h2"]) == {"h1": StoredResult(["a", "b"], [-0.1, -2.3], False, True)}
-        assert store.lookup(RunKey("p1", "m", "bfloat16"), ["h1"]) == {}
-        assert store.lookup(RunKey("p2", "m", "float32"), ["h1"]) == {}
+        assert store.lookup(RunKey("p1", "m", "bfloat16", "cpu"), ["h1"]) == {}
+        assert store.lookup(RunKey("p2", "m", "float32", "cpu"), ["h1"]) == {}
+        assert store.lookup(RunKey("p1", "m", "float32", "mps"), ["h1"]) == {}
+        assert store.lookup(RunKey("p1", "m2", "float32", "cpu"), ["h1"]) == {}
         mode = store._db.execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
 
@@ -37,6 +41,52 @@ def test_manual_labels_are_stored(tmp_path):
         assert store.manual_labels("set2", ["My invoice"]) == {}
         store.set_manual("set1", "My invoice", None)
         assert store.manual_labels("set1", ["My invoice"]) == {}
+
+
+def test_the_run_key_names_the_weights_loaded_and_the_device(smollm2):
+    key = run_key(Classifier(smollm2, LabelSet.default()))
+    # the bundled GGUF by its resolved path, size and time: a package upgrade is a new model
+    assert key.model == models.file_identity(models.smollm2_path()) != smollm2.spec
+    assert key.device == "cpu" and key.dtype == "float32"
+    elsewhere = replace(smollm2, placement=replace(smollm2.placement, device="mps"))
+    assert run_key(Classifier(elsewhere, LabelSet.default())).model_column != key.model_column
+
+
+def test_results_from_other_weights_are_not_resumed_and_old_databases_still_open(tiny_qwen, tmp_path):
+    texts = ["Refund my last payment", "The app crashes"]
+    db = tmp_path / "r.db"
+    # a database as written before the key named the weights: rows keyed by the spec as typed
+    with sqlite3.connect(db) as con:
+        con.executescript(OLD_SCHEMA)
+        con.executemany("INSERT INTO results VALUES (?, ?, ?, 'float32', '[]', '[]', 0, 0, 0)",
+                        [(text_hash(t), Classifier(tiny_qwen, LabelSet.default()).fingerprint, tiny_qwen.spec)
+                         for t in texts])
+        con.execute("INSERT INTO manual_labels VALUES (?, 'set1', 'billing', 0)", (text_hash(texts[0]),))
+    con.close()
+    with ResultStore(db) as store:
+        first = list(run_job(Classifier(tiny_qwen, LabelSet.default()), store, texts))
+        assert first[0].resumed == 0 and first[-1].stats.done == 2    # the old rows miss: that is the fix
+        assert store.manual_labels("set1", texts) == {0: "billing"}  # and a person's labels are kept
+        again = list(run_job(Classifier(tiny_qwen, LabelSet.default()), store, texts))
+        assert again[0].resumed == 2
+        replaced = replace(tiny_qwen, identity=f"{tiny_qwen.identity}:replaced")
+        after = list(run_job(Classifier(replaced, LabelSet.default()), store, texts))
+        assert after[0].resumed == 0 and after[-1].stats.done == 2
+
+
+OLD_SCHEMA = """
+CREATE TABLE results (
+    text_hash TEXT NOT NULL, prompt_hash TEXT NOT NULL, model TEXT NOT NULL, dtype TEXT NOT NULL,
+    labels TEXT NOT NULL, scores TEXT NOT NULL, truncated INTEGER NOT NULL, fallback INTEGER NOT NULL,
+    created REAL NOT NULL DEFAULT (julianday('now')),
+    PRIMARY KEY (text_hash, prompt_hash, model, dtype)
+);
+CREATE TABLE manual_labels (
+    text_hash TEXT NOT NULL, label_set TEXT NOT NULL, label TEXT NOT NULL,
+    created REAL NOT NULL DEFAULT (julianday('now')),
+    PRIMARY KEY (text_hash, label_set)
+);
+"""
 
 
 def test_identical_texts_are_classified_once_and_a_rerun_classifies_nothing(smollm2, tmp_path):

@@ -13,7 +13,7 @@ import pytest
 
 from triage_app.files.store import ResultStore, RunKey, StoredResult, StoreUnavailable
 
-KEY = RunKey("prompt", "model", "float32")
+KEY = RunKey("prompt", "model", "float32", "cpu")
 NOBODY = 65534
 
 

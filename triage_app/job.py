@@ -1,7 +1,7 @@
 """A file's run: the engine's results, saved after every batch and resumed after a crash.
 
 Identical texts are classified once and fanned out to every row that has them; texts already
-in the result store (same prompt, model and dtype) are not classified again.
+in the result store (same prompt, same model weights, dtype and device) are not classified again.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ class JobProgress:
 
 def run_key(classifier: Classifier) -> RunKey:
     loaded = classifier.loaded
-    return RunKey(classifier.fingerprint, loaded.spec, loaded.placement.dtype_name)
+    return RunKey(classifier.fingerprint, loaded.identity, loaded.placement.dtype_name, loaded.placement.device)
 
 
 def run_job(classifier: Classifier, store: ResultStore, texts: list[str], config: RunConfig = RunConfig(),

@@ -40,6 +40,10 @@ class LoadedModel:
     tokenizer: object
     model: torch.nn.Module
     placement: Placement
+    identity: str = ""   # what the results store calls these weights (see identity functions); default: spec
+
+    def __post_init__(self):
+        self.identity = self.identity or self.spec
 
     @property
     def context_tokens(self) -> int:
@@ -59,24 +63,54 @@ def smollm2_path() -> Path:
 
 
 def load(spec: str, placement: Placement, allow_download: bool = False) -> LoadedModel:
+    # each identity is taken before the weights are read, so weights replaced mid-load are new at the next load
     spec = ALIASES.get(spec, spec)
     if spec == RANDOM_QWEN:
+        identity = spec   # seeded random weights: timing only, nothing worth keeping apart
         tokenizer, model = _random_qwen()
         name = "Qwen2.5-0.5B architecture, RANDOM weights (timing only; SmolLM2 tokenizer)"
     elif spec == SMOLLM2:
+        identity = file_identity(smollm2_path())
         tokenizer, model = _from_gguf(smollm2_path())
         name = "SmolLM2-135M-Instruct (bundled GGUF)"
     elif spec.endswith(".gguf"):
+        identity = file_identity(Path(spec))
         tokenizer, model = _from_gguf(Path(spec))
         name = Path(spec).name
     elif Path(spec).is_dir():
+        identity = folder_identity(Path(spec))
         tokenizer, model = _from_folder(Path(spec))
         name = Path(spec).name
     else:
-        tokenizer, model = _from_hub(spec, allow_download)
+        folder = _hub_snapshot(spec, allow_download)
+        identity = f"{spec}@{folder.name}"   # the snapshot folder is named by its commit
+        tokenizer, model = _from_folder(folder)
         name = spec
     model = model.to(device=placement.device, dtype=placement.dtype).eval()
-    return LoadedModel(spec, name, tokenizer, model, placement)
+    return LoadedModel(spec, name, tokenizer, model, placement, identity)
+
+
+# The results store keys on these, not on the spec the user typed: the same spec can name other
+# weights tomorrow (a replaced file, a relative path from another folder, a package upgrade, a
+# new hub snapshot). Size and modification time stand in for the content, as make and ccache
+# do: hashing a 100+ MB file on every load would cost more than the load.
+def file_identity(path: Path) -> str:
+    if not path.is_file():
+        raise ModelNotAvailable(f"no such GGUF file: {path}")
+    stat = path.stat()
+    return f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+# what from_pretrained reads from a folder: weights, config, tokenizer (a README edit is not a new model)
+_MODEL_FILE_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf", ".json", ".model", ".txt", ".tiktoken",
+                        ".py")
+
+
+def folder_identity(folder: Path) -> str:
+    files = sorted(p for p in folder.iterdir() if p.suffix in _MODEL_FILE_SUFFIXES and p.is_file())
+    stats = [(p.name, p.stat()) for p in files]
+    seen = "\n".join(f"{name}:{st.st_size}:{st.st_mtime_ns}" for name, st in stats)
+    return f"{folder.resolve()}:{hashlib.sha256(seen.encode()).hexdigest()[:16]}"
 
 
 def _from_folder(folder: Path, **kwargs):
@@ -97,10 +131,7 @@ def _from_gguf(path: Path):
 
 def _converted_gguf(path: Path) -> Path | None:
     """GGUF weights are de-quantized on load (20 s for 135M); the result is kept in the user cache."""
-    if not path.is_file():
-        raise ModelNotAvailable(f"no such GGUF file: {path}")
-    stat = path.stat()
-    key = hashlib.sha256(f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:16]
+    key = hashlib.sha256(file_identity(path).encode()).hexdigest()[:16]
     folder = user_cache_dir() / "models" / f"{path.stem}-{key}"
     if not (folder / "config.json").is_file():
         tokenizer, model = _from_folder(path.parent, gguf_file=path.name)
@@ -118,7 +149,7 @@ def _converted_gguf(path: Path) -> Path | None:
     return folder
 
 
-def _from_hub(repo_id: str, allow_download: bool):
+def _hub_snapshot(repo_id: str, allow_download: bool) -> Path:
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import LocalEntryNotFoundError
 
@@ -132,7 +163,7 @@ def _from_hub(repo_id: str, allow_download: bool):
             folder = snapshot_download(repo_id)  # tqdm progress on stderr
         except Exception as exc:  # network errors come in many types; the user needs one line
             raise ModelNotAvailable(f"cannot download {repo_id}: {_first_line(exc)}") from None
-    return _from_folder(Path(folder))
+    return Path(folder)
 
 
 def _random_qwen():

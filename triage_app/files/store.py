@@ -2,7 +2,10 @@
 
 A result is keyed by (ticket text hash, prompt hash, model, dtype): the same text under the
 same prompt and model always gets the same answer, so a killed run resumes where it stopped,
-identical texts are classified once, and nothing is classified twice.
+identical texts are classified once, and nothing is classified twice. The model is named by what
+was loaded (its file's path, size and time, or its hub commit) and where it ran, both in the
+model column: databases from before the device was part of the key open as they are, and their
+rows, keyed by the spec the user typed, simply no longer match.
 """
 
 from __future__ import annotations
@@ -54,8 +57,14 @@ class RunKey:
     """Everything besides the text that decides a result."""
 
     prompt_hash: str
-    model: str
+    model: str      # the loaded model's identity, not the spec the user typed
     dtype: str
+    device: str
+
+    @property
+    def model_column(self) -> str:
+        # a device never contains "|", so two keys never share a column value
+        return f"{self.model}|{self.device}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +139,7 @@ class ResultStore:
                 rows = self._db.execute(
                     f"SELECT text_hash, labels, scores, truncated, fallback FROM results WHERE prompt_hash=? AND "
                     f"model=? AND dtype=? AND text_hash IN ({','.join('?' * len(chunk))})",
-                    (key.prompt_hash, key.model, key.dtype, *chunk))
+                    (key.prompt_hash, key.model_column, key.dtype, *chunk))
                 for h, labels, scores, truncated, fallback in rows:
                     found[h] = StoredResult(json.loads(labels), json.loads(scores), bool(truncated), bool(fallback))
         return found
@@ -141,13 +150,13 @@ class ResultStore:
             self._db.executemany(
                 "INSERT OR REPLACE INTO results (text_hash, prompt_hash, model, dtype, labels, scores, truncated, "
                 "fallback) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(h, key.prompt_hash, key.model, key.dtype, json.dumps(r.labels), json.dumps(r.scores),
+                [(h, key.prompt_hash, key.model_column, key.dtype, json.dumps(r.labels), json.dumps(r.scores),
                   int(r.truncated), int(r.fallback)) for h, r in results.items()])
 
     def count(self, key: RunKey) -> int:
         with self._reported():
             return self._db.execute("SELECT COUNT(*) FROM results WHERE prompt_hash=? AND model=? AND dtype=?",
-                                    (key.prompt_hash, key.model, key.dtype)).fetchone()[0]
+                                    (key.prompt_hash, key.model_column, key.dtype)).fetchone()[0]
 
     # labels a person chose
     def set_manual(self, label_set: str, text: str, label: str | None) -> None:
