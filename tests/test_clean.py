@@ -250,3 +250,10 @@ def test_cleaning_twice_changes_nothing(text, cleaning):
 def test_plain_text_loses_only_blank_space(text):
     words = text.replace("\u200b", "").replace("\ufeff", "").split()
     assert clean(text, TextCleaning(signatures=False)).split() == words or not words
+
+
+def test_a_signature_above_a_quoted_message_leaves_the_quote_to_the_replies_step():
+    text = "Any update?\n-- \nMegan Harris\n\nOn Mon, 2 Mar 2026, Megan Harris wrote:\n> my parcel never came"
+    as_typed = text.replace("-- \n", "--\n")   # less the delimiter's trailing space
+    assert clean(text) == as_typed
+    assert clean(text, CUT) == as_typed   # a stub above the quote: kept whole

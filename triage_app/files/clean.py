@@ -266,11 +266,14 @@ def _cut_signature(text: str) -> str:
 def _without_signature(lines: list[str], dashes: bool) -> list[str]:
     """The lines without the signature at their end, if there is one; only the last lines are read."""
     end, below = len(lines), 0
-    for i in range(len(lines) - 1 if dashes else -1, -1, -1):
-        plain = _plain(lines[i])
-        if _DELIMITER.match(plain):
+    plain = [_plain(line) for line in lines] if dashes else []
+    for i in range(len(plain) - 1, -1, -1):
+        # a quoted message under a signature is the replies step's to cut or keep, not this one's
+        if plain[i].startswith(">") or _opens_chain(plain, i):
+            break
+        if _DELIMITER.match(plain[i]):
             return lines[:i]
-        below += bool(plain)
+        below += bool(plain[i])
         if below > _SIGNATURE_LINES:
             break
     while end and not lines[end - 1].strip():
