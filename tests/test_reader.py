@@ -132,3 +132,137 @@ def test_no_gold_column_is_none(tmp_path):
     path = tmp_path / "plain.csv"
     path.write_text("id,text\n1,hello\n", encoding="utf-8")
     assert detect_gold_column(read_tickets(path)) is None
+
+
+# hostile and careless files: each ends in one line naming the file, never another exception
+def test_a_stray_cell_at_xfd1048576_is_refused_not_allocated(tmp_path):
+    """A 4.9 KB workbook whose used range spans the whole sheet: pandas allocated 1,048,576 x 16,384 cells."""
+    import time
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.append(["id", "text"])
+    book.active.append(["1", "hello"])
+    book.active["XFD1048576"] = "x"
+    book.save(tmp_path / "stray.xlsx")
+    assert (tmp_path / "stray.xlsx").stat().st_size < 6000
+    started = time.perf_counter()
+    with pytest.raises(BadInput, match=r"^stray.xlsx: the sheet reaches cell XFD1048576, a range of "
+                                       r"17,179,869,184 cells, more than Triage reads"):
+        read_tickets(tmp_path / "stray.xlsx")
+    assert time.perf_counter() - started < 5
+
+
+def test_a_table_away_from_a1_and_a_lone_far_cell_read_as_their_used_range(tmp_path):
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet["C3"], sheet["D3"], sheet["C4"], sheet["D4"], sheet["C6"], sheet["D6"] = "id", "text", 1, "a", 2.0, "b"
+    book.save(tmp_path / "offset.xlsx")
+    table = read_tickets(tmp_path / "offset.xlsx")
+    assert table.columns == ["id", "text"] and table.frame.values.tolist() == [["1", "a"], ["2", "b"]]
+
+
+def test_formula_cells_without_a_computed_value_are_named_in_a_warning(tmp_path):
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["id", "text"])
+    sheet.append(["1", "=\"Refund \"&A2"])   # openpyxl saves the formula, not its value
+    sheet.append(["2", "plain"])
+    sheet.append(["3", "=UPPER(B3)"])
+    book.save(tmp_path / "formulas.xlsx")
+    table = read_tickets(tmp_path / "formulas.xlsx")
+    assert table.frame["text"].tolist() == ["", "plain", ""]
+    assert table.warnings == ["2 formula cell(s) have no computed value and were read as blank (2 in 'text'); "
+                              "open and save the file in Excel to compute them"]
+
+
+def test_a_corrupt_sheet_xml_is_one_line(tmp_path):
+    import zipfile
+
+    good = tmp_path / "good.xlsx"
+    pd.DataFrame({"text": ["a", "b"]}).to_excel(good, index=False)
+    bad = tmp_path / "bad.xlsx"
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(bad, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            dst.writestr(info, data[:len(data) // 2] if info.filename.endswith("sheet1.xml") else data)
+    with pytest.raises(BadInput, match=r"^bad.xlsx: cannot read this file \(ParseError: "):
+        read_tickets(bad)
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("deep.json", b"[" * 100_000, "deep.json: nested too deeply to read"),
+    ("deep.jsonl", b'{"a": ' + b"[" * 100_000 + b"\n", "deep.jsonl: nested too deeply to read"),
+    ("odd.csv", b"\xff\xfei\x00d\x00\n", "odd.csv: starts with a UTF-16 byte-order mark but byte 6 is not UTF-16; "
+                                        "save the file as UTF-8 and try again"),
+    ("bom-only.csv", b"\xef\xbb\xbf\r\n", "bom-only.csv: the file is empty"),
+    ("big.json", b'[{"n": ' + b"9" * 5000 + b"}]", "big.json: cannot read this file (ValueError: Exceeds the limit "
+                                                   "(4300 digits) for integer string conversion: value has 5000 "
+                                                   "digits; use sys.set_int_max_str_digits() to increase the limit)"),
+    ("bad\nname.csv", b"", "bad name.csv: the file is empty"),
+])
+def test_more_bad_files_get_one_line_reasons(tmp_path, name, content, message):
+    (tmp_path / name).write_bytes(content)
+    with pytest.raises(BadInput) as info:
+        read_tickets(tmp_path / name)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("error, message", [
+    (PermissionError(13, "Permission denied"), "t.csv: cannot read the file (Permission denied)"),
+    (FileNotFoundError(2, "No such file or directory"), "t.csv: cannot read the file (No such file or directory)"),
+    (MemoryError(), "t.csv: too big to read into memory"),
+])
+def test_read_errors_after_the_check_are_one_line(tmp_path, monkeypatch, error, message):
+    """Permission denied or the file removed between the check and the read (root ignores chmod, so simulated)."""
+    path = write_delimited(tmp_path / "t.csv", HEADER_AND_ROWS)
+
+    def fail(self):
+        raise error
+    monkeypatch.setattr(type(path), "read_bytes", fail)
+    with pytest.raises(BadInput) as info:
+        read_tickets(path)
+    assert str(info.value) == message
+
+
+def test_a_long_ticket_is_read_and_a_monstrous_field_is_refused(tmp_path):
+    long = "x" * (300 << 10)
+    table = read_tickets(write_delimited(tmp_path / "long.csv", [["id", "text"], ["1", long], ["2", "short"]]))
+    assert table.frame["text"].tolist() == [long, "short"]
+    write_delimited(tmp_path / "huge.csv", [["id", "text"], ["1", "x" * (9 << 20)]])
+    with pytest.raises(BadInput, match=r"^huge.csv: line 2: a field longer than 8 MiB is not a ticket$"):
+        read_tickets(tmp_path / "huge.csv")
+
+
+@pytest.mark.parametrize("crafted", [',"' * 32768, 'a,"b' * 16384, 'x,"y\n' * 13107, '"' * 65536, ",\n" * 32768])
+def test_crafted_input_is_judged_in_well_under_a_second(tmp_path, crafted):
+    """csv.Sniffer took 16.9 s on 64 KB like these (and 3.9 s on 16 KB)."""
+    import time
+
+    path = tmp_path / "crafted.csv"
+    path.write_text(crafted)
+    started = time.perf_counter()
+    try:
+        read_tickets(path)
+    except BadInput:
+        pass
+    assert time.perf_counter() - started < 2
+
+
+def test_utf32_and_jsonl_line_separators_inside_strings(tmp_path):
+    table = read_tickets(write_delimited(tmp_path / "t.csv", HEADER_AND_ROWS, encoding="utf-32"))
+    assert table.encoding == "utf-32" and table.frame["body"].tolist()[1] == "App crashes"
+    records = [{"text": "first\u2028still first\x1cand this"}, {"text": "second"}]
+    (tmp_path / "t.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n",
+                                      encoding="utf-8")
+    assert read_tickets(tmp_path / "t.jsonl").frame["text"].tolist() == [r["text"] for r in records]
+
+
+def test_blank_lines_above_the_header_are_skipped(tmp_path):
+    (tmp_path / "t.csv").write_text("\n\nid;text\n1;a\n")
+    assert read_tickets(tmp_path / "t.csv").frame.values.tolist() == [["1", "a"]]

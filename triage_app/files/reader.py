@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,11 +17,24 @@ TEXT_COLUMNS = ("text", "body", "description", "message", "ticket", "comment", "
 SUBJECT_COLUMNS = ("subject", "title", "summary")
 GOLD_COLUMNS = ("category", "label", "queue", "class", "topic", "type", "intent", "gold")
 DELIMITERS = ",;\t|"
-_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+# UTF-32's marks first: UTF-32-LE's begins with UTF-16-LE's
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+# Long tickets are truncated and flagged by the engine, not refused here; past this a field is not a ticket.
+FIELD_LIMIT = 8 << 20
+# The delimiter is judged on the file's head: enough rows to see a pattern, bounded so crafted input stays cheap.
+SNIFF_CHARS, SNIFF_ROWS = 64 << 10, 50
+# A sheet's used range (rows x columns) and unpacked size: one stray cell at XFD1048576 must not make a table
+# of 17 billion cells, nor a few kilobytes of zip unpack into gigabytes.
+MAX_SHEET_CELLS = 10_000_000
+MAX_UNPACKED_BYTES = 1 << 30
 
 
 class BadInput(ValueError):
     """The file cannot be used; the message is one line the user can act on."""
+
+    def __init__(self, message: str):
+        super().__init__(" ".join(str(message).splitlines()))
 
 
 @dataclass(slots=True)
@@ -49,23 +63,44 @@ class TicketTable:
 
 
 def read_tickets(path: str | Path, sheet: str | int | None = None) -> TicketTable:
+    """The file as a table, or BadInput with one line naming the file: never another exception."""
     path = Path(path)
     if not path.is_file():
         raise BadInput(f"{path}: no such file")
+    try:
+        table = _read(path, sheet)
+    except BadInput:
+        raise
+    except RecursionError:
+        raise BadInput(f"{path.name}: nested too deeply to read") from None
+    except MemoryError:
+        raise BadInput(f"{path.name}: too big to read into memory") from None
+    except OSError as exc:
+        raise BadInput(f"{path.name}: cannot read the file ({exc.strerror or exc.__class__.__name__})") from None
+    except Exception as exc:  # a malformed file breaks parsers in ways nobody can list; the user needs one line
+        reason = str(exc).strip().split("\n")[0][:200]
+        raise BadInput(f"{path.name}: cannot read this file ({exc.__class__.__name__}{': ' if reason else ''}"
+                       f"{reason})") from None
+    _check_table(table, path)
+    return table
+
+
+def _read(path: Path, sheet: str | int | None) -> TicketTable:
     suffix = path.suffix.lower()
     if suffix in (".xlsx", ".xlsm"):
-        table = _read_xlsx(path, sheet)
-    elif suffix == ".jsonl":
-        table = _read_jsonl(path)
-    elif suffix == ".json":
-        table = _read_json(path)
-    else:
-        table = _read_delimited(path)
+        return _read_xlsx(path, sheet)
+    if suffix == ".jsonl":
+        return _read_jsonl(path)
+    if suffix == ".json":
+        return _read_json(path)
+    return _read_delimited(path)
+
+
+def _check_table(table: TicketTable, path: Path) -> None:
     if table.frame.columns.empty:
         raise BadInput(f"{path.name}: the file is empty")
     if table.frame.empty:
         raise BadInput(f"{path.name}: the file has a header but no tickets")
-    return table
 
 
 def detect_text_column(table: TicketTable) -> str:
@@ -106,32 +141,44 @@ def _first_named(columns: list[str], names: tuple[str, ...]) -> str | None:
 # delimited text
 def _read_delimited(path: Path) -> TicketTable:
     raw = path.read_bytes()
-    if not raw.strip():
-        raise BadInput(f"{path.name}: the file is empty")
     text, encoding = _decode(raw, path.name)
+    if not text.strip():
+        raise BadInput(f"{path.name}: the file is empty")
+    csv.field_size_limit(FIELD_LIMIT)
     delimiter = _sniff_delimiter(text, ".tsv" == path.suffix.lower())
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     try:
-        header = next(reader)
+        header = next((row for row in reader if _filled(row)), [])  # blank lines above the header are not one
         rows = []
         for row in reader:
             if len(row) != len(header):
-                if not any(cell.strip() for cell in row):
+                if not _filled(row):
                     continue  # a blank line between records is not a ticket
                 raise BadInput(f"{path.name}: line {reader.line_num} has {len(row)} fields, "
                                f"the header has {len(header)}")
             rows.append(row)
     except csv.Error as exc:
+        if "field limit" in str(exc):
+            raise BadInput(f"{path.name}: line {reader.line_num}: a field longer than {FIELD_LIMIT >> 20} MiB "
+                           "is not a ticket") from None
         raise BadInput(f"{path.name}: line {reader.line_num}: {exc}") from None
     header = _unique_names(header)
     frame = pd.DataFrame(rows, columns=header, dtype=object) if header else pd.DataFrame()
     return TicketTable(path, frame, "tsv" if delimiter == "\t" else "csv", encoding, delimiter)
 
 
+def _filled(row: list[str]) -> bool:
+    return any(cell.strip() for cell in row)
+
+
 def _decode(raw: bytes, name: str) -> tuple[str, str]:
     for bom, encoding in _BOMS:
         if raw.startswith(bom):
-            return raw.decode(encoding), encoding
+            try:
+                return raw.decode(encoding), encoding
+            except UnicodeDecodeError as exc:
+                raise BadInput(f"{name}: starts with a {encoding.upper()} byte-order mark but byte {exc.start} "
+                               f"is not {encoding.upper()}; save the file as UTF-8 and try again") from None
     if b"\x00" in raw[:8192]:
         raise BadInput(f"{name}: this looks like a binary file, not a table of tickets")
     try:
@@ -150,15 +197,35 @@ def _decode(raw: bytes, name: str) -> tuple[str, str]:
 
 
 def _sniff_delimiter(text: str, tsv: bool) -> str:
+    """The delimiter that splits the header into the most fields and the rows below into as many.
+
+    csv.Sniffer is not used: its quote regex is super-quadratic on crafted input (seconds per 16 KiB).
+    """
     if tsv:
         return "\t"
-    head = text[:65536]
+    head = text[:SNIFF_CHARS]
+    best, best_score = ",", (0, 0)
+    for delimiter in DELIMITERS:
+        counts = _field_counts(head, delimiter, cut=len(text) > len(head))
+        if counts and counts[0] > 1:
+            score = (sum(n == counts[0] for n in counts[1:]), counts[0])
+            if score > best_score:
+                best, best_score = delimiter, score
+    return best
+
+
+def _field_counts(head: str, delimiter: str, cut: bool) -> list[int]:
+    """Fields per non-blank row of the head; a row cut off by the head's end is not counted."""
+    counts = []
     try:
-        return csv.Sniffer().sniff(head, delimiters=DELIMITERS).delimiter
+        for row in csv.reader(io.StringIO(head, newline=""), delimiter=delimiter):
+            if _filled(row):
+                counts.append(len(row))
+            if len(counts) > SNIFF_ROWS:
+                return counts
     except csv.Error:
-        first = head.splitlines()[0] if head else ""
-        counts = {d: first.count(d) for d in DELIMITERS}
-        return max(counts, key=counts.get) if max(counts.values()) else ","
+        pass
+    return counts[:-1] if cut and len(counts) > 1 else counts
 
 
 def _unique_names(header: list[str]) -> list[str]:
@@ -173,21 +240,125 @@ def _unique_names(header: list[str]) -> list[str]:
 
 # spreadsheets
 def _read_xlsx(path: Path, sheet: str | int | None) -> TicketTable:
+    """The sheet's used range as text, read cell by cell: the sheet's own claim of its size is not trusted."""
+    import openpyxl
+
+    _check_unpacked_size(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # openpyxl's notes on styles and dates are not the user's concern
+        try:
+            book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        except Exception as exc:
+            raise BadInput(f"{path.name}: not a readable Excel workbook ({exc.__class__.__name__})") from None
+        try:
+            sheets = book.sheetnames
+            name = _sheet_name(sheets, sheet, path.name)
+            cells, blanks = _sheet_cells(book[name], path.name)
+        finally:
+            book.close()
+        uncached = _uncached_formulas(path, name, cells) if blanks else []
+    frame = _sheet_frame(cells)
+    notes = [f"read sheet {name!r} of {len(sheets)}"] if len(sheets) > 1 else []
+    if uncached:
+        notes.append(_uncached_note(uncached, cells, frame))
+    return TicketTable(path, frame, "xlsx", sheet=name, warnings=notes)
+
+
+def _check_unpacked_size(path: Path) -> None:
     import zipfile
 
     try:
-        book = pd.ExcelFile(path, engine="openpyxl")
-    except (zipfile.BadZipFile, OSError, KeyError, ValueError) as exc:
+        with zipfile.ZipFile(path) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise BadInput(f"{path.name}: not a readable Excel workbook ({exc.__class__.__name__})") from None
-    with book:
-        sheets = book.sheet_names
-        name = sheets[0] if sheet is None else sheets[sheet] if isinstance(sheet, int) else sheet
-        if name not in sheets:
-            raise BadInput(f"{path.name}: no sheet {name!r}; the sheets are {', '.join(sheets)}")
-        frame = pd.read_excel(book, sheet_name=name, dtype=str, keep_default_na=False)
-    frame.columns = _unique_names([str(c) for c in frame.columns])
-    warnings = [f"read sheet {name!r} of {len(sheets)}"] if len(sheets) > 1 else []
-    return TicketTable(path, frame, "xlsx", sheet=name, warnings=warnings)
+    if unpacked > MAX_UNPACKED_BYTES:
+        raise BadInput(f"{path.name}: unpacks to {unpacked / 2**30:.1f} GiB, more than Triage reads "
+                       f"({MAX_UNPACKED_BYTES >> 30} GiB); save the tickets as CSV")
+
+
+def _sheet_name(sheets: list[str], sheet: str | int | None, file_name: str) -> str:
+    if sheet is None:
+        return sheets[0]
+    if isinstance(sheet, int):
+        if not 0 <= sheet < len(sheets):
+            raise BadInput(f"{file_name}: no sheet number {sheet + 1}; it has {len(sheets)}")
+        return sheets[sheet]
+    if sheet not in sheets:
+        raise BadInput(f"{file_name}: no sheet {sheet!r}; the sheets are {', '.join(sheets)}")
+    return sheet
+
+
+def _sheet_cells(worksheet, file_name: str) -> tuple[dict[tuple[int, int], str], bool]:
+    """(row, column) -> text of every cell with a value, and whether any cell was present but blank."""
+    from openpyxl.utils import get_column_letter
+
+    worksheet.reset_dimensions()  # rows then come as written, not padded to the <dimension> the file claims
+    cells, blanks = {}, False
+    top = left = bottom = right = None
+    for row in worksheet.iter_rows():
+        for cell in row:
+            if cell.value is None:
+                blanks = blanks or hasattr(cell, "row")  # a real cell (a formula not yet computed, or styling)
+                continue
+            r, c = cell.row, cell.column
+            top, bottom = min(top or r, r), max(bottom or r, r)
+            left, right = min(left or c, c), max(right or c, c)
+            if (bottom - top + 1) * (right - left + 1) > MAX_SHEET_CELLS:
+                raise BadInput(f"{file_name}: the sheet reaches cell {get_column_letter(c)}{r}, a range of "
+                               f"{(bottom - top + 1) * (right - left + 1):,} cells, more than Triage reads "
+                               f"({MAX_SHEET_CELLS:,}); delete the stray cells or save the tickets as CSV")
+            cells[r, c] = _cell_text(cell.value)
+    return cells, blanks
+
+
+def _cell_text(value) -> str:
+    # as pandas' read_excel(dtype=str) writes them: 2.0 -> "2", a date -> "2026-11-30 00:00:00"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return value if isinstance(value, str) else str(value)
+
+
+def _sheet_frame(cells: dict[tuple[int, int], str]) -> pd.DataFrame:
+    """The used range: its first non-blank row is the header; blank rows are not tickets."""
+    if not cells:
+        return pd.DataFrame()
+    left = min(c for _, c in cells)
+    width = max(c for _, c in cells) - left + 1
+    rows: dict[int, list[str]] = {}
+    for (r, c), text in cells.items():
+        rows.setdefault(r, [""] * width)[c - left] = text
+    grid = [rows[r] for r in sorted(rows) if _filled(rows[r])]
+    if not grid:
+        return pd.DataFrame()
+    return pd.DataFrame(grid[1:], columns=_unique_names(grid[0]), dtype=object)
+
+
+def _uncached_formulas(path: Path, name: str, cells: dict) -> list[tuple[int, int]]:
+    """Formula cells the file holds no computed value for (written by a program, never opened in Excel)."""
+    import openpyxl
+
+    book = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    try:
+        worksheet = book[name]
+        worksheet.reset_dimensions()
+        return [(cell.row, cell.column) for row in worksheet.iter_rows() for cell in row
+                if cell.data_type == "f" and (cell.row, cell.column) not in cells]
+    finally:
+        book.close()
+
+
+def _uncached_note(uncached: list[tuple[int, int]], cells: dict, frame: pd.DataFrame) -> str:
+    header_row = min(r for r, _ in cells)
+    left = min(c for _, c in cells)
+    names = list(frame.columns)
+    per_column: dict[str, int] = {}
+    for r, c in uncached:
+        if r > header_row and 0 <= c - left < len(names):
+            per_column[names[c - left]] = per_column.get(names[c - left], 0) + 1
+    counts = ", ".join(f"{n} in {column!r}" for column, n in per_column.items())
+    return (f"{len(uncached)} formula cell(s) have no computed value and were read as blank ({counts or 'outside the table'}); "
+            "open and save the file in Excel to compute them")
 
 
 # JSON
@@ -209,7 +380,8 @@ def _read_json(path: Path) -> TicketTable:
 def _read_jsonl(path: Path) -> TicketTable:
     text, encoding = _decode(path.read_bytes(), path.name)
     records = []
-    for number, line in enumerate(text.splitlines(), 1):
+    # only a newline ends a record: splitlines() would also split at U+2028 and \x1c, legal inside JSON strings
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
