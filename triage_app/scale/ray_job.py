@@ -23,8 +23,11 @@ from triage_app.scale.rows import CARRIED, FALLBACK, ROW, SCORES, TRUNCATED, add
 from triage_app.scale.writer import block_results, output_format, write_results
 
 INPUT_FORMATS = ("csv", "tsv", "parquet", "jsonl", "json")
-# what a worker on another node needs to find the same converted model and settings
-_FORWARDED_ENV = ("TRIAGE_", "HF_", "TRANSFORMERS_")
+# What a worker needs to find the same converted model and hub cache, and to stay offline when
+# this process is. Named one by one: a prefix would also send HF_TOKEN and whatever else a user
+# keeps in the environment into every job on the cluster.
+FORWARDED_ENV = ("TRIAGE_CACHE_DIR", "TRIAGE_DATA_DIR", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE",
+                 "TRANSFORMERS_OFFLINE")
 
 
 class RayNotInstalled(ValueError):
@@ -149,7 +152,7 @@ def start_local(ray, num_cpus: int | None = None, object_store_gb: float = 1.5) 
 
 
 def worker_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k.startswith(_FORWARDED_ENV)}
+    return {k: os.environ[k] for k in FORWARDED_ENV if k in os.environ}
 
 
 def _import_ray():
