@@ -80,8 +80,8 @@ def test_the_command_recipe_resolves_labels_on_the_driver(tmp_path):
 def test_the_job_gets_the_cache_and_offline_settings_and_never_a_token(monkeypatch):
     from triage_app.scale.ray_job import worker_env
 
-    wanted = {"TRIAGE_CACHE_DIR": "/cache/triage", "TRIAGE_DATA_DIR": "/data/triage", "HF_HOME": "/cache/hf", "HF_HUB_CACHE": "/cache/hf/hub",
-              "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    wanted = {"TRIAGE_CACHE_DIR": "/cache/triage", "TRIAGE_DATA_DIR": "/data/triage", "HF_HOME": "/cache/hf",
+              "HF_HUB_CACHE": "/cache/hf/hub", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     secret = {"HF_TOKEN": "hf_secret", "HUGGING_FACE_HUB_TOKEN": "hf_secret", "HF_TOKEN_PATH": "/home/u/.hf_token",
               "HF_ENDPOINT": "https://user:pass@mirror.example", "TRIAGE_SETTINGS_FILE": "/home/u/settings.ini",
               "TRANSFORMERS_TOKEN": "hf_secret"}

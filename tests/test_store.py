@@ -141,8 +141,8 @@ def test_a_full_disk_fails_the_batch_whole_and_says_so(tmp_path):
 def test_a_second_writer_waits_for_the_lock_and_gives_up_with_one_line(tmp_path):
     db = tmp_path / "results.sqlite3"
     ResultStore(db).close()
-    other = sqlite3.connect(db, isolation_level=None, check_same_thread=False)   # another Triage, in the middle of a batch
-    other.execute("BEGIN IMMEDIATE")
+    other = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")                    # another Triage, in the middle of a batch
     try:
         with pytest.raises(StoreUnavailable) as exc:
             ResultStore(db, timeout=0.2)
