@@ -40,17 +40,20 @@ def detect_device() -> tuple[str, str]:
 
 
 def auto_dtype(device: str, method: str = DEFAULT_METHOD) -> tuple[torch.dtype, str]:
+    """The dtype 'auto' runs in: one whose fast path gives the reference's labels (the law).
+
+    bfloat16 is never chosen, on any device or for either method: its 8-bit mantissa rounds the
+    residual stream at every layer, so batching, padding and the prefix cache (which change only
+    the order of additions) move scores far enough to flip labels that are not ties; it did on a
+    CPU with native bfloat16 (docs/bench/bfloat16_drift.txt). An LM head in float32 does not
+    remove it: the hidden states themselves differ. bfloat16 stays an explicit choice
+    (--dtype bfloat16), checked by `verify` against its own, wider tolerance.
+    """
+    del method  # no longer decides: channel's sums drift further than direct's, and direct's too far
     if device == "mps":
         return torch.float16, "float16 is the fast path on Apple GPUs"
-    native_bf16 = device == "cuda" or cpu_has_native_bf16()
-    if native_bf16 and method == "channel":
-        # a channel score sums every ticket token's log-prob; with bfloat16's 8-bit mantissa the
-        # fast path and the reference drifted apart by up to 2.2 nats (float16: 0.2; measured)
-        return torch.float32, "channel scoring sums every ticket token's log-prob, too coarse in bfloat16"
-    if device == "cuda":
-        return torch.bfloat16, "bfloat16 is native on CUDA GPUs"
-    if native_bf16:
-        return torch.bfloat16, "this CPU has native bfloat16 (AVX512-BF16/AMX)"
+    if device == "cuda" or cpu_has_native_bf16():
+        return torch.float32, "bfloat16 rounding flips labels against the reference; float32 keeps them"
     return torch.float32, "this CPU has no native bfloat16, float32 is faster"
 
 
