@@ -10,7 +10,8 @@ import pytest
 
 from triage_app.engine.classifier import Prediction
 from triage_app.files import export as export_module
-from triage_app.files.export import export, neutralise_formulas, results_frame
+from triage_app.files.export import (ExportFailed, export, neutralise_formulas, renamed_input_columns,
+                                     results_frame)
 from triage_app.files.reader import read_tickets
 
 NAMES = ["billing", "technical"]
@@ -84,7 +85,7 @@ def test_a_crash_mid_export_leaves_the_old_file_whole(results, tmp_path, monkeyp
         raise OSError("disk full")
 
     monkeypatch.setattr(pd.DataFrame, "to_csv", crash_half_way)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(ExportFailed, match="^cannot write results.csv: disk full$"):
         export(results, target)
     assert target.read_text() == "the user's earlier export\n"
     assert [p.name for p in tmp_path.iterdir()] == ["results.csv"]  # no partial file left behind
@@ -94,3 +95,69 @@ def test_unknown_export_format(results, tmp_path):
     with pytest.raises(ValueError, match="cannot export to 'txt'"):
         export(results, tmp_path / "r.txt")
     assert export_module.FORMATS == ("csv", "xlsx", "json", "jsonl")
+
+
+def test_headers_are_neutralised_and_xlsx_holds_text_cells_only(tmp_path):
+    """A header =HYPERLINK(...) was written to XLSX as a live formula, and to CSV as it was."""
+    import openpyxl
+
+    frame = pd.DataFrame({"=HYPERLINK(\"http://x\",\"y\")": ["=1+1", "@SUM(A1)"], "text": ["a", "b"]}, dtype=object)
+    out = results_frame(frame, [Prediction(0, ["@cmd", "b"], [math.log(0.9), math.log(0.1)])], ["@cmd", "b"])
+    header = "'=HYPERLINK(\"http://x\",\"y\")"
+    assert read_tickets(export(out, tmp_path / "r.csv")).columns[0] == header
+    sheet = openpyxl.load_workbook(export(out, tmp_path / "r.xlsx")).active
+    cells = [cell for row in sheet.iter_rows() for cell in row if isinstance(cell.value, str)]
+    assert cells and {cell.data_type for cell in cells} == {"s"}          # no formula anywhere
+    assert [c.value for c in sheet[1]][:2] == [header, "text"]
+    assert [c.value for c in sheet["A"]][1:] == ["'=1+1", "'@SUM(A1)"]
+    assert sheet["C2"].value == "'@cmd" and sheet["D1"].value == "confidence"
+    assert isinstance(sheet["D2"].value, float) and sheet["C3"].value is None   # numbers stay numbers, blanks blank
+
+
+def test_input_columns_named_like_ours_are_kept_under_another_name():
+    """An input column called label (often the right answers) was silently replaced by the model's labels."""
+    frame = pd.DataFrame({"text": ["a", "b"], "label": ["gold1", "gold2"], "p_billing": ["x", "y"],
+                          "label_input": ["taken", "too"], "confidence": ["high", "low"]}, dtype=object)
+    renames = renamed_input_columns(frame.columns, NAMES)
+    assert renames == {"label": "label_input_2", "p_billing": "p_billing_input", "confidence": "confidence_input"}
+    out = results_frame(frame, [Prediction(0, NAMES, [0.0, -1.0])], NAMES)
+    assert out.columns.tolist()[:5] == ["text", "label_input_2", "p_billing_input", "label_input", "confidence_input"]
+    assert out["label_input_2"].tolist() == ["gold1", "gold2"] and out["label_input"].tolist() == ["taken", "too"]
+    assert out["label"].tolist()[0] == "billing" and out["p_billing"].notna().tolist() == [True, False]
+
+
+def test_control_characters_reach_xlsx_as_newlines_or_not_at_all(tmp_path):
+    """A \\x0b from Word, or a NUL past the first 8 KiB, made openpyxl raise IllegalCharacterError."""
+    frame = pd.DataFrame({"text": ["line\x0bbreak", "x" * 9000 + "\x00nul\x1bescape", "page\x0cend"]}, dtype=object)
+    back = read_tickets(export(results_frame(frame, [], NAMES), tmp_path / "r.xlsx")).frame
+    assert back["text"].tolist() == ["line\nbreak", "x" * 9000 + "nulescape", "page\nend"]
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_exports_get_the_mode_the_umask_gives(results, tmp_path, umask, mode):
+    """Every export was created 0600 (tempfile.mkstemp) whatever the umask."""
+    import os
+
+    old = os.umask(umask)
+    try:
+        for name in ("r.csv", "r.xlsx", "r.json"):
+            assert export(results, tmp_path / name).stat().st_mode & 0o777 == mode, name
+    finally:
+        os.umask(old)
+
+
+def test_a_replaced_export_keeps_its_mode(results, tmp_path):
+    target = tmp_path / "r.csv"
+    target.write_text("old\n")
+    target.chmod(0o640)
+    export(results, target)
+    assert target.stat().st_mode & 0o777 == 0o640 and "label" in target.read_text()
+
+
+def test_a_failing_writer_is_one_line_and_leaves_nothing(results, tmp_path, monkeypatch):
+    def refuse(frame, path):
+        raise TypeError("a value the writer\ncannot take")
+    monkeypatch.setattr(export_module, "_write_xlsx", refuse)
+    with pytest.raises(ExportFailed, match="^cannot write r.xlsx: a value the writer cannot take$"):
+        export(results, tmp_path / "r.xlsx")
+    assert list(tmp_path.iterdir()) == []

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import os
-import tempfile
+import re
+import secrets
+import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -15,11 +18,41 @@ FORMATS = ("csv", "xlsx", "json", "jsonl")
 REVIEW_BELOW = 0.7
 # OWASP CSV injection: a cell starting with one of these is a formula to a spreadsheet
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# characters XML 1.0 cannot hold (openpyxl's ILLEGAL_CHARACTERS_RE); Word's line and page breaks become newlines
+_XML_ILLEGAL = re.compile(r"[\000-\010\013\014\016-\037]")
+_AS_NEWLINE = {"\x0b": "\n", "\x0c": "\n"}
+EXCEL_MAX_ROWS = 1_048_576
+
+
+class ExportFailed(ValueError):
+    """The results could not be written; the message is one line naming the file."""
+
+
+def renamed_input_columns(columns: Sequence, label_names: list[str]) -> dict[str, str]:
+    """Input columns named like one Triage adds (label, p_billing...) and the names they keep in the output."""
+    ours = set(_result_columns(label_names))
+    taken = set(map(str, columns)) | ours
+    renames = {}
+    for column in columns:
+        if column in ours:
+            new, k = f"{column}_input", 2
+            while new in taken:
+                new, k = f"{column}_input_{k}", k + 1
+            taken.add(new)
+            renames[column] = new
+    return renames
+
+
+def _result_columns(label_names: list[str]) -> list[str]:
+    return ["label", "confidence", "margin", *(f"p_{name}" for name in label_names), "manual", "needs_review",
+            "truncated"]
 
 
 def results_frame(frame: pd.DataFrame, predictions: Sequence, label_names: list[str],
                   manual: dict[int, str] | None = None, review_below: float = REVIEW_BELOW) -> pd.DataFrame:
     """The input frame plus label, confidence, margin, p_<label>, manual, needs_review and truncated.
+
+    An input column with one of those names keeps its values under another (renamed_input_columns).
 
     predictions: objects with index, label, confidence, margin, probabilities, truncated.
     manual: row -> label a person chose; it wins over the model's.
@@ -28,7 +61,7 @@ def results_frame(frame: pd.DataFrame, predictions: Sequence, label_names: list[
     manual = manual or {}
     by_row = {p.index: p for p in predictions}
     rows = [by_row.get(i) for i in range(len(frame))]
-    out = frame.copy()
+    out = frame.rename(columns=renamed_input_columns(frame.columns, label_names))
     out["label"] = [manual.get(i) or (p.label if p else None) for i, p in enumerate(rows)]
     out["confidence"] = [p.confidence if p else None for p in rows]
     out["margin"] = [p.margin if p else None for p in rows]
@@ -42,42 +75,95 @@ def results_frame(frame: pd.DataFrame, predictions: Sequence, label_names: list[
 
 
 def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
-    """Prefix text cells that a spreadsheet would run as formulas with a quote (OWASP)."""
-    def fix(value):
-        return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
+    """Prefix text cells and column names that a spreadsheet would run as formulas with a quote (OWASP)."""
     text = lambda column: pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)
-    return frame.apply(lambda column: column.map(fix) if text(column) else column)
+    out = frame.apply(lambda column: column.map(_neutral) if text(column) else column)
+    return out.rename(columns=_neutral)
+
+
+def _neutral(value):
+    return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
 
 
 def export(frame: pd.DataFrame, path: str | Path, fmt: str | None = None, excel_bom: bool = False) -> Path:
-    """Write results in the format the suffix (or fmt) names; raw text is kept in JSON."""
+    """Write results in the format the suffix (or fmt) names; raw text is kept in JSON.
+
+    Raises ExportFailed (a ValueError) with one line naming the file; the old file, if any, is left whole.
+    """
     path = Path(path)
     fmt = fmt or path.suffix.lower().lstrip(".") or "csv"
     if fmt not in FORMATS:
         raise ValueError(f"cannot export to {fmt!r}: use {', '.join(FORMATS)}")
+    if fmt == "xlsx" and len(frame) >= EXCEL_MAX_ROWS:
+        raise ExportFailed(f"{path.name}: an Excel sheet holds {EXCEL_MAX_ROWS - 1:,} rows below its header, "
+                           f"the results have {len(frame):,}; export CSV")
     if fmt == "csv":
         encoding = "utf-8-sig" if excel_bom else "utf-8"
         write = lambda f: neutralise_formulas(frame).to_csv(f, index=False, encoding=encoding)
     elif fmt == "xlsx":
-        write = lambda f: neutralise_formulas(frame).to_excel(f, index=False, engine="openpyxl")
+        write = lambda f: _write_xlsx(neutralise_formulas(frame), f)
     elif fmt == "json":
         write = lambda f: frame.to_json(f, orient="records", force_ascii=False, indent=2)
     else:
         write = lambda f: frame.to_json(f, orient="records", force_ascii=False, lines=True)
-    write_atomic(path, write)
+    try:
+        write_atomic(path, write)
+    except Exception as exc:  # disk full, permission denied, a value a writer refuses: one line, old file kept
+        reason = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)).strip()
+        raise ExportFailed(f"cannot write {path.name}: {' '.join(reason.splitlines()) or exc.__class__.__name__}") \
+            from exc
     return path
 
 
+def _write_xlsx(frame: pd.DataFrame, path: str) -> None:
+    """Every text, headers included, as a text cell: a spreadsheet never runs it, whatever it starts with."""
+    from openpyxl import Workbook
+
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet("Sheet1")
+    sheet.append([_xlsx_cell(sheet, str(name)) for name in frame.columns])
+    for row in frame.itertuples(index=False, name=None):
+        sheet.append([_xlsx_cell(sheet, value) for value in row])
+    book.save(path)
+
+
+def _xlsx_cell(sheet, value):
+    from openpyxl.cell import WriteOnlyCell
+
+    if isinstance(value, str):
+        cell = WriteOnlyCell(sheet, _XML_ILLEGAL.sub(lambda m: _AS_NEWLINE.get(m.group(), ""), value))
+        cell.data_type = "s"
+        return cell
+    if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return value.item() if hasattr(value, "item") else value
+
+
 def write_atomic(path: Path, write: Callable[[str], None]) -> None:
-    """Write a sibling temporary file, then rename it over the target: never half a file."""
+    """Write a sibling temporary file, then rename it over the target: never half a file.
+
+    A new file gets the mode the umask gives any new file; a replaced one keeps its own.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=f".partial{path.suffix}", dir=path.parent)
-    os.close(fd)
+    tmp = _new_sibling(path)
     try:
-        write(tmp)
+        if path.exists():
+            os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
+        write(str(tmp))
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+
+
+def _new_sibling(path: Path) -> Path:
+    # not tempfile.mkstemp: it creates the file 0600 whatever the umask
+    while True:
+        tmp = path.parent / f".{path.stem}.{secrets.token_hex(4)}.partial{path.suffix}"
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            return tmp
+        except FileExistsError:
+            continue
