@@ -74,6 +74,14 @@ def test_results_from_other_weights_are_not_resumed_and_old_databases_still_open
         assert after[0].resumed == 0 and after[-1].stats.done == 2
 
 
+def test_a_run_without_the_store_classifies_everything_and_saves_nothing(tiny_qwen):
+    texts = ["Refund my last payment", "The app crashes", "Refund my last payment"]
+    classifier = Classifier(tiny_qwen, LabelSet.default())
+    for _ in range(2):
+        steps = list(run_job(classifier, None, texts))
+        assert steps[0].resumed == 0 and steps[-1].rows_done == 3 and steps[-1].stats.done == 2
+
+
 OLD_SCHEMA = """
 CREATE TABLE results (
     text_hash TEXT NOT NULL, prompt_hash TEXT NOT NULL, model TEXT NOT NULL, dtype TEXT NOT NULL,

@@ -92,6 +92,21 @@ def test_the_job_gets_the_cache_and_offline_settings_and_never_a_token(monkeypat
     assert worker_env() == wanted
 
 
+def test_an_unusable_results_database_fails_before_ray_starts(tmp_path, monkeypatch):
+    pytest.importorskip("ray")
+    from triage_app.files.store import StoreUnavailable
+    from triage_app.scale import ray_job
+
+    started = []
+    monkeypatch.setattr(ray_job, "_start", lambda *args: started.append(args))
+    (tmp_path / "t.csv").write_text("id,text\n1,my invoice is wrong\n")
+    (tmp_path / "results.db").write_bytes(b"not a database\n" * 100)
+    with pytest.raises(StoreUnavailable, match="results.db is damaged or not a SQLite database"):
+        ray_job.classify_with_ray(tmp_path / "t.csv", tmp_path / "out.csv", smollm2_recipe(),
+                                  db=str(tmp_path / "results.db"))
+    assert started == [] and not (tmp_path / "out.csv").exists()
+
+
 # --- on a real local Ray instance, with the bundled SmolLM2 -----------------------------------------
 
 @pytest.fixture(scope="module")

@@ -28,16 +28,21 @@ def run_key(classifier: Classifier) -> RunKey:
     return RunKey(classifier.fingerprint, loaded.identity, loaded.placement.dtype_name, loaded.placement.device)
 
 
-def run_job(classifier: Classifier, store: ResultStore, texts: list[str], config: RunConfig = RunConfig(),
+def run_job(classifier: Classifier, store: ResultStore | None, texts: list[str], config: RunConfig = RunConfig(),
             fresh: bool = False) -> Iterator[JobProgress]:
-    """Yield after the stored results are read, then after every batch. Stop iterating to cancel."""
+    """Yield after the stored results are read, then after every batch. Stop iterating to cancel.
+
+    store None: a run without the database (it was unavailable and the user went on): nothing is
+    resumed, nothing saved. The store's StoreUnavailable comes out of the first step (lookup) or
+    of any later one (the batch's save), before that batch is yielded.
+    """
     key = run_key(classifier)
     names = classifier.label_set.names
     clean = [str(t).strip() for t in texts]
     rows_of: dict[str, list[int]] = {}
     for row, text in enumerate(clean):
         rows_of.setdefault(text_hash(text), []).append(row)
-    stored = {} if fresh else store.lookup(key, rows_of)
+    stored = {} if fresh or store is None else store.lookup(key, rows_of)
     resumed = [Prediction(row, names, r.scores, r.truncated, r.fallback)
                for h, r in stored.items() for row in rows_of[h]]
     todo = [h for h in rows_of if h not in stored]
@@ -47,8 +52,9 @@ def run_job(classifier: Classifier, store: ResultStore, texts: list[str], config
     yield JobProgress(resumed, done, len(texts), done, stats)
     for batch in classifier.run(first_text, config):
         results = {todo[p.index]: p for p in batch.predictions}
-        store.save(key, {h: StoredResult(names, p.scores, p.truncated, p.fallback)
-                         for h, p in results.items() if not p.is_blank})
+        if store is not None:
+            store.save(key, {h: StoredResult(names, p.scores, p.truncated, p.fallback)
+                             for h, p in results.items() if not p.is_blank})
         fanned = [Prediction(row, names, p.scores, p.truncated, p.fallback)
                   for h, p in results.items() for row in rows_of[h]]
         done += len(fanned)

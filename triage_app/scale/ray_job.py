@@ -108,41 +108,43 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
     if actors < 1:
         raise ValueError(f"need at least one actor, not {actors}")
     cpus = cpus_per_actor or (1 if address else max(1, (os.cpu_count() or 1) // actors))
-    started_here = _start(ray, address, actors * cpus, object_store_gb)
-    context = DataContext.get_current()
-    keep_order = context.execution_options.preserve_order
-    try:
-        # blocks leave map_batches in input order, so the writer can stream instead of sorting
-        context.execution_options.preserve_order = True
-        start = time.perf_counter()
-        ds = _read(ray, Path(input), fmt)
-        if limit:
-            ds = ds.limit(limit)
-        ds, total, columns = _with_row_index(ray, ds)
-        if not total:
-            raise reader.BadInput(f"{Path(input).name}: the file has no tickets")
-        text, subject = _text_columns(Path(input), fmt, columns, text_column, with_subject)
-        # no actor idle for want of a block on a small file
-        rows_per_block = max(1, min(rows_per_block, -(-total // actors)))
-        ds = ds.repartition(target_num_rows_per_block=rows_per_block)
-        gpus = _gpus_per_actor(ray, recipe) if gpus_per_actor is None else gpus_per_actor
-        scored = ds.map_batches(
-            TicketScorer, fn_constructor_args=(recipe, config, text, subject, cpus),
-            batch_format="pandas", batch_size=rows_per_block, compute=ActorPoolStrategy(size=actors),
-            num_cpus=cpus, num_gpus=gpus or None)
-        label_names, fingerprint = recipe.label_set.names, recipe.label_set.fingerprint
-        with ResultStore(db) as store:
+    # a database it cannot use fails now, before Ray starts or a model loads
+    with ResultStore(db) as store:
+        started_here = _start(ray, address, actors * cpus, object_store_gb)
+        context = DataContext.get_current()
+        keep_order = context.execution_options.preserve_order
+        try:
+            # blocks leave map_batches in input order, so the writer can stream instead of sorting
+            context.execution_options.preserve_order = True
+            start = time.perf_counter()
+            ds = _read(ray, Path(input), fmt)
+            if limit:
+                ds = ds.limit(limit)
+            ds, total, columns = _with_row_index(ray, ds)
+            if not total:
+                raise reader.BadInput(f"{Path(input).name}: the file has no tickets")
+            text, subject = _text_columns(Path(input), fmt, columns, text_column, with_subject)
+            # no actor idle for want of a block on a small file
+            rows_per_block = max(1, min(rows_per_block, -(-total // actors)))
+            ds = ds.repartition(target_num_rows_per_block=rows_per_block)
+            gpus = _gpus_per_actor(ray, recipe) if gpus_per_actor is None else gpus_per_actor
+            scored = ds.map_batches(
+                TicketScorer, fn_constructor_args=(recipe, config, text, subject, cpus),
+                batch_format="pandas", batch_size=rows_per_block, compute=ActorPoolStrategy(size=actors),
+                num_cpus=cpus, num_gpus=gpus or None)
+            label_names, fingerprint = recipe.label_set.names, recipe.label_set.fingerprint
+
             def manual(frame):
                 return store.manual_labels(fingerprint, block_texts(frame, text, subject))
 
             blocks = in_order(scored.iter_batches(batch_size=None, batch_format="pandas"), total)
             frames = (block_results(block, label_names, manual, review_below) for block in blocks)
             write_results(frames, output, label_names, _arrow_types(ds, columns), excel_bom)
-        return RayRunSummary(total, time.perf_counter() - start, actors, Path(output))
-    finally:
-        context.execution_options.preserve_order = keep_order
-        if started_here:
-            ray.shutdown()
+            return RayRunSummary(total, time.perf_counter() - start, actors, Path(output))
+        finally:
+            context.execution_options.preserve_order = keep_order
+            if started_here:
+                ray.shutdown()
 
 
 def start_local(ray, num_cpus: int | None = None, object_store_gb: float = 1.5) -> None:
