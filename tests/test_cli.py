@@ -195,3 +195,104 @@ def test_eval_compare_measures_every_choice_on_the_same_rows(tmp_path):
     assert report["other_method"]["method"] == "channel" and 0 <= report["other_method"]["accuracy"] <= 1
     assert {"sum", "sum +calibrated", "mean"} <= set(report["scoring_grid"])
     assert "channel scoring instead" in result.stdout and "corrections promoted" in result.stdout
+
+
+# hostile and careless input: exit 2 and exactly one line on stderr, never a traceback
+def run_main(capsys, *args):
+    from triage_app import cli
+
+    code = cli.main([str(a) for a in args])
+    return code, capsys.readouterr().err.splitlines()
+
+
+def hostile_files(folder):
+    import openpyxl
+
+    (folder / "deep.json").write_bytes(b"[" * 100_000)
+    (folder / "odd.csv").write_bytes(b"\xff\xfei\x00d\x00\n")
+    book = openpyxl.Workbook()
+    book.active.append(["id", "text"])
+    book.active["XFD1048576"] = "x"
+    book.save(folder / "stray.xlsx")
+    (folder / "fake.xlsx").write_bytes(b"PK\x03\x04" + bytes(200))
+    return ["deep.json", "odd.csv", "stray.xlsx", "fake.xlsx"]
+
+
+def test_hostile_files_get_exit_2_and_one_line(tmp_path, capsys):
+    for name in hostile_files(tmp_path):
+        for command in (["inspect"], ["classify", "-o", tmp_path / "out.csv", "--model", "/no/such/model.gguf"]):
+            code, err = run_main(capsys, command[0], tmp_path / name, *command[1:])
+            assert code == 2 and len(err) == 1 and err[0].startswith(f"triage-app: {name}: "), (name, err)
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_a_deeply_nested_file_in_a_real_process_has_no_traceback(tmp_path):
+    (tmp_path / "deep.jsonl").write_bytes(b'{"text": ' + b"[" * 200_000 + b"\n")
+    result = triage("inspect", str(tmp_path / "deep.jsonl"), check=False)
+    assert result.returncode == 2 and result.stderr == "triage-app: deep.jsonl: nested too deeply to read\n"
+
+
+@pytest.mark.parametrize("error, line", [
+    (PermissionError(13, "Permission denied", "t.csv"), "triage-app: t.csv: Permission denied"),
+    (MemoryError(), "triage-app: out of memory; try a smaller file or --limit"),
+    (RecursionError("maximum recursion depth exceeded"), "triage-app: the input is nested too deeply to read"),
+    (ValueError("first\nsecond"), "triage-app: first second"),
+])
+def test_errors_from_anywhere_below_are_one_line(tmp_path, capsys, monkeypatch, error, line):
+    from triage_app.files import reader
+
+    def fail(*args):
+        raise error
+    monkeypatch.setattr(reader, "read_tickets", fail)
+    assert run_main(capsys, "inspect", tmp_path / "t.csv") == (2, [line])
+
+
+def test_output_equal_to_the_input_is_refused_before_the_model_loads(tmp_path, capsys, monkeypatch):
+    """-o naming the input overwrote it (its gold column was lost), however the path was spelled."""
+    source = tmp_path / "tickets.csv"
+    source.write_text("id,text,label\n1,hello,billing\n", encoding="utf-8")
+    (tmp_path / "link.csv").symlink_to(source)
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    for output in (source, tmp_path / "link.csv", "../tickets.csv", tmp_path / "sub" / ".." / "tickets.csv"):
+        code, err = run_main(capsys, "classify", source, "-o", output, "--model", "/no/such/model.gguf")
+        assert (code, err) == (2, [f"triage-app: {output}: that is the input file; write the results to another (-o)"])
+    assert source.read_text(encoding="utf-8") == "id,text,label\n1,hello,billing\n"
+
+
+def test_an_unusable_database_fails_before_the_model_loads(tmp_path, capsys):
+    (tmp_path / "t.csv").write_text("id,text\n1,hello\n", encoding="utf-8")
+    (tmp_path / "results.db").write_bytes(b"this is not a database" * 100)
+    code, err = run_main(capsys, "classify", tmp_path / "t.csv", "-o", tmp_path / "out.csv",
+                         "--db", tmp_path / "results.db", "--model", "/no/such/model.gguf")
+    assert code == 2 and len(err) == 1 and str(tmp_path / "results.db") in err[0] and "--db" in err[0], err
+    assert "GGUF" not in err[0]                     # the model was never tried
+
+
+def test_a_finished_run_exports_control_characters_and_keeps_input_columns(tmp_path, capsys, monkeypatch,
+                                                                          tiny_qwen):
+    """A \\x0b in a ticket made the XLSX export raise after the run; an input `label` column was replaced."""
+    from triage_app import cli
+    from triage_app.files.reader import read_tickets
+
+    monkeypatch.setattr(cli, "_load_model", lambda args: tiny_qwen)
+    (tmp_path / "t.csv").write_text("id,text,label\n1,\"line\x0bbreak\",gold-a\n2,plain,gold-b\n", encoding="utf-8")
+    code, err = run_main(capsys, "classify", tmp_path / "t.csv", "-o", tmp_path / "out.xlsx", "--db",
+                         tmp_path / "r.db", "--labels", "billing,technical")
+    assert code == 0, err
+    assert "note: the output keeps input column(s) label as label_input; Triage writes its own under those names" in err
+    back = read_tickets(tmp_path / "out.xlsx").frame
+    assert back["text"].tolist() == ["line\nbreak", "plain"] and back["label_input"].tolist() == ["gold-a", "gold-b"]
+    assert set(back["label"]) <= {"billing", "technical"}
+
+
+def test_a_failed_export_after_the_run_is_one_line(tmp_path, capsys, monkeypatch, tiny_qwen):
+    from triage_app import cli
+
+    monkeypatch.setattr(cli, "_load_model", lambda args: tiny_qwen)
+    (tmp_path / "t.csv").write_text("id,text\n1,hello\n", encoding="utf-8")
+    (tmp_path / "file").write_text("")
+    code, err = run_main(capsys, "classify", tmp_path / "t.csv", "-o", tmp_path / "file" / "out.csv", "--db",
+                         tmp_path / "r.db", "--labels", "billing,technical")
+    assert code == 2 and err[-1] == f"triage-app: cannot write out.csv: File exists ({tmp_path / 'file'})", err
+    assert not any("Traceback" in line for line in err)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -31,11 +32,23 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (BadInput, ModelNotAvailable, ValueError) as exc:
-        print(f"triage-app: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _refuse(str(exc))
+    except OSError as exc:  # a file that cannot be read or written, however deep it was opened
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _refuse(f"{where}{exc.strerror or exc}")
+    except MemoryError:
+        return _refuse("out of memory; try a smaller file or --limit")
+    except RecursionError:
+        return _refuse("the input is nested too deeply to read")
     except KeyboardInterrupt:
         print("triage-app: interrupted", file=sys.stderr)
         return 130
+
+
+def _refuse(message: str) -> int:
+    """Bad input gets one line on stderr and exit 2, whatever the message held."""
+    print(f"triage-app: {' '.join(message.splitlines())}", file=sys.stderr)
+    return EXIT_BAD_INPUT
 
 
 def _wants_window(argv: list[str], parser: argparse.ArgumentParser) -> bool:
@@ -217,10 +230,12 @@ def _read_tickets(args):
 def _classify(args) -> int:
     from tqdm import tqdm
 
-    from triage_app.files.export import FORMATS, REVIEW_BELOW, export, results_frame
+    from triage_app.files.export import FORMATS, REVIEW_BELOW, export, renamed_input_columns, results_frame
     from triage_app.files.store import ResultStore
     from triage_app.job import run_job
 
+    if _same_file(args.input, args.output):
+        raise ValueError(f"{args.output}: that is the input file; write the results to another (-o)")
     if scale_command.wants_ray(args):
         return scale_command.run(args)
     if Path(args.output).suffix.lower().lstrip(".") not in FORMATS:
@@ -228,16 +243,21 @@ def _classify(args) -> int:
     table, texts = _read_tickets(args)
     config = _run_config(args, reference=args.reference)
     label_set = _label_set(args)
-    classifier = _classifier(args, label_set)
+    renames = renamed_input_columns(table.frame.columns, label_set.names)
+    if renames:
+        print(f"note: the output keeps input column(s) {', '.join(renames)} as {', '.join(renames.values())}; "
+              "Triage writes its own under those names", file=sys.stderr)
     predictions, stats = [], None
-    with ResultStore(args.db) as store, \
-            tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
+    # the database first: an unusable one fails in a second, not after the model has loaded
+    with ResultStore(args.db) as store:
         print(f"results database: {store.path}", file=sys.stderr)
-        for step in run_job(classifier, store, texts, config, fresh=args.fresh or args.reference):
-            predictions += step.predictions
-            stats = step.stats
-            bar.update(len(step.predictions))
-            bar.set_postfix_str(f"{stats.items_per_s:.1f} items/s, padding {100 * stats.padding_fraction:.1f}%")
+        classifier = _classifier(args, label_set)
+        with tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
+            for step in run_job(classifier, store, texts, config, fresh=args.fresh or args.reference):
+                predictions += step.predictions
+                stats = step.stats
+                bar.update(len(step.predictions))
+                bar.set_postfix_str(f"{stats.items_per_s:.1f} items/s, padding {100 * stats.padding_fraction:.1f}%")
         manual = store.manual_labels(label_set.fingerprint, texts)
     review_below = REVIEW_BELOW if args.review_below is None else args.review_below
     export(results_frame(table.frame, predictions, label_set.names, manual, review_below), args.output,
@@ -250,6 +270,14 @@ def _classify(args) -> int:
         data = dict(stats.to_dict(), resumed=step.resumed, rows=len(texts))
         Path(args.stats_json).write_text(json.dumps(data, indent=2) + "\n")
     return 0
+
+
+def _same_file(a: str, b: str) -> bool:
+    """The same file by another spelling: relative, through a symlink, or a hard link."""
+    try:
+        return Path(a).resolve() == Path(b).resolve() or (os.path.exists(b) and os.path.samefile(a, b))
+    except OSError:
+        return False
 
 
 def _inspect(args) -> int:

@@ -109,10 +109,14 @@ def export(frame: pd.DataFrame, path: str | Path, fmt: str | None = None, excel_
     try:
         write_atomic(path, write)
     except Exception as exc:  # disk full, permission denied, a value a writer refuses: one line, old file kept
-        reason = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)).strip()
-        raise ExportFailed(f"cannot write {path.name}: {' '.join(reason.splitlines()) or exc.__class__.__name__}") \
-            from exc
+        raise ExportFailed(f"cannot write {path.name}: {_reason(exc)}") from exc
     return path
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror + (f" ({exc.filename})" if exc.filename else "")
+    return " ".join(str(exc).split()) or exc.__class__.__name__
 
 
 def _write_xlsx(frame: pd.DataFrame, path: str) -> None:
