@@ -109,7 +109,7 @@ def test_a_read_only_database_or_folder_is_named_at_open():
         if root:
             os.chown(folder, NOBODY, NOBODY)     # the folder is the user's; the file is not
         line = open_as_reader_only(theirs)
-        assert str(theirs) in line and "is read-only: make it and its folder writable" in line, line
+        assert str(theirs) in line and "is read-only: make it, its folder and the -wal and -shm files" in line, line
         if root:                                 # a new database in a folder the user cannot write
             os.chown(folder, 0, 0)
         else:

@@ -194,7 +194,7 @@ def _diagnosis(path: Path, error: sqlite3.Error | OSError, timeout: float) -> tu
         return f"is locked by another Triage run (waited {timeout:g} s)", "wait for that run to finish"
     if code == sqlite3.SQLITE_READONLY or (code in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM)
                                            and not _writable(path)):
-        return "is read-only", "make it and its folder writable"
+        return "is read-only", "make it, its folder and the -wal and -shm files beside it writable"
     if code == sqlite3.SQLITE_CANTOPEN:
         return ("is a folder, not a file" if path.is_dir() else "cannot be opened"), "check its path"
     if code == sqlite3.SQLITE_IOERR:
