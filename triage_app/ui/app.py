@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 SCREENSHOT_TIMEOUT_S = 600
+LAST_WAIT_MS = 20_000   # after the window closed: how long a busy engine gets before the process ends anyway
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,6 +45,26 @@ def main(argv: list[str] | None = None) -> int:
             return 0
     finally:
         window.shutdown()
+        _end_when_the_engine_has(LAST_WAIT_MS)
+
+
+def _end_when_the_engine_has(timeout_ms: int) -> None:
+    """Return once no engine thread outlives the window; or end the process without Python's teardown.
+
+    A QThread that Python's teardown destroys while it runs aborts the process, and the engine may
+    be inside a model load or a download that nothing can interrupt. Everything the user made is
+    already on disk by then: each batch and each label is its own committed SQLite transaction, and
+    a transaction cut short is rolled back when the database next opens. So after a bounded wait
+    (the window is hidden by now) the process ends with os._exit, after flushing what Python buffers.
+    """
+    from triage_app.ui.worker import EngineThread
+
+    if EngineThread.wait_outliving(timeout_ms):
+        return
+    print("triage-app: the engine was still busy; exiting without waiting for it", file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def _import_engine() -> None:

@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import sys
+import traceback
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QSettings, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLabel, QLineEdit, QMainWindow,
                                QMessageBox, QPushButton, QScrollArea, QSplitter, QTabWidget, QToolButton,
                                QVBoxLayout, QWidget)
 
 from triage_app.engine.labels import Example, LabelSet
-from triage_app.files.reader import (BadInput, TicketTable, detect_gold_column, detect_subject_column,
-                                     detect_text_column, read_tickets)
+from triage_app.files.reader import TicketTable
+from triage_app.files.store import ResultStore
 from triage_app.quality.metrics import evaluate
 from triage_app.ui.accuracy_panel import AccuracyPanel
 from triage_app.ui.column_picker import ColumnPicker
+from triage_app.ui.file_reader import FileReader, OpenedFile
 from triage_app.ui.labels_panel import LabelsPanel
 from triage_app.ui.model_panel import ModelPanel
 from triage_app.ui.prompt_preview import PromptPreview
+from triage_app.ui.results_db import STORE_ERRORS, open_store, set_aside, store_file, store_line
 from triage_app.ui.run_panel import RunPanel
 from triage_app.ui.settings import Remembered, SettingsDialog, open_settings
 from triage_app.ui.ticket_model import CONFIDENCE, LABEL, MARGIN, TicketFilterProxy, TicketTableModel
@@ -40,58 +43,7 @@ CORRECTIONS_WARNING = (
 FILE_FILTER = "Ticket files (*.csv *.tsv *.txt *.xlsx *.xlsm *.json *.jsonl);;All files (*)"
 EXPORT_FILTERS = {"csv": "CSV (*.csv)", "xlsx": "Excel workbook (*.xlsx)", "json": "JSON (*.json)"}
 ALL_LABELS = "all labels"
-
-
-@dataclass(slots=True)
-class OpenedFile:
-    """A ticket file read, its columns detected and a person's earlier labels looked up."""
-
-    table: TicketTable
-    text_column: str
-    subject_column: str | None
-    gold_column: str | None
-    texts: list[str]
-    manual: dict[int, str]
-    notes: list[str]
-
-
-def open_tickets(path: str, label_set_key: str, store_path=None) -> OpenedFile:
-    """Everything slow about opening a file, for the thread pool. Raises BadInput."""
-    from triage_app.files.store import ResultStore
-
-    table = read_tickets(path)
-    notes = list(table.warnings)
-    try:
-        text = detect_text_column(table)
-    except BadInput as exc:
-        text = table.columns[0]
-        notes.append(f"{exc}. Showing “{text}” for now.")
-    texts = table.texts(text)
-    with ResultStore(store_path) as store:
-        manual = store.manual_labels(label_set_key, texts)
-    return OpenedFile(table, text, detect_subject_column(table), detect_gold_column(table), texts, manual,
-                      notes)
-
-
-class FileReader(QObject):
-    """Opens ticket files on the thread pool; a 100k-row file must not freeze the window."""
-
-    read = Signal(int, object)      # request id, OpenedFile
-    failed = Signal(int, str)       # request id, one line
-
-    def start(self, request: int, path: str, label_set_key: str, store_path=None) -> None:
-        QThreadPool.globalInstance().start(lambda: self._read(request, path, label_set_key, store_path))
-
-    def _read(self, request: int, path: str, label_set_key: str, store_path) -> None:
-        try:
-            opened = open_tickets(path, label_set_key, store_path)
-        except BadInput as exc:
-            self.failed.emit(request, str(exc))
-            return
-        except Exception as exc:  # an unreadable file fails in many ways; the user needs one line
-            self.failed.emit(request, f"cannot read {Path(path).name}: {exc}")
-            return
-        self.read.emit(request, opened)
+CLOSE_WAIT_MS = 10_000   # how long closing waits for the batch in flight before the window goes anyway
 
 
 class MainWindow(QMainWindow):
@@ -105,10 +57,16 @@ class MainWindow(QMainWindow):
         self.remembered = Remembered.load(self.settings)
         self.store_path = store_path
         self._store = None
+        self.store_problem: str | None = None   # the database's one line while it is unavailable
         self.table: TicketTable | None = None
         self._texts: list[str] = []
         self._read_request = 0
+        # what the rows mean: changes with every new file or text column, so that a batch of a run
+        # started before (it may already be on its way) never lands on rows that are now other tickets
+        self._generation = 0
+        self._run_generation = -1
         self._run_id = 0
+        self.close_wait_ms = CLOSE_WAIT_MS
         self._run_label_set: LabelSet | None = None
         self.running = False
         self.model_info = None
@@ -118,7 +76,7 @@ class MainWindow(QMainWindow):
 
         self.engine = EngineThread(store_path)
         self.worker = self.engine.worker
-        self.reader = FileReader(self)
+        self.reader = FileReader()
         self.reader.read.connect(self._file_read)
         self.reader.failed.connect(self._file_failed)
 
@@ -184,9 +142,15 @@ class MainWindow(QMainWindow):
         self.banner_text = QLabel()
         self.banner_text.setWordWrap(True)
         self.banner_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.fresh_store_button = QPushButton("Use a fresh database")
+        self.fresh_store_button.setToolTip("Move the results database that cannot be used aside (it is kept, "
+                                           "renamed) and start an empty one. Until then nothing is saved.")
+        self.fresh_store_button.clicked.connect(self.use_fresh_store)
+        self.fresh_store_button.hide()
         close = QToolButton(text="✕", autoRaise=True)
         close.clicked.connect(self.banner.hide)
         banner_layout.addWidget(self.banner_text, 1)
+        banner_layout.addWidget(self.fresh_store_button)
         banner_layout.addWidget(close)
         self.banner.hide()
 
@@ -304,6 +268,7 @@ class MainWindow(QMainWindow):
         w.failed.connect(self._worker_failed)
         w.verify_done.connect(self._verify_done)
         w.prompt_ready.connect(self.prompt_preview.show_prompt)
+        w.store_unavailable.connect(self._store_unavailable)
 
     # opening
     def open_dialog(self) -> None:
@@ -317,12 +282,14 @@ class MainWindow(QMainWindow):
             self.cancel()
         self._read_request += 1
         self.statusBar().showMessage(f"Reading {Path(path).name}…")
-        self.reader.start(self._read_request, str(path), self.label_set.fingerprint, self.store_path)
+        self.reader.start(self._read_request, str(path), self.label_set.fingerprint, self.store_path,
+                          use_store=self.store_problem is None)
 
     def _file_read(self, request: int, opened: OpenedFile) -> None:
         if request != self._read_request:
             return
         self.banner.hide()
+        self._generation += 1
         table = self.table = opened.table
         self.remembered.last_folder = str(Path(table.path).resolve().parent)
         self.columns.set_columns(table.columns, opened.text_column, opened.subject_column, opened.gold_column)
@@ -334,6 +301,8 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"{table.path.name}: {len(table.frame):,} tickets", 10_000)
         if opened.notes:
             self.show_error(" ".join(opened.notes))
+        if opened.store_error:
+            self._store_unavailable(opened.store_error)
         self.setWindowTitle(f"Triage — {table.path.name}")
         self._update_actions()
         self._schedule_refresh()
@@ -361,6 +330,7 @@ class MainWindow(QMainWindow):
             return
         if self.running:
             self.cancel()
+        self._generation += 1
         self._texts = self._current_texts()
         self.model.clear_predictions()
         self._load_manual_labels()
@@ -441,6 +411,7 @@ class MainWindow(QMainWindow):
                   "method": self.remembered.method}
         self.running = True
         self._run_label_set = self.label_set
+        self._run_generation = self._generation
         texts = self._texts[:limit] if limit else self._texts
         self._run_id = self.worker.run(texts, self.label_set, config, fresh)
         self.run_panel.start(len(texts))
@@ -459,14 +430,18 @@ class MainWindow(QMainWindow):
         if run_id == self._run_id:
             self.statusBar().showMessage("Running…")
 
+    def _on_these_rows(self, run_id: int) -> bool:
+        """The run is the latest and its rows are still the table's: same file, same text column, same labels."""
+        return (run_id == self._run_id and self._run_generation == self._generation
+                and self._run_label_set.names == self.model.label_names)
+
     def _batch_done(self, batch) -> None:
-        if batch.run_id != self._run_id or self._run_label_set.names != self.model.label_names:
-            return
-        self.model.apply_predictions(batch.predictions)
-        self._schedule_refresh()
+        if self._on_these_rows(batch.run_id):
+            self.model.apply_predictions(batch.predictions)
+            self._schedule_refresh()
 
     def _progress(self, progress) -> None:
-        if progress.run_id == self._run_id:
+        if self._on_these_rows(progress.run_id):
             self.run_panel.update_progress(progress)
 
     def _run_finished(self, run_id: int) -> None:
@@ -550,9 +525,8 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Labels changed: Run to label the tickets with the new set.", 10_000)
         else:
             # same names: a person's labels still mean the same, so they follow the new prompt
-            store = self.store
             for row, label in self.model.manual_labels.items():
-                store.set_manual(label_set.fingerprint, self._texts[row], label)
+                self._store_manual(label_set.fingerprint, self._texts[row], label)
             if self.model.rows_answered:
                 self.statusBar().showMessage("The prompt changed: Run again to update the labels.", 10_000)
         self._update_keys_hint()
@@ -593,20 +567,71 @@ class MainWindow(QMainWindow):
             self.labels_panel.suggest_example_label(self.model.label_of(rows[0]))
 
     def _manual_changed(self, row: int, label: str | None) -> None:
-        self.store.set_manual(self.label_set.fingerprint, self._texts[row], label)
+        self._store_manual(self.label_set.fingerprint, self._texts[row], label)
         self._schedule_refresh()
 
     def _load_manual_labels(self) -> None:
-        if self._texts:
-            self.model.set_manual_labels(self.store.manual_labels(self.label_set.fingerprint, self._texts))
+        store = self.store
+        if not self._texts or store is None:     # without the store, the labels in the table are all there is
+            return
+        try:
+            self.model.set_manual_labels(store.manual_labels(self.label_set.fingerprint, self._texts))
+        except STORE_ERRORS as exc:
+            self._store_unavailable(store_line(exc, self.store_path))
+
+    def _store_manual(self, label_set_key: str, text: str, label: str | None) -> None:
+        """A person's label into the database; while it is unavailable the label lives in the table only."""
+        store = self.store
+        if store is None:
+            return
+        try:
+            store.set_manual(label_set_key, text, label)
+        except STORE_ERRORS as exc:    # read-only, full, or broken since it opened
+            self._store_unavailable(store_line(exc, self.store_path))
 
     @property
-    def store(self):
-        from triage_app.files.store import ResultStore
-
-        if self._store is None:
-            self._store = ResultStore(self.store_path)
+    def store(self) -> ResultStore | None:
+        """The results database for a person's labels; None while it is unavailable."""
+        if self._store is None and self.store_problem is None:
+            try:
+                self._store = open_store(self.store_path)
+            except STORE_ERRORS as exc:
+                self._store_unavailable(store_line(exc, self.store_path))
         return self._store
+
+    def _store_unavailable(self, message: str) -> None:
+        """Shown once; the window goes on without the database: no resume, labels kept in memory."""
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+        first = self.store_problem is None
+        self.store_problem = message
+        self.fresh_store_button.show()
+        if first:
+            self.show_error(f"{message} Going on without it: nothing is resumed or saved until you "
+                            f"use a fresh database.")
+
+    def use_fresh_store(self) -> Path | None:
+        """Move the unusable database aside (kept, renamed) and start an empty one; returns where it went."""
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+        try:
+            moved = set_aside(store_file(self.store_path))
+        except OSError as exc:
+            self.show_error(f"Cannot move {store_file(self.store_path)} aside: {exc.strerror or exc}")
+            return None
+        self.store_problem = None
+        self.fresh_store_button.hide()
+        self.banner.hide()
+        self.worker.retry_store()
+        if self.store is None:          # the new one failed too (a read-only folder): said already
+            return None
+        for row, label in self.model.manual_labels.items():   # what was labeled meanwhile is not lost
+            self._store_manual(self.label_set.fingerprint, self._texts[row], label)
+        where = f" (the old one is {moved})" if moved else ""
+        self.statusBar().showMessage(f"Using a fresh results database{where}.", 15_000)
+        return moved
 
     # review
     def set_review_queue(self, on: bool) -> None:
@@ -647,7 +672,11 @@ class MainWindow(QMainWindow):
                                   self.model.manual_labels)
             written = export(frame, path)
         except (OSError, ValueError) as exc:
-            self.show_error(f"Export failed: {exc}")
+            self.show_error(f"Export failed: {_first_line(exc)}")
+            return None
+        except Exception as exc:   # a writer's own error on content nobody foresaw: the table stays, say why
+            traceback.print_exception(exc, file=sys.stderr)
+            self.show_error(f"Export failed: {type(exc).__name__}: {_first_line(exc)}")
             return None
         self.statusBar().showMessage(f"Exported {len(frame):,} rows to {written}", 10_000)
         return written
@@ -736,17 +765,31 @@ class MainWindow(QMainWindow):
         self.remembered.splitter = bytes(self.splitter.saveState().data())
         self.remembered.save(self.settings)
 
-    def shutdown(self) -> None:
-        """Remember, stop the worker (it finishes the batch in flight), close the store."""
+    def shutdown(self) -> bool:
+        """Remember, stop the worker and the reader, close the store. False: the engine was still busy
+        after close_wait_ms (a model load cannot be interrupted); it is kept alive in
+        EngineThread.outliving, and whoever ends the process waits for it (app.main)."""
         if self.engine is None:
-            return
+            return True
         self._save_settings()
-        self.engine.stop()
+        stopped = self.engine.stop(self.close_wait_ms)
         self.engine = None
+        if not self.reader.close(self.close_wait_ms):
+            _outliving_readers.append(self.reader)     # its read still refers to it
         if self._store is not None:
             self._store.close()
             self._store = None
+        return stopped
 
     def closeEvent(self, event) -> None:
+        self.hide()       # gone for the user at once, even while the batch in flight finishes
         self.shutdown()
         super().closeEvent(event)
+
+
+_outliving_readers: list[FileReader] = []
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__

@@ -4,6 +4,8 @@ Requests are signals emitted on the main thread and served in order on the worke
 (queued connections), so "load, then run" needs no bookkeeping: the run waits behind the load.
 Cancel is a number, not a signal: a queued signal would only be seen after the run it should stop.
 Every run up to that id stops between batches, so a new Run after Cancel is never cancelled itself.
+Closing is a flag for the same reason: every request still queued is skipped, and a run stops at
+its next step (the engine's run is a generator: steps are the stored results read, then batches).
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ class EngineWorker(QObject):
     _run_requested = Signal(int, object, object, object, bool, int)
     _verify_requested = Signal(object, object, object, int)
     _prompt_requested = Signal(object, str, str)
+    _store_retry_requested = Signal()
 
     # reports
     model_loading = Signal(str)       # a model spec started loading
@@ -71,6 +74,7 @@ class EngineWorker(QObject):
     finished = Signal(int)            # run id: every row has an answer
     cancelled = Signal(int)           # run id: stopped between batches; finished rows were kept
     failed = Signal(str)              # a run, verify or prompt request failed, one line
+    store_unavailable = Signal(str)   # the results database cannot be used, one line; runs go on without it
     verify_done = Signal(object)      # the engine's VerifyReport
     prompt_ready = Signal(object)     # PromptInfo
 
@@ -80,6 +84,8 @@ class EngineWorker(QObject):
         self._loaded = None
         self._classifier = None
         self._store = None
+        self._store_off = False         # the database failed: runs neither resume nor save until retry_store()
+        self._closing = False
         self._next_run = 0
         self._loads = 0                 # load requests so far; a run remembers the one it follows
         self._failed_loads: set[int] = set()
@@ -89,6 +95,7 @@ class EngineWorker(QObject):
         self._run_requested.connect(self._run)
         self._verify_requested.connect(self._verify)
         self._prompt_requested.connect(self._prompt)
+        self._store_retry_requested.connect(self._retry_store)
 
     # requests (call from the main thread)
     def load_model(self, spec: str, device: str = "auto", dtype: str = "auto", allow_download: bool = False,
@@ -118,6 +125,15 @@ class EngineWorker(QObject):
         """Stop every run asked for so far after the batch in flight; thread-safe."""
         self._cancelled_up_to = self._next_run
 
+    def close_down(self) -> None:
+        """Stop the run in flight at its next step and skip every request still queued; thread-safe."""
+        self._closing = True
+        self.cancel()
+
+    def retry_store(self) -> None:
+        """The next run opens the results database again (after the bad one was set aside)."""
+        self._store_retry_requested.emit()
+
     @property
     def has_model(self) -> bool:
         return self._loaded is not None
@@ -127,6 +143,8 @@ class EngineWorker(QObject):
     def _load(self, spec, device, dtype, allow_download, method, load_id):
         from triage_app.engine import device as devices, models
 
+        if self._closing:
+            return
         self.model_loading.emit(spec)
         try:
             loaded = models.load(spec, devices.choose(device, dtype, method or None), allow_download=allow_download)
@@ -148,6 +166,8 @@ class EngineWorker(QObject):
     def _run(self, run_id, texts, label_set, config, fresh, after_load):
         from triage_app.job import run_job
 
+        from triage_app.ui.results_db import STORE_ERRORS, store_line
+
         if run_id <= self._cancelled_up_to or after_load in self._failed_loads:
             self.cancelled.emit(run_id)
             return
@@ -156,14 +176,20 @@ class EngineWorker(QObject):
             self.started.emit(run_id)
             steps = run_job(classifier, self._results_store(), texts, _config(config), fresh=fresh)
             for step in steps:
-                if step.predictions:
-                    self.batch_done.emit(RunBatch(run_id, step.predictions))
-                self.progress.emit(RunProgress(run_id, step.rows_done, step.rows_total, step.resumed,
-                                               dataclasses.replace(step.stats)))
+                # checked before the batch is emitted: a cancelled run's batch may belong to a table
+                # the window has replaced since (another file, another text column)
                 if run_id <= self._cancelled_up_to:
                     steps.close()
                     self.cancelled.emit(run_id)
                     return
+                if step.predictions:
+                    self.batch_done.emit(RunBatch(run_id, step.predictions))
+                self.progress.emit(RunProgress(run_id, step.rows_done, step.rows_total, step.resumed,
+                                               dataclasses.replace(step.stats)))
+        except STORE_ERRORS as exc:     # full or broken mid-run: the batches shown so far stay
+            self._give_up_store(store_line(exc, self.store_path))
+            self.failed.emit("the run stopped: the results database failed; Run again to go on without it")
+            return
         except Exception as exc:
             self.failed.emit(_one_line("the run stopped", exc))
             return
@@ -173,6 +199,8 @@ class EngineWorker(QObject):
     def _verify(self, texts, label_set, config, probes):
         from triage_app.engine.verify import verify
 
+        if self._closing:
+            return
         try:
             self.verify_done.emit(verify(self._classifier_for(label_set, _method(config)), texts, probes,
                                          _config(config)))
@@ -181,6 +209,8 @@ class EngineWorker(QObject):
 
     @Slot(object, str, str)
     def _prompt(self, label_set, ticket, method):
+        if self._closing:
+            return
         try:
             classifier = self._classifier_for(label_set, method)
             if classifier.channel:
@@ -208,21 +238,43 @@ class EngineWorker(QObject):
         return self._classifier
 
     def _results_store(self):
-        from triage_app.files.store import ResultStore
+        """The database, or None while it is unavailable (the window said so once)."""
+        from triage_app.files.store import StoreUnavailable
+        from triage_app.ui.results_db import open_store
 
-        if self._store is None:
-            self._store = ResultStore(self.store_path)
+        if self._store is None and not self._store_off:
+            try:
+                self._store = open_store(self.store_path)
+            except StoreUnavailable as exc:
+                self._give_up_store(str(exc))
         return self._store
 
+    def _give_up_store(self, message: str) -> None:
+        self._store_off = True
+        self.close()
+        self.store_unavailable.emit(message)
+
+    @Slot()
+    def _retry_store(self):
+        self._store_off = False
+        self.close()
+
     def close(self):
-        """Call once the thread has stopped."""
+        """Call on the worker's thread, or once it has stopped."""
         if self._store is not None:
             self._store.close()
             self._store = None
 
 
 class EngineThread:
-    """The worker and the thread it lives on; stop() asks, waits, never kills."""
+    """The worker and the thread it lives on; stop() asks, waits, never kills.
+
+    A QThread destroyed while it runs aborts the process ("QThread: Destroyed while thread is
+    still running"), and a model load cannot be interrupted inside from_pretrained. So a thread
+    that does not stop in time is kept (outliving) until it has: see wait_outliving().
+    """
+
+    outliving: list[EngineThread] = []   # stopped too late: kept alive here, never destroyed running
 
     def __init__(self, store_path=None):
         self.thread = QThread()
@@ -231,13 +283,26 @@ class EngineThread:
         self.worker.moveToThread(self.thread)
         self.thread.start()
 
-    def stop(self, timeout_ms: int = 60_000) -> bool:
-        self.worker.cancel()
+    def stop(self, timeout_ms: int = 10_000) -> bool:
+        """Ask the worker to stop at its next step and wait up to timeout_ms. False: still busy, kept
+        in outliving; its store is closed by wait_outliving once it has stopped."""
+        self.worker.close_down()
         self.thread.quit()
-        stopped = self.thread.wait(timeout_ms)
-        if stopped:
+        if self.thread.wait(timeout_ms):
             self.worker.close()
-        return stopped
+            return True
+        EngineThread.outliving.append(self)
+        return False
+
+    @classmethod
+    def wait_outliving(cls, timeout_ms: int) -> bool:
+        """Wait (from the main thread) for threads that outlived their window; True if none is left."""
+        for engine in list(cls.outliving):
+            if not engine.thread.wait(timeout_ms):
+                return False
+            engine.worker.close()
+            cls.outliving.remove(engine)
+        return True
 
 
 def _config(config: dict | None):

@@ -1,0 +1,97 @@
+"""What the window does when things happen out of order: closed while the engine is busy, another
+file or text column while a run is in flight, a results database that cannot be used. The tiny
+random Qwen2 stands in for a model: what is checked here is where answers land, not what they are."""
+
+import sqlite3
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from triage_app.ui.worker import EngineThread
+from ui_helpers import Relay, make_window, open_file, run_and_wait, settings_file, with_model, write_slice  # noqa: F401
+
+
+@pytest.fixture
+def tiny_window(qtbot, make_window, tiny_qwen, tmp_path):
+    def make(n=20, start=0, **kwargs):
+        window = make_window(**kwargs)
+        window.remembered.batch_size = 2
+        window.remembered.method = "direct"      # the cheaper method: this is about where batches land
+        with_model(qtbot, window, tiny_qwen)
+        open_file(qtbot, window, write_slice(tmp_path, n, start))
+        return window
+    return make
+
+
+def test_closing_while_the_engine_is_busy_never_destroys_its_thread(qtbot, tiny_window):
+    window = tiny_window(40)
+    batches = Relay(window.worker.batch_done)
+    engine = window.engine
+    with qtbot.waitSignal(batches.received, timeout=60_000):
+        window.run(fresh=True)
+    window.close_wait_ms = 0                    # the engine is mid-run: it cannot stop in no time
+    window.close()
+    assert not window.isVisible()
+    assert engine in EngineThread.outliving     # kept alive: a QThread destroyed while it runs aborts
+    assert EngineThread.wait_outliving(60_000) and not EngineThread.outliving
+    assert engine.thread.isFinished()
+    QApplication.processEvents()
+    answered = sum(len(b.predictions) for b in batches.seen)
+    assert 0 < answered < 40                    # the run stopped at its next step, not at the end
+
+
+def test_a_batch_of_the_previous_text_column_never_lands_on_the_new_one(qtbot, tiny_window):
+    window = tiny_window(20)
+    batches = Relay(window.worker.batch_done)
+    changed = []
+
+    def change_column(batch):
+        if not changed:
+            changed.append(batch)
+            window.columns.text.setCurrentText("subject")   # the rows are other texts from now on
+
+    batches.received.connect(change_column)
+    run_and_wait(qtbot, window, fresh=True)
+    QApplication.processEvents()
+    assert changed and window.columns.text_column == "subject"
+    assert window.model.rows_answered == 0, "a batch of the old column landed on the new one"
+    assert run_and_wait(qtbot, window, fresh=True) == "done" and window.model.rows_answered == 20
+
+
+def test_a_batch_of_the_previous_file_never_lands_on_the_new_one(qtbot, tiny_window, tmp_path):
+    window = tiny_window(30)
+    smaller = write_slice(tmp_path, 3, start=500, name="smaller.csv")
+    batches, loaded = Relay(window.worker.batch_done), []
+    window.file_loaded.connect(loaded.append)
+
+    def open_another(batch):
+        if len(batches.seen) == 1:
+            window.open_file(smaller)
+
+    batches.received.connect(open_another)
+    run_and_wait(qtbot, window, fresh=True)
+    qtbot.waitUntil(lambda: bool(loaded), timeout=20_000)
+    QApplication.processEvents()
+    assert window.model.rowCount() == 3
+    assert window.model.rows_answered == 0, "a batch of the old file landed on the new one"
+
+
+def test_an_unusable_results_database_is_one_line_and_the_window_keeps_working(qtbot, tiny_window, tmp_path):
+    db = tmp_path / "broken.sqlite3"
+    db.write_bytes(b"this is not a database, whatever its name says\n" * 200)
+    window = tiny_window(6, store_path=db)
+    assert window.store_problem and str(db) in window.store_problem
+    assert "\n" not in window.store_problem and "Traceback" not in window.banner_text.text()
+    assert window.banner.isVisible() and window.fresh_store_button.isVisible()
+    assert run_and_wait(qtbot, window) == "done" and window.model.rows_answered == 6
+    window.model.set_manual(1, "account")       # kept in memory while there is no database
+    assert window.model.label_of(1) == "account"
+    moved = window.use_fresh_store()
+    assert moved is not None and moved.read_bytes().startswith(b"this is not a database")
+    assert window.store_problem is None and not window.fresh_store_button.isVisible()
+    # the fresh database has what was labeled meanwhile, and the next run saves into it
+    with sqlite3.connect(db) as fresh:
+        assert fresh.execute("SELECT label FROM manual_labels").fetchall() == [("account",)]
+    assert run_and_wait(qtbot, window) == "done"
+    with sqlite3.connect(db) as fresh:
+        assert fresh.execute("SELECT COUNT(*) FROM results").fetchone()[0] > 0
