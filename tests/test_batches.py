@@ -1,4 +1,4 @@
-from triage_app.engine.batches import global_padding_inflation, plan_buckets
+from triage_app.engine.batches import global_padding_inflation, padded_width, plan_buckets
 
 
 def test_sorted_buckets_pad_only_to_their_own_max():
@@ -28,3 +28,14 @@ def test_token_budget_bounds_rows_times_width():
 def test_global_padding_inflation():
     assert global_padding_inflation([1, 3]) == 2 * 3 / 4
     assert global_padding_inflation([]) == 1.0
+
+
+def test_width_step_rounds_every_width_up_and_keeps_the_budget():
+    lengths = [3, 17, 18, 40, 5, 33]
+    buckets = plan_buckets(list(range(6)), lengths, uses_prefix=True, sort=True, max_rows=8, token_budget=96,
+                           width_step=16)
+    # 4 x 32 and 3 x 48 would break the budget: the rounded width, not the longest row, counts
+    assert [b.lengths for b in buckets] == [(3, 5, 17), (18, 33), (40,)]
+    assert [b.width for b in buckets] == [32, 48, 48]
+    assert sum(b.padding_tokens for b in buckets) == 3 * 32 - (3 + 5 + 17) + 2 * 48 - (18 + 33) + 48 - 40
+    assert padded_width(16, 16) == 16 and padded_width(17, 16) == 32 and padded_width(17, 1) == 17

@@ -12,10 +12,11 @@ class Bucket:
     items: tuple[int, ...]
     lengths: tuple[int, ...]
     uses_prefix: bool
+    width_step: int = 1
 
     @property
     def width(self) -> int:
-        return max(self.lengths)
+        return padded_width(max(self.lengths), self.width_step)
 
     @property
     def real_tokens(self) -> int:
@@ -26,30 +27,39 @@ class Bucket:
         return len(self.items) * self.width - self.real_tokens
 
 
+def padded_width(longest: int, step: int) -> int:
+    """A batch's width: its longest row, rounded up to a multiple of step.
+
+    A step above 1 draws every batch's shape from a small fixed set: MPS builds and keeps a
+    graph per input shape, so free widths grow its cache without bound.
+    """
+    return -(-longest // step) * step
+
+
 def plan_buckets(items: list[int], lengths: list[int], *, uses_prefix: bool, sort: bool,
-                 max_rows: int, token_budget: int | None) -> list[Bucket]:
+                 max_rows: int, token_budget: int | None, width_step: int = 1) -> list[Bucket]:
     """Group items into batches of at most max_rows rows and rows x width <= token_budget.
 
-    sort=True orders by length first, so each batch pads only to its own, similar, maximum.
-    A ticket longer than the budget still runs, alone.
+    sort=True orders by length first, so each batch pads only to its own, similar, maximum
+    (rounded up to a multiple of width_step). A ticket longer than the budget still runs, alone.
     """
     order = sorted(range(len(items)), key=lambda k: lengths[k]) if sort else range(len(items))
     buckets, rows, width = [], [], 0
     for k in order:
         new_width = max(width, lengths[k])
-        too_wide = token_budget is not None and (len(rows) + 1) * new_width > token_budget
+        too_wide = token_budget is not None and (len(rows) + 1) * padded_width(new_width, width_step) > token_budget
         if rows and (len(rows) == max_rows or too_wide):
-            buckets.append(_bucket(rows, items, lengths, uses_prefix))
+            buckets.append(_bucket(rows, items, lengths, uses_prefix, width_step))
             rows, new_width = [], lengths[k]
         rows.append(k)
         width = new_width
     if rows:
-        buckets.append(_bucket(rows, items, lengths, uses_prefix))
+        buckets.append(_bucket(rows, items, lengths, uses_prefix, width_step))
     return buckets
 
 
-def _bucket(rows: list[int], items: list[int], lengths: list[int], uses_prefix: bool) -> Bucket:
-    return Bucket(tuple(items[k] for k in rows), tuple(lengths[k] for k in rows), uses_prefix)
+def _bucket(rows: list[int], items: list[int], lengths: list[int], uses_prefix: bool, width_step: int) -> Bucket:
+    return Bucket(tuple(items[k] for k in rows), tuple(lengths[k] for k in rows), uses_prefix, width_step)
 
 
 def global_padding_inflation(lengths: list[int]) -> float:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from triage_app.engine.batches import padded_width
 from triage_app.engine.labels import Label, LabelSet
 from triage_app.engine.prefix_cache import PrefixCache
 from triage_app.engine.prompt import clean, split_at_ticket, truncate
@@ -93,23 +94,27 @@ class ChannelPrompt:
 
 # fast path
 @torch.inference_mode()
-def score_channel_batch(model, rows: list[list[int]], prefixes: list[PrefixCache]) -> torch.Tensor:
+def score_channel_batch(model, rows: list[list[int]], prefixes: list[PrefixCache],
+                        width_step: int = 1) -> torch.Tensor:
     """log p(ticket | label) for right-padded ticket rows, against every label's cache: [B, L, 1]."""
-    return torch.stack([_log_likelihoods(model, rows, 0, prefix) for prefix in prefixes], dim=1)[:, :, None]
+    return torch.stack([_log_likelihoods(model, rows, 0, prefix, width_step) for prefix in prefixes],
+                       dim=1)[:, :, None]
 
 
 @torch.inference_mode()
-def score_channel_full_batch(model, tickets: list[ChannelTicket], prefix_lengths: list[int]) -> torch.Tensor:
+def score_channel_full_batch(model, tickets: list[ChannelTicket], prefix_lengths: list[int],
+                             width_step: int = 1) -> torch.Tensor:
     """The same without a cache: each label's whole prompts as right-padded rows: [B, L, 1]."""
-    return torch.stack([_log_likelihoods(model, [t.full_ids[label] for t in tickets], p, None)
+    return torch.stack([_log_likelihoods(model, [t.full_ids[label] for t in tickets], p, None, width_step)
                         for label, p in enumerate(prefix_lengths)], dim=1)[:, :, None]
 
 
-def _log_likelihoods(model, rows: list[list[int]], start: int, prefix: PrefixCache | None) -> torch.Tensor:
+def _log_likelihoods(model, rows: list[list[int]], start: int, prefix: PrefixCache | None,
+                     width_step: int) -> torch.Tensor:
     """Per row, the sum of log p(token) over row[start:], each token given everything before it: [B]."""
     device = model.device
     lengths = torch.tensor([len(r) for r in rows], device=device)                # [B]
-    B, S = len(rows), int(lengths.max())
+    B, S = len(rows), padded_width(int(lengths.max()), width_step)
     P = prefix.length if prefix else 0
     input_ids = batch_input_ids(rows, _NO_LABELS, S, device)                     # [B, S]
     mask = batch_attention_mask(lengths, _NO_LABELS, S, P, device)               # [B, 1, S, P+S]

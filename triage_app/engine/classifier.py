@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from triage_app.engine.batches import Bucket, global_padding_inflation, plan_buckets
+from triage_app.engine.batches import Bucket, global_padding_inflation, padded_width, plan_buckets
 from triage_app.engine.channel import (ChannelPrompt, ChannelTicket, score_channel_batch, score_channel_full_batch,
                                       score_channel_reference)
 from triage_app.engine.labels import LabelSet
@@ -113,6 +113,10 @@ class Classifier:
         return self.loaded.model
 
     @property
+    def width_step(self) -> int:
+        return self.loaded.placement.width_step
+
+    @property
     def fingerprint(self) -> str:
         """Changes whenever anything that decides a ticket's scores changes, besides model and dtype."""
         seen = [self.prompt.text, self.prompt.tail, self.prompt.label_ids, self.label_set.names,
@@ -188,7 +192,7 @@ class Classifier:
             group = [by_index[i] for i in bucket.items]
             rows = [t.suffix_ids if bucket.uses_prefix else t.full_ids for t in group]
             token_logprobs = score_batch(self.model, rows, self.tree, prefix if bucket.uses_prefix else None,
-                                         config.full_head)
+                                         config.full_head, self.width_step)
             width = bucket.width + self.tree.size
             _account(stats, start, rows=len(rows), processed=len(rows) * width,
                      real=bucket.real_tokens + len(rows) * self.tree.size)
@@ -208,13 +212,15 @@ class Classifier:
         for bucket in buckets:
             group = [by_index[i] for i in bucket.items]
             if bucket.uses_prefix:
-                token_logprobs = score_channel_batch(self.model, [t.suffix_ids for t in group], prefixes)
+                token_logprobs = score_channel_batch(self.model, [t.suffix_ids for t in group], prefixes,
+                                                     self.width_step)
                 processed, real = len(group) * bucket.width * len(starts), bucket.real_tokens * len(starts)
                 stats.prefix_tokens_saved += sum(p.length for p in prefixes) * len(group)
             else:
-                token_logprobs = score_channel_full_batch(self.model, group, starts)
+                token_logprobs = score_channel_full_batch(self.model, group, starts, self.width_step)
                 rows = [[len(t.full_ids[label]) for t in group] for label in range(len(starts))]
-                processed, real = sum(len(r) * max(r) for r in rows), sum(map(sum, rows))
+                processed = sum(len(r) * padded_width(max(r), self.width_step) for r in rows)
+                real = sum(map(sum, rows))
             _account(stats, start, rows=len(group), processed=processed, real=real)
             yield group, token_logprobs
 
@@ -230,8 +236,8 @@ class Classifier:
         stats.global_padding_inflation = global_padding_inflation(list(lengths.values()))
         buckets = [b for group, uses in ((cached, True), (full, False)) if group
                    for b in plan_buckets([t.index for t in group], [lengths[t.index] for t in group],
-                                         uses_prefix=uses, sort=config.buckets,
-                                         max_rows=config.batch_size, token_budget=config.token_budget)]
+                                         uses_prefix=uses, sort=config.buckets, max_rows=config.batch_size,
+                                         token_budget=config.token_budget, width_step=self.width_step)]
         return buckets, {t.index: t for t in tickets}
 
     def _label_caches(self, stats: RunStats) -> list[PrefixCache]:

@@ -9,6 +9,9 @@ import torch
 from triage_app.engine.scoring import DEFAULT_METHOD
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+# MPS keeps a compiled graph per input shape: widths rounded up to a multiple of 16 keep that set
+# small. Elsewhere the rounding is pure padding (docs/bench/width_step.txt), so widths stay exact.
+MPS_WIDTH_STEP = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,6 +19,7 @@ class Placement:
     device: str
     dtype: torch.dtype
     reason: str
+    width_step: int = 1   # batch widths are multiples of this (engine/batches.py padded_width)
 
     @property
     def dtype_name(self) -> str:
@@ -71,7 +75,8 @@ def choose(device: str = "auto", dtype: str = "auto", method: str | None = None)
         torch_dtype, why_dtype = DTYPES[dtype], "chosen by the user"
     else:
         raise ValueError(f"unknown dtype {dtype!r}: use auto, {', '.join(DTYPES)}")
-    return Placement(device, torch_dtype, f"device {device}: {why_device}; dtype: {why_dtype}")
+    return Placement(device, torch_dtype, f"device {device}: {why_device}; dtype: {why_dtype}",
+                     width_step=MPS_WIDTH_STEP if device == "mps" else 1)
 
 
 def _check_available(device: str) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from triage_app.engine.batches import padded_width
 from triage_app.engine.prefix_cache import PrefixCache
 
 
@@ -62,11 +63,11 @@ def decoder_of(model: torch.nn.Module) -> torch.nn.Module:
 # (inference mode here, not around the caller's loop: a generator would leak it into its consumer)
 @torch.inference_mode()
 def score_batch(model, rows: list[list[int]], tree: LabelTree, prefix: PrefixCache | None,
-                full_head: bool) -> torch.Tensor:
+                full_head: bool, width_step: int = 1) -> torch.Tensor:
     """Log-prob of every label token for right-padded rows: [B, L, D], NaN past a label's end."""
     device = model.device
     lengths = torch.tensor([len(r) for r in rows], device=device)                 # [B]
-    B, S, T = len(rows), int(lengths.max()), tree.size
+    B, S, T = len(rows), padded_width(int(lengths.max()), width_step), tree.size
     P = prefix.length if prefix else 0
     input_ids = batch_input_ids(rows, tree, S, device)                                 # [B, S+T]
     position_ids = batch_position_ids(lengths, tree, S, P, device)                     # [B, S+T]
@@ -106,6 +107,8 @@ def batch_position_ids(lengths, tree, S, P, device):
 
 
 def batch_attention_mask(lengths, tree, S, P, device):
+    """[B, 1, S+T, P+S+T] booleans: who sees whom. No query row is fully masked (on MPS a fully
+    masked row comes out NaN): a pad query sees the prefix and its ticket; its output is dropped."""
     B, T = len(lengths), tree.size
     q = torch.arange(S + T, device=device)
     s = torch.arange(S, device=device)
