@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 
 from triage_app.engine.classifier import Prediction
 from triage_app.ui.ticket_model import (CONFIDENCE, LABEL, LOW_CONFIDENCE, MARGIN, SORT_ROLE, TicketFilterProxy,
-                                        TicketTableModel)
+                                        TicketTableModel, contiguous_runs)
 
 NAMES = ["billing", "technical", "account"]
 DISPLAY = Qt.ItemDataRole.DisplayRole
@@ -61,11 +61,36 @@ def test_low_confidence_rows_are_tinted(answered):
     assert answered.data(answered.index(0, 4), background) is None
 
 
-def test_one_batch_is_one_data_changed(qtbot, model):
-    with qtbot.waitSignal(model.dataChanged) as blocker:
-        model.apply_predictions([prediction(1, [0.1, 0.8, 0.1]), prediction(2, [0.1, 0.1, 0.8])])
-    top, bottom = blocker.args[:2]
-    assert (top.row(), top.column(), bottom.row(), bottom.column()) == (1, LABEL, 2, MARGIN)
+def test_a_batch_is_one_data_changed_per_run_of_rows(model):
+    changed = []
+    model.dataChanged.connect(lambda top, bottom, *_: changed.append((top.row(), top.column(),
+                                                                      bottom.row(), bottom.column())))
+    model.apply_predictions([prediction(3, [0.1, 0.8, 0.1]), prediction(0, [0.1, 0.1, 0.8]),
+                             prediction(1, [0.8, 0.1, 0.1])])
+    assert changed == [(0, LABEL, 1, MARGIN), (3, LABEL, 3, MARGIN)]   # row 2 is not part of it
+    changed.clear()
+    model.set_manual_labels({3: "billing", 1: "account"})
+    assert changed == [(1, LABEL, 1, MARGIN), (3, LABEL, 3, MARGIN)]
+    assert contiguous_runs([9, 5, 1, 2, 3, 2]) == [(1, 3), (5, 5), (9, 9)] and contiguous_runs([]) == []
+
+
+def test_the_review_queue_looks_only_at_the_rows_a_batch_changed():
+    """A batch's rows are spread over a big file; the sorted proxy must not re-filter the rows between them."""
+    class CountingProxy(TicketFilterProxy):
+        def filterAcceptsRow(self, row, parent):
+            self.seen.append(row)
+            return super().filterAcceptsRow(row, parent)
+
+    model = TicketTableModel(pd.DataFrame({"text": [f"ticket {k}" for k in range(2000)]}, dtype=object))
+    model.set_label_names(NAMES)
+    proxy = CountingProxy()
+    proxy.seen = []
+    proxy.setSourceModel(model)
+    proxy.set_review_queue(True)
+    proxy.seen.clear()
+    model.apply_predictions([prediction(k, [0.5, 0.3, 0.2]) for k in (3, 700, 1999)])
+    assert sorted(set(proxy.seen)) == [3, 700, 1999]
+    assert [proxy.source_row(r) for r in range(proxy.rowCount())] == [3, 700, 1999]   # in the queue now
 
 
 def test_set_data_reports_and_signals(qtbot, answered):

@@ -73,23 +73,26 @@ class TicketTableModel(QAbstractTableModel):
             self._manual = manual
 
     def apply_predictions(self, predictions) -> None:
-        """One batch's answers (objects with index, label, confidence, margin); one dataChanged."""
-        rows = [p.index for p in predictions]
-        if not rows:
-            return
+        """One batch's answers (objects with index, label, confidence, margin); a dataChanged per run of rows."""
         for p in predictions:
             self._predictions[p.index] = p
             self._label[p.index] = p.label
             self._confidence[p.index] = p.confidence if p.confidence is not None else np.nan
             self._margin[p.index] = p.margin if p.margin is not None else np.nan
-        self.dataChanged.emit(self.index(min(rows), LABEL), self.index(max(rows), MARGIN))
+        self._rows_changed(p.index for p in predictions)
 
     def set_manual_labels(self, manual: dict[int, str]) -> None:
         """Bulk: the labels a person chose earlier (from the store); no manual_changed signals."""
         changed = set(self._manual) | set(manual)
         self._manual = {r: l for r, l in manual.items() if l in self.label_names}
-        if changed:
-            self.dataChanged.emit(self.index(min(changed), LABEL), self.index(max(changed), MARGIN))
+        self._rows_changed(changed)
+
+    def _rows_changed(self, rows) -> None:
+        """One dataChanged per contiguous run of rows. A batch's rows are spread over the file (the
+        engine groups tickets by length), and one signal from the lowest to the highest row would
+        make the sorted, filtered proxy look at every row in between, per batch."""
+        for first, last in contiguous_runs(rows):
+            self.dataChanged.emit(self.index(first, LABEL), self.index(last, MARGIN))
 
     def set_manual(self, row: int, label: str | None) -> bool:
         return self.setData(self.index(row, LABEL), label, Qt.ItemDataRole.EditRole)
@@ -252,6 +255,17 @@ class TicketTableModel(QAbstractTableModel):
         elif prediction is not None:
             lines.append("blank ticket: nothing to classify")
         return "\n".join(lines) or None
+
+
+def contiguous_runs(rows) -> list[tuple[int, int]]:
+    """Sorted (first, last) runs of consecutive row numbers: [5, 1, 2, 3, 9] -> [(1, 3), (5, 5), (9, 9)]."""
+    runs: list[list[int]] = []
+    for row in sorted(set(rows)):
+        if runs and row == runs[-1][1] + 1:
+            runs[-1][1] = row
+        else:
+            runs.append([row, row])
+    return [(first, last) for first, last in runs]
 
 
 class TicketFilterProxy(QSortFilterProxyModel):
