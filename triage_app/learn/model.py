@@ -21,6 +21,8 @@ from scipy.special import log_softmax, logsumexp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
+from sklearn.multiclass import OneVsRestClassifier
+from threadpoolctl import threadpool_limits
 
 from triage_app.learn.features import TicketFeatures
 from triage_app.learn.teaching import Teaching
@@ -33,6 +35,7 @@ class LearnConfig:
     seed: int = 0
     folds: int = 5                 # most cross-validation folds; fewer when a label has fewer examples
     c: float = 10.0                # the regression's inverse L2 strength
+    one_vs_rest: bool = True       # liblinear, one regression per label; False: one multinomial (lbfgs)
     max_weight: float = 50.0       # bound on a and b: perfectly separable labels would push them to infinity
     skip_min_per_label: int = 5    # fewer examples of any label and the language model is never offered to skip
     skip_tolerance: float = 0.01   # learned alone may be this much below combined and still count as "as good"
@@ -48,7 +51,7 @@ class LearnConfig:
 class TextModel:
     """A logistic regression on the TF-IDF columns its training rows use, for the labels it has seen."""
 
-    regression: LogisticRegression
+    regression: LogisticRegression | OneVsRestClassifier
     columns: np.ndarray        # [U] feature columns present in the training rows
     seen: np.ndarray           # [S] label indices it was trained on
     n_labels: int
@@ -62,7 +65,10 @@ class TextModel:
         # an L2 regression gives columns absent from every training row a weight of 0: leaving them
         # out is exact, and keeps a retrain's cost in the labelled rows, not the file's vocabulary
         columns = np.unique(x.indices)
-        regression = LogisticRegression(C=config.c, max_iter=1000)
+        if len(columns) == 0:
+            return None
+        regression = (OneVsRestClassifier(LogisticRegression(C=config.c, solver="liblinear", random_state=config.seed)) if config.one_vs_rest
+                      else LogisticRegression(C=config.c, max_iter=1000))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             regression.fit(x[:, columns], targets)
@@ -70,7 +76,7 @@ class TextModel:
 
     def log_probs(self, x) -> np.ndarray:
         """[N, V] features -> [N, L] log-probabilities; a label it never saw gets the row's mean: no opinion."""
-        seen = self.regression.predict_log_proba(x[:, self.columns])                 # [N, S]
+        seen = np.log(np.maximum(self.regression.predict_proba(x[:, self.columns]), 1e-300))   # [N, S]
         out = np.repeat(seen.mean(axis=1, keepdims=True), self.n_labels, axis=1)     # [N, L]
         out[:, self.seen] = seen
         return out

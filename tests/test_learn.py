@@ -1,0 +1,243 @@
+"""The learned layer on its own: fixed language-model scores, real TF-IDF and regression, no model run."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from triage_app.learn import (LEARNED, MODEL, PERSON, LearnConfig, TicketFeatures, labels_from_column, learn,
+                              learning_curve, next_to_label)
+from triage_app.learn.curve import split
+
+NAMES = ["billing", "technical", "account"]
+WORDS = {"billing": "invoice charge refund price receipt card",
+         "technical": "error crash bug outage slow timeout",
+         "account": "login password user profile email permission"}
+FILLER = "please help today thanks hello again urgent team".split()
+
+
+def tickets(n: int, seed: int = 0) -> tuple[list[str], list[str]]:
+    """n tickets cycling through the labels: three of the label's words among filler."""
+    rng = np.random.default_rng(seed)
+    gold = [NAMES[i % len(NAMES)] for i in range(n)]
+    texts = [" ".join(rng.choice(WORDS[g].split(), 3).tolist() + rng.choice(FILLER, 4).tolist()) for g in gold]
+    return texts, gold
+
+
+def lm_scores(gold: list[str], right: float, seed: int = 1) -> np.ndarray:
+    """[N, L] log-probabilities whose argmax is the gold label on `right` of the rows, the next label elsewhere."""
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(0, 0.3, (len(gold), len(NAMES)))
+    for r, g in enumerate(gold):
+        k = NAMES.index(g) if rng.random() < right else (NAMES.index(g) + 1) % len(NAMES)
+        logits[r, k] += 1.5
+    return logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+
+
+def gold_index(gold):
+    return np.array([NAMES.index(g) for g in gold])
+
+
+@pytest.fixture(scope="module")
+def ticket_file():
+    texts, gold = tickets(300)
+    return texts, gold, TicketFeatures(texts), lm_scores(gold, 0.6)
+
+
+def test_no_labels_is_exactly_the_zero_shot_answer(ticket_file):
+    _, _, features, z = ticket_file
+    learned = learn(features, z, {}, NAMES)
+    assert np.array_equal(learned.scores, z)
+    assert np.array_equal(learned.labels, z.argmax(axis=1))
+    assert set(learned.sources) == {MODEL}
+    assert learned.estimate is None and not learned.weights.is_learning
+
+
+def test_same_labels_give_the_same_predictions(ticket_file):
+    _, gold, features, z = ticket_file
+    taught = {r: gold[r] for r in range(0, 300, 7)}
+    first, second = learn(features, z, taught, NAMES), learn(features, z, dict(reversed(taught.items())), NAMES)
+    assert np.array_equal(first.scores, second.scores) and np.array_equal(first.labels, second.labels)
+    assert first.weights == second.weights and first.estimate == second.estimate
+
+
+def test_the_learned_part_counts_more_as_labels_accumulate(ticket_file):
+    _, gold, features, z = ticket_file
+    truth = gold_index(gold)
+    few = learn(features, z, {r: gold[r] for r in range(6)}, NAMES)
+    many = learn(features, z, {r: gold[r] for r in range(90)}, NAMES)
+    # the regression's own log-probs sharpen with more rows, so the ratio of the weights is what says
+    assert many.weights.learned / many.weights.lm > few.weights.learned / few.weights.lm
+    rest = np.arange(90, 300)
+    lm_wrong = rest[z[rest].argmax(axis=1) != truth[rest]]
+    assert len(lm_wrong) > 50
+    # where the language model is wrong, the combined answer follows the learned part
+    assert np.mean(many.labels[lm_wrong] == truth[lm_wrong]) > 0.95
+    assert np.mean(many.labels[rest] == truth[rest]) > np.mean(z[rest].argmax(axis=1) == truth[rest]) + 0.3
+    assert set(many.sources[rest]) == {LEARNED} and set(many.sources[:90]) == {PERSON}
+
+
+def test_labels_the_person_gave_are_the_answer_on_their_rows(ticket_file):
+    _, gold, features, z = ticket_file
+    wrong = {r: NAMES[(NAMES.index(gold[r]) + 1) % 3] for r in range(3)}     # a person may disagree with the words
+    taught = {**{r: gold[r] for r in range(3, 60)}, **wrong}
+    learned = learn(features, z, taught, NAMES)
+    assert [learned.label_names()[r] for r in range(3)] == [wrong[r] for r in range(3)]
+    assert np.all(learned.confidence[:60] == 1.0)
+
+
+def test_a_label_with_no_examples_can_still_be_answered_by_the_model(ticket_file):
+    _, gold, features, _ = ticket_file
+    z = lm_scores(gold, 1.0)                                                     # the model is right everywhere
+    taught = {r: gold[r] for r in range(60) if gold[r] != "account"}
+    learned = learn(features, z, taught, NAMES)
+    assert learned.teaching.per_label["account"] == 0
+    accounts = np.array([r for r in range(60, 300) if gold[r] == "account"])
+    assert np.mean(learned.labels[accounts] == NAMES.index("account")) > 0.9
+    assert "account 0" in learned.status()
+
+
+def test_a_label_with_one_example(ticket_file):
+    _, gold, features, z = ticket_file
+    one_account = next(r for r in range(300) if gold[r] == "account")
+    taught = {**{r: gold[r] for r in range(60) if gold[r] != "account"}, one_account: "account"}
+    learned = learn(features, z, taught, NAMES)
+    assert learned.teaching.per_label["account"] == 1
+    assert learned.estimate is not None and learned.estimate.n == len(taught)
+    assert np.isfinite(learned.scores).all()
+    assert not learned.skip_advice().offer and "the fewest has 1" in learned.skip_advice().reason
+
+
+def test_one_example_of_each_label_cannot_be_cross_validated_so_nothing_changes(ticket_file):
+    _, gold, features, z = ticket_file
+    learned = learn(features, z, {0: gold[0], 1: gold[1], 2: gold[2]}, NAMES)
+    assert learned.estimate is None and not learned.weights.is_learning
+    assert np.array_equal(learned.scores, z)
+    assert list(learned.sources[:3]) == [PERSON] * 3 and set(learned.sources[3:]) == {MODEL}
+
+
+def test_all_labels_the_same(ticket_file):
+    _, gold, features, z = ticket_file
+    taught = {r: "billing" for r in range(0, 60, 3)}
+    learned = learn(features, z, taught, NAMES)
+    assert learned.text_model is None and not learned.weights.is_learning
+    assert np.array_equal(learned.scores, z)
+    assert "the learned part needs two" in learned.status()
+    assert set(learned.sources[list(taught)]) == {PERSON}
+
+
+def test_a_label_renamed_or_removed_after_it_was_taught_is_ignored_and_reported(ticket_file):
+    _, gold, features, z = ticket_file
+    taught = {r: gold[r] for r in range(60)}
+    renamed = {**taught, **{r: "payments" for r in range(60) if gold[r] == "billing"}}
+    learned, without = learn(features, z, renamed, NAMES), learn(
+        features, z, {r: g for r, g in taught.items() if g != "billing"}, NAMES)
+    assert learned.teaching.ignored == {"payments": 20}
+    assert np.array_equal(learned.scores, without.scores)
+    assert "not in the label set, ignored: 'payments' 20" in learned.status()
+
+
+def test_thousands_of_labels_at_once():
+    texts, gold = tickets(6000, seed=3)
+    features, z = TicketFeatures(texts), lm_scores(gold, 0.5)
+    start = time.perf_counter()
+    learned = learn(features, z, {r: gold[r] for r in range(3000)}, NAMES)
+    seconds = time.perf_counter() - start
+    assert learned.teaching.n == 3000 and learned.weights.is_learning
+    assert np.mean(learned.labels[3000:] == gold_index(gold)[3000:]) > 0.95
+    assert seconds < 10
+
+
+def test_a_column_whose_values_are_not_labels_says_which_in_one_line():
+    column = ["Billing", " technical ", "", None, "Payments", "payments", "Payments", "misc", "account"]
+    found = labels_from_column(column, NAMES)
+    assert found.labels == {0: "billing", 1: "technical", 8: "account"}
+    assert found.blank == 2 and found.unknown == {"Payments": 2, "misc": 1, "payments": 1}
+    assert found.message == ("4 rows have a value that is not a label, not learned from: "
+                             "'Payments' (2), 'misc' (1), 'payments' (1)")
+    assert "\n" not in found.message
+    assert labels_from_column(["billing", "account"], NAMES).message is None
+
+
+def test_tickets_the_model_has_not_scored_are_answered_by_the_learned_part(ticket_file):
+    _, gold, features, z = ticket_file
+    skipped = z.copy()
+    skipped[200:] = np.nan
+    learned = learn(features, skipped, {r: gold[r] for r in range(90)}, NAMES)
+    assert np.mean(learned.labels[200:] == gold_index(gold)[200:]) > 0.95
+    assert set(learned.sources[200:]) == {LEARNED}
+    untaught = learn(features, skipped, {}, NAMES)
+    assert set(untaught.labels[200:]) == {-1} and np.isnan(untaught.confidence[200:]).all()
+
+
+def test_skipping_the_model_is_offered_only_when_the_learned_part_alone_is_as_good(ticket_file):
+    _, gold, features, _ = ticket_file
+    useless = lm_scores(gold, 0.34)
+    taught = {r: gold[r] for r in range(60)}
+    assert learn(features, useless, taught, NAMES).skip_advice().offer
+    assert not learn(features, useless, {r: gold[r] for r in range(9)}, NAMES).skip_advice().offer
+    # a perfect model and words that say nothing: the model must stay
+    noise = TicketFeatures([f"ticket number {r} hello" for r in range(300)])
+    advice = learn(noise, lm_scores(gold, 1.0), taught, NAMES).skip_advice()
+    assert not advice.offer
+
+
+def test_estimate_is_cross_validated_with_a_spread(ticket_file):
+    _, gold, features, z = ticket_file
+    learned = learn(features, z, {r: gold[r] for r in range(30)}, NAMES)
+    e = learned.estimate
+    assert e.n == 30 and 0.8 < e.combined <= 1.0 and 0 < e.spread < 0.1
+    assert e.zero_shot == pytest.approx(np.mean(z[:30].argmax(axis=1) == gold_index(gold)[:30]))
+    assert "cross-validated" in learned.status() and "per label: billing 10, technical 10, account 10" in learned.status()
+
+
+def test_next_to_label_spreads_across_labels_and_kinds_of_tickets():
+    texts, gold = tickets(120, seed=5)
+    z = lm_scores(gold, 0.8)
+    # 20 copies of one ticket, the least certain of all: a queue by margin alone would be only them
+    copies = list(range(100, 120))
+    for r in copies:
+        texts[r] = "invoice refund charge please help today thanks"
+        z[r] = np.log([0.34, 0.33, 0.33])
+    features = TicketFeatures(texts)
+    learned = learn(features, z, {r: gold[r] for r in range(30)}, NAMES)
+    queue = next_to_label(learned, features, n=10)
+    assert len(queue) == len(set(queue)) == 10
+    assert not set(queue) & set(range(30))
+    assert sum(r in copies for r in queue) <= 2
+    assert len({learned.labels[r] for r in queue}) == 3
+    assert queue == next_to_label(learned, features, n=10)
+
+
+def test_next_to_label_is_led_by_the_least_certain():
+    texts, gold = tickets(60, seed=6)
+    z = lm_scores(gold, 0.9)
+    z[17] = np.log([0.34, 0.33, 0.33])
+    features = TicketFeatures(texts)
+    learned = learn(features, z, {}, NAMES)
+    assert next_to_label(learned, features, n=5)[0] == 17
+
+
+def test_learning_curve_shape_and_the_same_test_rows_for_every_k():
+    texts, gold = tickets(150, seed=7)
+    z = lm_scores(gold, 0.5)
+    curve = learning_curve(texts, gold, z, NAMES, ks=(0, 2, 5), draws=2)
+    assert [p.k for p in curve.points] == [0, 2, 5]
+    pools, test = split(gold, NAMES, 5, 0.5, 0)
+    assert curve.test_rows == test.tolist() and len(test) == 75
+    assert not set(test) & {int(r) for rows in pools.values() for r in rows}
+    for p in curve.points:
+        assert all(len(v) == 2 for v in p.accuracy.values())
+    assert curve.points[0].mean("learned") is None
+    assert curve.points[0].mean("combined") == curve.points[0].mean("zero_shot") == pytest.approx(
+        np.mean(z[test].argmax(axis=1) == gold_index(gold)[test]))
+    assert curve.points[2].mean("combined") > curve.points[0].mean("combined") + 0.3
+    data = curve.to_dict()
+    assert data["n_test"] == 75 and len(data["points"]) == 3 and "| 5 |" in curve.table()
+
+
+def test_learn_config_checks_itself():
+    with pytest.raises(ValueError, match="at least 2 folds"):
+        LearnConfig(folds=1)
