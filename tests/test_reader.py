@@ -266,3 +266,10 @@ def test_utf32_and_jsonl_line_separators_inside_strings(tmp_path):
 def test_blank_lines_above_the_header_are_skipped(tmp_path):
     (tmp_path / "t.csv").write_text("\n\nid;text\n1;a\n")
     assert read_tickets(tmp_path / "t.csv").frame.values.tolist() == [["1", "a"]]
+
+
+def test_records_with_keys_of_their_own_are_refused_not_allocated(tmp_path):
+    """4,000 one-key records made a 4,000 x 4,000 table from 60 KB of JSONL."""
+    (tmp_path / "keys.jsonl").write_text("".join(f'{{"k{i}": 1}}\n' for i in range(4000)))
+    with pytest.raises(BadInput, match=r"^keys.jsonl: 4,000 records with 4,000 different keys make 16,000,000 cells"):
+        read_tickets(tmp_path / "keys.jsonl")

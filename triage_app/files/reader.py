@@ -24,9 +24,9 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (code
 FIELD_LIMIT = 8 << 20
 # The delimiter is judged on the file's head: enough rows to see a pattern, bounded so crafted input stays cheap.
 SNIFF_CHARS, SNIFF_ROWS = 64 << 10, 50
-# A sheet's used range (rows x columns) and unpacked size: one stray cell at XFD1048576 must not make a table
-# of 17 billion cells, nor a few kilobytes of zip unpack into gigabytes.
-MAX_SHEET_CELLS = 10_000_000
+# A table's rows x columns and a workbook's unpacked size: one stray cell at XFD1048576, or JSON records each
+# with keys of their own, must not make a table of billions of cells, nor a few kilobytes unpack into gigabytes.
+MAX_CELLS = 10_000_000
 MAX_UNPACKED_BYTES = 1 << 30
 
 
@@ -304,10 +304,10 @@ def _sheet_cells(worksheet, file_name: str) -> tuple[dict[tuple[int, int], str],
             r, c = cell.row, cell.column
             top, bottom = min(top or r, r), max(bottom or r, r)
             left, right = min(left or c, c), max(right or c, c)
-            if (bottom - top + 1) * (right - left + 1) > MAX_SHEET_CELLS:
+            if (bottom - top + 1) * (right - left + 1) > MAX_CELLS:
                 raise BadInput(f"{file_name}: the sheet reaches cell {get_column_letter(c)}{r}, a range of "
                                f"{(bottom - top + 1) * (right - left + 1):,} cells, more than Triage reads "
-                               f"({MAX_SHEET_CELLS:,}); delete the stray cells or save the tickets as CSV")
+                               f"({MAX_CELLS:,}); delete the stray cells or save the tickets as CSV")
             cells[r, c] = _cell_text(cell.value)
     return cells, blanks
 
@@ -374,7 +374,7 @@ def _read_json(path: Path) -> TicketTable:
         data = next(iter(data.values()))  # {"tickets": [...]}
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise BadInput(f"{path.name}: expected a JSON list of objects, one per ticket")
-    return TicketTable(path, _records_frame(data), "json", encoding)
+    return TicketTable(path, _records_frame(data, path.name), "json", encoding)
 
 
 def _read_jsonl(path: Path) -> TicketTable:
@@ -393,11 +393,14 @@ def _read_jsonl(path: Path) -> TicketTable:
         records.append(item)
     if not records:
         raise BadInput(f"{path.name}: the file is empty")
-    return TicketTable(path, _records_frame(records), "jsonl", encoding)
+    return TicketTable(path, _records_frame(records, path.name), "jsonl", encoding)
 
 
-def _records_frame(records: list[dict]) -> pd.DataFrame:
+def _records_frame(records: list[dict], file_name: str) -> pd.DataFrame:
     columns = list(dict.fromkeys(key for item in records for key in item))
+    if len(records) * len(columns) > MAX_CELLS:
+        raise BadInput(f"{file_name}: {len(records):,} records with {len(columns):,} different keys make "
+                       f"{len(records) * len(columns):,} cells, more than Triage reads ({MAX_CELLS:,})")
     rows = [["" if item.get(c) is None else _cell(item.get(c)) for c in columns] for item in records]
     return pd.DataFrame(rows, columns=columns, dtype=object)
 
