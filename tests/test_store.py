@@ -24,16 +24,17 @@ def results(prefix: str, n: int) -> dict[str, StoredResult]:
 def one_line(exc: pytest.ExceptionInfo, path: Path, problem: str) -> str:
     line = str(exc.value)
     assert "\n" not in line and str(path) in line and problem in line and "--db PATH" in line
-    assert exc.value.path == path and problem in exc.value.problem
+    assert exc.value.path.absolute() == path and problem in exc.value.problem
     return line
 
 
-def test_a_file_that_is_not_a_database_is_named_and_left_alone(tmp_path):
+def test_a_file_that_is_not_a_database_is_named_and_left_alone(tmp_path, monkeypatch):
     db = tmp_path / "results.sqlite3"
     db.write_bytes(b"id,text\n1,my invoice is wrong\n" * 200)
     before = db.read_bytes()
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(StoreUnavailable) as exc:
-        ResultStore(db)
+        ResultStore("results.sqlite3")          # as typed after --db; the line says where it is
     one_line(exc, db, "is damaged or not a SQLite database")
     assert db.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["results.sqlite3"]
 
@@ -60,7 +61,7 @@ def test_a_folder_in_place_of_the_database(tmp_path):
     (tmp_path / "a-file").write_text("x")
     with pytest.raises(StoreUnavailable) as exc:
         ResultStore(tmp_path / "a-file" / "results.sqlite3")
-    assert "cannot be created" in str(exc.value)
+    assert f"cannot be created (a file stands where a folder should be: {tmp_path / 'a-file'})" in str(exc.value)
 
 
 def open_as_reader_only(path: Path) -> str:
@@ -130,7 +131,7 @@ def test_a_full_disk_fails_the_batch_whole_and_says_so(tmp_path):
         store._db.execute(f"PRAGMA max_page_count={pages + 1}")
         with pytest.raises(StoreUnavailable) as exc:
             store.save(KEY, results("late", 500))
-        line = one_line(exc, db, "cannot be written: the disk is full")
+        line = one_line(exc, db, "cannot be written (the disk is full)")
         assert "free some space" in line
         with pytest.raises(StoreUnavailable, match="disk is full"):
             store.set_manual("labels", "My invoice", "billing " * 20_000)  # more than the page left

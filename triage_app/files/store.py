@@ -178,18 +178,20 @@ class ResultStore:
 def unavailable(path: Path, error: sqlite3.Error | OSError, timeout: float = LOCK_TIMEOUT_S) -> StoreUnavailable:
     """One line: which database, what is wrong with it, and what to do."""
     problem, fix = _diagnosis(path, error, timeout)
-    return StoreUnavailable(f"results database {path} {problem}: {fix}, or choose another with --db PATH",
+    return StoreUnavailable(f"results database {path.absolute()} {problem}: {fix}, or choose another with --db PATH",
                             path, problem, fix)
 
 
 def _diagnosis(path: Path, error: sqlite3.Error | OSError, timeout: float) -> tuple[str, str]:
+    if isinstance(error, (FileExistsError, NotADirectoryError)):
+        return f"cannot be created (a file stands where a folder should be: {error.filename})", "check its path"
     if isinstance(error, OSError):
         return f"cannot be created ({error.strerror or error})", "check the folder it goes in"
     code = getattr(error, "sqlite_errorcode", 0) & 0xFF   # the primary code; extended ones say more than we need
     if code in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
         return "is damaged or not a SQLite database", "move it aside (a new one is made in its place)"
     if code == sqlite3.SQLITE_FULL:
-        return "cannot be written: the disk is full", "free some space"
+        return "cannot be written (the disk is full)", "free some space"
     if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return f"is locked by another Triage run (waited {timeout:g} s)", "wait for that run to finish"
     if code == sqlite3.SQLITE_READONLY or (code in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM)
