@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -254,9 +255,14 @@ def test_output_equal_to_the_input_is_refused_before_the_model_loads(tmp_path, c
     (tmp_path / "link.csv").symlink_to(source)
     (tmp_path / "sub").mkdir()
     monkeypatch.chdir(tmp_path / "sub")
-    for output in (source, tmp_path / "link.csv", "../tickets.csv", tmp_path / "sub" / ".." / "tickets.csv"):
+    os.link(source, tmp_path / "hard.csv")
+    for output in (source, tmp_path / "link.csv", "../tickets.csv", tmp_path / "sub" / ".." / "tickets.csv",
+                   tmp_path / "hard.csv"):
         code, err = run_main(capsys, "classify", source, "-o", output, "--model", "/no/such/model.gguf")
-        assert (code, err) == (2, [f"triage-app: {output}: that is the input file; write the results to another (-o)"])
+        assert (code, err) == (2, [f"triage-app: {output}: that is the input file; write the results to another"])
+    code, err = run_main(capsys, "classify", source, "-o", tmp_path / "out.csv", "--stats-json", "../link.csv",
+                         "--model", "/no/such/model.gguf")
+    assert (code, err) == (2, ["triage-app: ../link.csv: that is the input file; write the results to another"])
     assert source.read_text(encoding="utf-8") == "id,text,label\n1,hello,billing\n"
 
 

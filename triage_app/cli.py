@@ -234,8 +234,9 @@ def _classify(args) -> int:
     from triage_app.files.store import ResultStore
     from triage_app.job import run_job
 
-    if _same_file(args.input, args.output):
-        raise ValueError(f"{args.output}: that is the input file; write the results to another (-o)")
+    for output in filter(None, (args.output, args.stats_json)):
+        if _same_file(args.input, output):
+            raise ValueError(f"{output}: that is the input file; write the results to another")
     if scale_command.wants_ray(args):
         return scale_command.run(args)
     if Path(args.output).suffix.lower().lstrip(".") not in FORMATS:
