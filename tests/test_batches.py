@@ -1,4 +1,5 @@
-from triage_app.engine.batches import global_padding_inflation, padded_width, plan_buckets
+from triage_app.engine.batches import padded_width, plan_buckets
+from triage_app.engine.stats import RunStats
 
 
 def test_sorted_buckets_pad_only_to_their_own_max():
@@ -25,9 +26,14 @@ def test_token_budget_bounds_rows_times_width():
     assert sorted(i for b in buckets for i in b.items) == list(range(12))
 
 
-def test_global_padding_inflation():
-    assert global_padding_inflation([1, 3]) == 2 * 3 / 4
-    assert global_padding_inflation([]) == 1.0
+def test_global_padding_inflation_covers_every_chunk_planned():
+    stats = RunStats(total=3)
+    stats.count_planned([])
+    assert stats.global_padding_inflation == 1.0
+    stats.count_planned([1, 3])
+    assert stats.global_padding_inflation == 2 * 3 / 4
+    stats.count_planned([4])
+    assert stats.global_padding_inflation == 3 * 4 / 8
 
 
 def test_width_step_rounds_every_width_up_and_keeps_the_budget():

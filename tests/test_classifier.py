@@ -110,3 +110,35 @@ def test_nothing_to_score_runs_nothing(smollm2):
     assert len(batches) == 1 and all(p.is_blank for p in batches[0].predictions)
     assert classifier._prefix is None and classifier._label_prefixes is None
     assert list(classifier.run([])) == []
+
+
+def test_tickets_are_encoded_in_chunks_just_ahead_of_their_batches(tiny_qwen, sample_rows, monkeypatch):
+    """The first labels come after one small chunk's tokenising, and no more than the largest chunk's
+    token ids are held at once; the labels are the same as from one plan over every ticket."""
+    from triage_app.engine import classifier as run_module
+
+    texts = [r["text"] for r in sample_rows[:100]]
+    labels = LabelSet.from_names(["billing", "technical", "account", "refund"])
+    monkeypatch.setattr(run_module, "FIRST_CHUNK", 10**6)
+    monkeypatch.setattr(run_module, "LARGEST_CHUNK", 10**6)
+    whole = list(Classifier(tiny_qwen, labels, scoring=DIRECT).run(texts, RunConfig(batch_size=8)))
+
+    monkeypatch.setattr(run_module, "FIRST_CHUNK", 8)
+    monkeypatch.setattr(run_module, "LARGEST_CHUNK", 32)
+    classifier = Classifier(tiny_qwen, labels, scoring=DIRECT)
+    encoded, encode = [], classifier.prompt.encode
+    monkeypatch.setattr(classifier.prompt, "encode", lambda chunk: encoded.append(len(chunk)) or encode(chunk))
+    run = classifier.run(texts, RunConfig(batch_size=8))
+    first = next(run)
+    assert encoded == [3, 8] and all(p.index < 8 for p in first.predictions)  # content-free, then one chunk
+    chunked = [first, *run]
+    assert encoded == [3, 8, 16, 32, 32, 12]
+    got = {p.index: p for b in chunked for p in b.predictions}
+    want = {p.index: p for b in whole for p in b.predictions}
+    assert sorted(got) == list(range(100))
+    for i, p in want.items():
+        assert got[i].label == p.label and got[i].fallback == p.fallback
+        assert max(abs(a - b) for a, b in zip(p.scores, got[i].scores)) < 1e-3
+    for field in ("done", "fallbacks", "truncated", "real_tokens", "global_padding_inflation"):
+        assert getattr(chunked[-1].stats, field) == getattr(whole[-1].stats, field), field
+    assert chunked[-1].stats.fallbacks > 0

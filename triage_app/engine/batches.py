@@ -61,7 +61,3 @@ def plan_buckets(items: list[int], lengths: list[int], *, uses_prefix: bool, sor
 def _bucket(rows: list[int], items: list[int], lengths: list[int], uses_prefix: bool, width_step: int) -> Bucket:
     return Bucket(tuple(items[k] for k in rows), tuple(lengths[k] for k in rows), uses_prefix, width_step)
 
-
-def global_padding_inflation(lengths: list[int]) -> float:
-    """Tokens processed if every row were padded to the longest ticket, over the real tokens."""
-    return len(lengths) * max(lengths) / sum(lengths) if lengths else 1.0

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from triage_app.engine.batches import Bucket, global_padding_inflation, padded_width, plan_buckets
+from triage_app.engine.batches import Bucket, padded_width, plan_buckets
 from triage_app.engine.channel import (ChannelPrompt, ChannelTicket, score_channel_batch, score_channel_full_batch,
                                       score_channel_reference)
 from triage_app.engine.labels import LabelSet
@@ -126,7 +126,11 @@ class Classifier:
         return hashlib.sha256(json.dumps(seen).encode()).hexdigest()[:16]
 
     def run(self, texts: list[str], config: RunConfig = RunConfig()) -> Iterator[BatchDone]:
-        """Classify texts; yields after every batch. Stop iterating to cancel between batches."""
+        """Classify texts; yields after every batch. Stop iterating to cancel between batches.
+
+        Tickets are tokenised a chunk at a time, just ahead of their batches, so the first labels
+        come after one small chunk's work, and only one chunk's token ids are ever held.
+        """
         start = time.perf_counter()
         stats = RunStats(total=len(texts), device=self.loaded.placement.device,
                          dtype=self.loaded.placement.dtype_name, model=self.loaded.name)
@@ -135,20 +139,21 @@ class Classifier:
             stats.done = len(blank)
             yield BatchDone([Prediction(i, self.label_set.names, None) for i in blank], stats)
         keep = [i for i, t in enumerate(texts) if str(t).strip()]
-        tickets = [replace(t, index=keep[t.index]) for t in self._encode([texts[i] for i in keep])]
-        stats.truncated = sum(t.truncated for t in tickets)
-        if not tickets:
+        if not keep:
             return  # nothing to score: no prefix or content-free run either (a fully resumed job)
         if config.prefix_cache and not config.reference and self.channel:
             self._label_caches(stats)
         elif config.prefix_cache and not config.reference:
             self._prefix_cache(stats)
         log_prior = self.scoring.prior(self.content_free(config)) if self.scoring.calibrate else None
-        scored = (self._run_reference(tickets, stats, start) if config.reference
-                  else self._run_fast(tickets, config, stats, start))
-        for group, token_logprobs in scored:
-            scores = self.scoring.decide(token_logprobs, log_prior)
-            yield BatchDone([self._prediction(t, s) for t, s in zip(group, scores)], stats, token_logprobs)
+        for chunk in encode_chunks(keep):
+            tickets = [replace(t, index=chunk[t.index]) for t in self._encode([texts[i] for i in chunk])]
+            stats.truncated += sum(t.truncated for t in tickets)
+            scored = (self._run_reference(tickets, stats, start) if config.reference
+                      else self._run_fast(tickets, config, stats, start))
+            for group, token_logprobs in scored:
+                scores = self.scoring.decide(token_logprobs, log_prior)
+                yield BatchDone([self._prediction(t, s) for t, s in zip(group, scores)], stats, token_logprobs)
 
     def content_free(self, config: RunConfig = RunConfig()) -> torch.Tensor:
         """Token log-probs [N, L, D] of tickets that say nothing, run the same way as real ones."""
@@ -163,8 +168,7 @@ class Classifier:
         return (self.channel or self.prompt).encode(texts)
 
     def _run_reference(self, tickets, stats, start):
-        stats.global_padding_inflation = global_padding_inflation(
-            [len(t.full_ids[0] if self.channel else t.full_ids) for t in tickets])
+        stats.count_planned([len(t.full_ids[0] if self.channel else t.full_ids) for t in tickets])
         if self.channel:
             yield from self._channel_reference(tickets, stats, start)
             return
@@ -231,9 +235,9 @@ class Classifier:
         """
         cached = [t for t in tickets if config.prefix_cache and t.uses_prefix]
         full = [t for t in tickets if not (config.prefix_cache and t.uses_prefix)]
-        stats.fallbacks = sum(not t.uses_prefix for t in tickets) if config.prefix_cache else 0
+        stats.fallbacks += len(full) if config.prefix_cache else 0
         lengths = {t.index: len(t.suffix_ids) for t in cached} | {t.index: full_length(t) for t in full}
-        stats.global_padding_inflation = global_padding_inflation(list(lengths.values()))
+        stats.count_planned(list(lengths.values()))
         buckets = [b for group, uses in ((cached, True), (full, False)) if group
                    for b in plan_buckets([t.index for t in group], [lengths[t.index] for t in group],
                                          uses_prefix=uses, sort=config.buckets, max_rows=config.batch_size,
@@ -259,6 +263,19 @@ class Classifier:
     def _prediction(self, ticket: EncodedTicket | ChannelTicket, scores: torch.Tensor) -> Prediction:
         return Prediction(ticket.index, self.label_set.names, scores.tolist(), ticket.truncated,
                           not ticket.uses_prefix)
+
+
+# Tickets tokenised and planned together: the first chunk small, for an early first result;
+# later ones larger, for buckets of similar lengths (docs/bench/first_result.txt).
+FIRST_CHUNK, LARGEST_CHUNK = 256, 4096
+
+
+def encode_chunks(items: list[int]) -> Iterator[list[int]]:
+    """items in chunks of FIRST_CHUNK, doubling up to LARGEST_CHUNK."""
+    size, lo = FIRST_CHUNK, 0
+    while lo < len(items):
+        yield items[lo : lo + size]
+        lo, size = lo + size, min(2 * size, LARGEST_CHUNK)
 
 
 def _account(stats: RunStats, start: float, rows: int, processed: int, real: int) -> None:

@@ -22,6 +22,17 @@ class RunStats:
     fallbacks: int = 0
     truncated: int = 0
     batches: int = 0
+    rows_planned: int = 0      # behind global_padding_inflation: a run plans its rows chunk by chunk
+    row_tokens_planned: int = 0
+    longest_row: int = 0
+
+    def count_planned(self, lengths: list[int]) -> None:
+        """Rows about to run, at these widths: global_padding_inflation then covers every row so far."""
+        self.rows_planned += len(lengths)
+        self.row_tokens_planned += sum(lengths)
+        self.longest_row = max([self.longest_row, *lengths])
+        if self.row_tokens_planned:
+            self.global_padding_inflation = self.rows_planned * self.longest_row / self.row_tokens_planned
 
     @property
     def items_per_s(self) -> float:
