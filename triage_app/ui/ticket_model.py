@@ -119,6 +119,13 @@ class TicketTableModel(QAbstractTableModel):
         return None if math.isnan(value) else float(value)
 
     @property
+    def confidences(self) -> list[float | None]:
+        """Every row's confidence, None where there is no answer yet (vectorised: 100k rows per refresh)."""
+        values = self._confidence.astype(object)
+        values[np.isnan(self._confidence)] = None
+        return values.tolist()
+
+    @property
     def manual_labels(self) -> dict[int, str]:
         return dict(self._manual)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -43,6 +44,7 @@ CORRECTIONS_WARNING = (
 FILE_FILTER = "Ticket files (*.csv *.tsv *.txt *.xlsx *.xlsm *.json *.jsonl);;All files (*)"
 EXPORT_FILTERS = {"csv": "CSV (*.csv)", "xlsx": "Excel workbook (*.xlsx)", "json": "JSON (*.json)"}
 ALL_LABELS = "all labels"
+REFRESH_MS = 250        # counts and accuracy follow the table at most this often
 CLOSE_WAIT_MS = 10_000   # how long closing waits for the batch in flight before the window goes anyway
 
 
@@ -82,7 +84,7 @@ class MainWindow(QMainWindow):
 
         self._build()
         self._connect_worker()
-        self._throttle = QTimer(self, singleShot=True, interval=250)
+        self._throttle = QTimer(self, singleShot=True, interval=REFRESH_MS)
         self._throttle.timeout.connect(self._refresh_derived)
         self.setAcceptDrops(True)
         self.setWindowTitle("Triage")
@@ -687,7 +689,14 @@ class MainWindow(QMainWindow):
             self._throttle.start()
 
     def _refresh_derived(self) -> None:
-        """Counts and accuracy: at most a few times a second, however fast batches arrive."""
+        """Counts and accuracy: at most a few times a second, however fast batches arrive, and never
+        more than a tenth of the UI thread's time (on a big file one refresh is not cheap)."""
+        started = time.perf_counter()
+        self._show_derived()
+        cost_ms = 1000 * (time.perf_counter() - started)
+        self._throttle.setInterval(max(REFRESH_MS, int(10 * cost_ms)))
+
+    def _show_derived(self) -> None:
         total = self.model.rowCount()
         labeled, manual = self.model.rows_answered, len(self.model.manual_labels)
         self.counts.setText(f"{self.proxy.rowCount():,} shown of {total:,} · {labeled:,} answered · {manual:,} by you")
@@ -695,9 +704,8 @@ class MainWindow(QMainWindow):
         if self.table is None or gold is None:
             self.accuracy_panel.show_scores(None, None)
         else:
-            confidence = [self.model.confidence(r) for r in range(total)]
             self.accuracy_panel.show_scores(evaluate(self.table.frame[gold].tolist(), self.model.predicted_labels,
-                                                     self.model.label_names, confidence), gold)
+                                                     self.model.label_names, self.model.confidences), gold)
 
     def _refill_label_filter(self) -> None:
         current = self.label_filter.currentText()
