@@ -224,6 +224,38 @@ def test_settings_are_remembered(qtbot, make_window, tmp_path, settings_file):
     QApplication.processEvents()
 
 
+def test_the_settings_file_is_readable_by_its_user_only(qtbot, make_window, settings_file):
+    """It holds the label set, whose examples are tickets: customers' own words."""
+    import os
+    import stat
+
+    window = make_window(autoload=False)
+    window.labels_panel.add_example("My card 4111 was charged twice, call me on 555-0100", "billing")
+    window.close()
+    assert stat.S_IMODE(settings_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(settings_file.parent.stat().st_mode) == 0o700      # the folder it made
+    again = make_window(autoload=False)                                    # a later save keeps it so
+    again.close()
+    assert stat.S_IMODE(os.stat(settings_file).st_mode) == 0o600
+    assert "555-0100" in settings_file.read_text(encoding="utf-8")
+
+
+def test_an_export_that_fails_is_one_line(qtbot, make_window, tmp_path):
+    """Cells a writer refuses (a vertical tab from Word, a NUL), or a folder that is not there."""
+    path = tmp_path / "odd.csv"
+    path.write_text('id,text\n1,"pasted from Word\x0bwith a vertical tab"\n2,plain\n', encoding="utf-8")
+    window = make_window(autoload=False)
+    open_file(qtbot, window, path)
+    written = window.export_to(tmp_path / "out.xlsx")       # written cleanly, or refused in one line
+    if written is None:
+        assert window.banner.isVisible() and window.banner_text.text().startswith("Export failed")
+        assert "\n" not in window.banner_text.text()
+    else:
+        assert written.stat().st_size > 0
+    assert window.export_to(path / "out.csv") is None     # under a file, not a folder
+    assert window.banner_text.text().startswith("Export failed") and "\n" not in window.banner_text.text()
+
+
 def test_settings_ask_for_a_reload_when_the_auto_dtype_may_change(qtbot):
     from triage_app.ui.settings import SettingsDialog
 

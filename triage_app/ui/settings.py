@@ -18,8 +18,14 @@ METHODS = ("channel", "direct")   # the engine's scoring methods (engine/scoring
 def open_settings() -> QSettings:
     path = os.environ.get(SETTINGS_FILE_ENV)
     if path:
-        return QSettings(path, QSettings.Format.IniFormat)
-    return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "Triage", "Triage")
+        settings = QSettings(path, QSettings.Format.IniFormat)
+    else:
+        settings = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "Triage", "Triage")
+    # the label set holds example tickets, customers' words: a folder of our own, readable by the user only
+    folder = os.path.dirname(settings.fileName())
+    if folder and not os.path.isdir(folder):
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    return settings
 
 
 @dataclass(slots=True)
@@ -66,6 +72,15 @@ class Remembered:
             value = getattr(self, f.name)
             settings.setValue(f.name, QByteArray(value) if isinstance(value, bytes) else value)
         settings.sync()
+        keep_private(settings.fileName())
+
+
+def keep_private(path: str) -> None:
+    """Mode 0600 (later syncs keep it: QSaveFile copies the old file's mode); a failure is not fatal."""
+    try:
+        os.chmod(path, 0o600)
+    except OSError:
+        pass
 
 
 class SettingsDialog(QDialog):
