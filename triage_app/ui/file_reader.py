@@ -16,6 +16,14 @@ from triage_app.files.reader import (BadInput, TicketTable, detect_gold_column, 
                                      detect_text_column, read_tickets)
 from triage_app.ui.results_db import STORE_ERRORS, open_store, store_line
 
+# pandas imports this at the first string column it builds, which would be on the reader's thread
+# (the one import an audit of the window tests found off the main thread). Imported here instead,
+# on the main thread, for the reason app._import_engine gives: no import races the UI thread.
+try:
+    import pyarrow.pandas_compat  # noqa: F401
+except ImportError:     # pandas without pyarrow builds its strings without it
+    pass
+
 
 @dataclass(slots=True)
 class OpenedFile:

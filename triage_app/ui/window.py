@@ -290,7 +290,7 @@ class MainWindow(QMainWindow):
     def _file_read(self, request: int, opened: OpenedFile) -> None:
         if request != self._read_request:
             return
-        self.banner.hide()
+        self._clear_error()
         self._generation += 1
         table = self.table = opened.table
         self.remembered.last_folder = str(Path(table.path).resolve().parent)
@@ -406,7 +406,7 @@ class MainWindow(QMainWindow):
         if not self._texts:
             self.show_error("Choose the column that holds the ticket text.")
             return None
-        self.banner.hide()
+        self._clear_error()
         if self.model_info is None and not self.model_loading:
             self.load_model()
         config = {"batch_size": self.remembered.batch_size, "token_budget": self.remembered.token_budget,
@@ -752,6 +752,14 @@ class MainWindow(QMainWindow):
         self.banner.show()
         self.statusBar().showMessage(message, 15_000)
         self.error_shown.emit(message)
+
+    def _clear_error(self) -> None:
+        """A new file or run clears the last message, except that the database is unavailable: that
+        line, and its way out, stay until the user takes it."""
+        if self.store_problem:
+            self.banner_text.setText(self.store_problem)
+        else:
+            self.banner.hide()
 
     def _panel_message(self, message: str) -> None:
         if message.startswith("Cannot"):
