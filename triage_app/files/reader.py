@@ -162,6 +162,8 @@ def _read_delimited(path: Path) -> TicketTable:
             raise BadInput(f"{path.name}: line {reader.line_num}: a field longer than {FIELD_LIMIT >> 20} MiB "
                            "is not a ticket") from None
         raise BadInput(f"{path.name}: line {reader.line_num}: {exc}") from None
+    if header and not rows:  # said before pandas spends a second on a frame of 16,000 empty columns
+        raise BadInput(f"{path.name}: the file has a header but no tickets")
     header = _unique_names(header)
     frame = pd.DataFrame(rows, columns=header, dtype=object) if header else pd.DataFrame()
     return TicketTable(path, frame, "tsv" if delimiter == "\t" else "csv", encoding, delimiter)
