@@ -61,6 +61,19 @@ def test_low_confidence_rows_are_tinted(answered):
     assert answered.data(answered.index(0, 4), background) is None
 
 
+def test_the_python_filter_runs_only_while_a_filter_is_on(answered):
+    """Qt's own accept-everything otherwise: a new big file must not call Python once per row."""
+    proxy = TicketFilterProxy()
+    proxy.setSourceModel(answered)
+    assert not proxy.filtering and "filterAcceptsRow" not in vars(proxy)
+    proxy.set_search("password")
+    assert "filterAcceptsRow" in vars(proxy) and proxy.rowCount() == 1
+    proxy.set_search("")
+    assert "filterAcceptsRow" not in vars(proxy) and proxy.rowCount() == 4
+    proxy.set_review_queue(True)
+    assert "filterAcceptsRow" in vars(proxy)
+
+
 def test_a_batch_is_one_data_changed_per_run_of_rows(model):
     changed = []
     model.dataChanged.connect(lambda top, bottom, *_: changed.append((top.row(), top.column(),
@@ -77,9 +90,9 @@ def test_a_batch_is_one_data_changed_per_run_of_rows(model):
 def test_the_review_queue_looks_only_at_the_rows_a_batch_changed():
     """A batch's rows are spread over a big file; the sorted proxy must not re-filter the rows between them."""
     class CountingProxy(TicketFilterProxy):
-        def filterAcceptsRow(self, row, parent):
+        def accepts_row(self, row, parent):
             self.seen.append(row)
-            return super().filterAcceptsRow(row, parent)
+            return super().accepts_row(row, parent)
 
     model = TicketTableModel(pd.DataFrame({"text": [f"ticket {k}" for k in range(2000)]}, dtype=object))
     model.set_label_names(NAMES)

@@ -301,12 +301,24 @@ class TicketFilterProxy(QSortFilterProxyModel):
     def source_row(self, proxy_row: int) -> int:
         return self.mapToSource(self.index(proxy_row, 0)).row()
 
+    @property
+    def filtering(self) -> bool:
+        return bool(self.label_filter or self.search or self.review_queue)
+
     def _refilter(self, change) -> None:
         self.beginFilterChange()
         change()
+        # The filter is Python, called once per row whenever the rows change: a new 100k-row file cost
+        # the UI thread far more with it than without. So it is an instance attribute, there only while
+        # a filter is on; PySide looks the override up on the instance each time, and Qt's own
+        # accept-everything runs otherwise.
+        if self.filtering:
+            self.filterAcceptsRow = self.accepts_row
+        elif "filterAcceptsRow" in vars(self):
+            del self.filterAcceptsRow
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
-    def filterAcceptsRow(self, row, parent) -> bool:
+    def accepts_row(self, row, parent) -> bool:
         model = self.sourceModel()
         if self.label_filter and model.label_of(row) != self.label_filter:
             return False
