@@ -28,12 +28,13 @@ def results():
 
 def test_results_frame_keeps_rows_and_adds_columns(results):
     assert results.columns.tolist() == ["id", "text", "label", "confidence", "margin", "p_billing",
-                                        "p_technical", "manual", "needs_review", "truncated"]
+                                        "p_technical", "manual", "needs_review", "truncated", "source"]
     assert results["id"].tolist() == ["1", "2", "3"]
     assert results["label"].tolist()[::2] == ["technical", "technical"]  # row 3: the person's label wins
     assert pd.isna(results.loc[1, "label"])                             # a blank ticket: no label
     assert results["manual"].tolist() == [False, False, True]
     assert results["truncated"].tolist() == [False, False, True]
+    assert results["source"].tolist() == ["model", "model", "person"]  # without learning: the person's or the model's
     # row 1: 0.95 sure; row 2: blank, so a person must look; row 3: a person already did
     assert results["needs_review"].tolist() == [False, True, False]
     assert results.loc[0, "p_billing"] + results.loc[0, "p_technical"] == pytest.approx(1)
@@ -161,3 +162,15 @@ def test_a_failing_writer_is_one_line_and_leaves_nothing(results, tmp_path, monk
     with pytest.raises(ExportFailed, match="^cannot write r.xlsx: a value the writer cannot take$"):
         export(results, tmp_path / "r.xlsx")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_source_column_is_what_the_caller_says_and_survives_every_format(tmp_path):
+    frame = pd.DataFrame({"text": ["a", "b", "c"]}, dtype=object)
+    predictions = [Prediction(i, NAMES, [math.log(0.8), math.log(0.2)]) for i in range(3)]
+    out = results_frame(frame, predictions, NAMES, manual={0: "technical"}, sources=["person", "learned", "model"])
+    assert out["source"].tolist() == ["person", "learned", "model"]
+    for name in ("r.csv", "r.xlsx", "r.jsonl"):
+        assert read_tickets(export(out, tmp_path / name)).frame["source"].tolist() == ["person", "learned", "model"]
+    # an input column called source is kept under another name, as label is
+    renamed = results_frame(pd.DataFrame({"text": ["a"], "source": ["email"]}, dtype=object), predictions[:1], NAMES)
+    assert renamed["source_input"].tolist() == ["email"] and renamed["source"].tolist() == ["model"]

@@ -45,18 +45,21 @@ def renamed_input_columns(columns: Sequence, label_names: list[str]) -> dict[str
 
 def _result_columns(label_names: list[str]) -> list[str]:
     return ["label", "confidence", "margin", *(f"p_{name}" for name in label_names), "manual", "needs_review",
-            "truncated"]
+            "truncated", "source"]
 
 
 def results_frame(frame: pd.DataFrame, predictions: Sequence, label_names: list[str],
-                  manual: dict[int, str] | None = None, review_below: float = REVIEW_BELOW) -> pd.DataFrame:
-    """The input frame plus label, confidence, margin, p_<label>, manual, needs_review and truncated.
+                  manual: dict[int, str] | None = None, review_below: float = REVIEW_BELOW,
+                  sources: Sequence[str] | None = None) -> pd.DataFrame:
+    """The input frame plus label, confidence, margin, p_<label>, manual, needs_review, truncated and source.
 
     An input column with one of those names keeps its values under another (renamed_input_columns).
 
     predictions: objects with index, label, confidence, margin, probabilities, truncated.
     manual: row -> label a person chose; it wins over the model's.
     review_below: a model label less confident than this needs review (a manual one never does).
+    sources: each row's source (person, learned or model: triage_app.learn); by default a manual
+    row's is person and every other row's model.
     """
     manual = manual or {}
     by_row = {p.index: p for p in predictions}
@@ -71,6 +74,8 @@ def results_frame(frame: pd.DataFrame, predictions: Sequence, label_names: list[
     out["needs_review"] = [i not in manual and (p is None or p.confidence is None or p.confidence < review_below)
                            for i, p in enumerate(rows)]
     out["truncated"] = [bool(p and p.truncated) for p in rows]
+    out["source"] = list(sources) if sources is not None else ["person" if i in manual else "model"
+                                                               for i in range(len(frame))]
     return out
 
 
