@@ -45,3 +45,10 @@ def test_width_step_rounds_every_width_up_and_keeps_the_budget():
     assert [b.width for b in buckets] == [32, 48, 48]
     assert sum(b.padding_tokens for b in buckets) == 3 * 32 - (3 + 5 + 17) + 2 * 48 - (18 + 33) + 48 - 40
     assert padded_width(16, 16) == 16 and padded_width(17, 16) == 32 and padded_width(17, 1) == 17
+
+
+def test_first_budget_keeps_only_the_first_batch_small():
+    lengths = [10] * 12
+    buckets = plan_buckets(list(range(12)), lengths, uses_prefix=True, sort=True, max_rows=32, token_budget=100,
+                           first_budget=30)
+    assert [len(b.items) for b in buckets] == [3, 9]

@@ -37,17 +37,20 @@ def padded_width(longest: int, step: int) -> int:
 
 
 def plan_buckets(items: list[int], lengths: list[int], *, uses_prefix: bool, sort: bool,
-                 max_rows: int, token_budget: int | None, width_step: int = 1) -> list[Bucket]:
+                 max_rows: int, token_budget: int | None, width_step: int = 1,
+                 first_budget: int | None = None) -> list[Bucket]:
     """Group items into batches of at most max_rows rows and rows x width <= token_budget.
 
     sort=True orders by length first, so each batch pads only to its own, similar, maximum
     (rounded up to a multiple of width_step). A ticket longer than the budget still runs, alone.
+    first_budget: a smaller budget for the first batch, whose labels a user waits for.
     """
     order = sorted(range(len(items)), key=lambda k: lengths[k]) if sort else range(len(items))
     buckets, rows, width = [], [], 0
     for k in order:
         new_width = max(width, lengths[k])
-        too_wide = token_budget is not None and (len(rows) + 1) * padded_width(new_width, width_step) > token_budget
+        budget = first_budget if first_budget is not None and not buckets else token_budget
+        too_wide = budget is not None and (len(rows) + 1) * padded_width(new_width, width_step) > budget
         if rows and (len(rows) == max_rows or too_wide):
             buckets.append(_bucket(rows, items, lengths, uses_prefix, width_step))
             rows, new_width = [], lengths[k]

@@ -146,11 +146,11 @@ class Classifier:
         elif config.prefix_cache and not config.reference:
             self._prefix_cache(stats)
         log_prior = self.scoring.prior(self.content_free(config)) if self.scoring.calibrate else None
-        for chunk in encode_chunks(keep):
+        for n, chunk in enumerate(encode_chunks(keep)):
             tickets = [replace(t, index=chunk[t.index]) for t in self._encode([texts[i] for i in chunk])]
             stats.truncated += sum(t.truncated for t in tickets)
             scored = (self._run_reference(tickets, stats, start) if config.reference
-                      else self._run_fast(tickets, config, stats, start))
+                      else self._run_fast(tickets, config, stats, start, first=n == 0))
             for group, token_logprobs in scored:
                 scores = self.scoring.decide(token_logprobs, log_prior)
                 yield BatchDone([self._prediction(t, s) for t, s in zip(group, scores)], stats, token_logprobs)
@@ -186,11 +186,12 @@ class Classifier:
             _account(stats, start, rows=1, processed=n, real=n)
             yield [t], token_logprobs
 
-    def _run_fast(self, tickets, config, stats, start):
+    def _run_fast(self, tickets, config, stats, start, first=False):
+        """first: the run's first chunk, whose first batch is kept small."""
         if self.channel:
-            yield from self._channel_fast(tickets, config, stats, start)
+            yield from self._channel_fast(tickets, config, stats, start, first)
             return
-        buckets, by_index = self._plan(tickets, config, stats, lambda t: len(t.full_ids))
+        buckets, by_index = self._plan(tickets, config, stats, lambda t: len(t.full_ids), first)
         prefix = self._prefix_cache(stats) if any(b.uses_prefix for b in buckets) else None
         for bucket in buckets:
             group = [by_index[i] for i in bucket.items]
@@ -204,13 +205,13 @@ class Classifier:
                 stats.prefix_tokens_saved += prefix.length * len(rows)
             yield group, token_logprobs
 
-    def _channel_fast(self, tickets, config, stats, start):
+    def _channel_fast(self, tickets, config, stats, start, first):
         """Length buckets of ticket tokens, each run against every label's prefix cache in turn.
 
         A ticket without a clean cut (or every ticket, with the prefix cache off) runs in
         buckets too, as each label's whole prompt.
         """
-        buckets, by_index = self._plan(tickets, config, stats, lambda t: max(map(len, t.full_ids)))
+        buckets, by_index = self._plan(tickets, config, stats, lambda t: max(map(len, t.full_ids)), first)
         prefixes = self._label_caches(stats) if any(b.uses_prefix for b in buckets) else []
         starts = [len(ids) for ids in self.channel.ids]
         for bucket in buckets:
@@ -228,7 +229,7 @@ class Classifier:
             _account(stats, start, rows=len(group), processed=processed, real=real)
             yield group, token_logprobs
 
-    def _plan(self, tickets, config, stats, full_length) -> tuple[list[Bucket], dict]:
+    def _plan(self, tickets, config, stats, full_length, first) -> tuple[list[Bucket], dict]:
         """Length buckets of the tickets that run after the prefix cache, then of those that run whole.
 
         full_length: a ticket's width when it runs on its full prompt.
@@ -238,10 +239,14 @@ class Classifier:
         stats.fallbacks += len(full) if config.prefix_cache else 0
         lengths = {t.index: len(t.suffix_ids) for t in cached} | {t.index: full_length(t) for t in full}
         stats.count_planned(list(lengths.values()))
-        buckets = [b for group, uses in ((cached, True), (full, False)) if group
-                   for b in plan_buckets([t.index for t in group], [lengths[t.index] for t in group],
-                                         uses_prefix=uses, sort=config.buckets, max_rows=config.batch_size,
-                                         token_budget=config.token_budget, width_step=self.width_step)]
+        first_budget = min(FIRST_BATCH_TOKENS, config.token_budget) if first and config.token_budget else None
+        buckets = []
+        for group, uses in ((cached, True), (full, False)):
+            if group:
+                buckets += plan_buckets([t.index for t in group], [lengths[t.index] for t in group], uses_prefix=uses,
+                                        sort=config.buckets, max_rows=config.batch_size,
+                                        token_budget=config.token_budget, width_step=self.width_step,
+                                        first_budget=None if buckets else first_budget)
         return buckets, {t.index: t for t in tickets}
 
     def _label_caches(self, stats: RunStats) -> list[PrefixCache]:
@@ -268,6 +273,9 @@ class Classifier:
 # Tickets tokenised and planned together: the first chunk small, for an early first result;
 # later ones larger, for buckets of similar lengths (docs/bench/first_result.txt).
 FIRST_CHUNK, LARGEST_CHUNK = 256, 4096
+# The run's first batch, rows x width: a few of the first chunk's shortest tickets, so the first
+# labels wait for one small forward (channel runs it once per label).
+FIRST_BATCH_TOKENS = 128
 
 
 def encode_chunks(items: list[int]) -> Iterator[list[int]]:
