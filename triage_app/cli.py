@@ -82,6 +82,9 @@ def _parser() -> argparse.ArgumentParser:
     classify.add_argument("--excel-bom", action="store_true", help="CSV output with a UTF-8 BOM, for Excel")
     classify.add_argument("--review-below", type=float, default=None,
                           help="mark labels less confident than this as needs_review (default 0.7)")
+    classify.add_argument("--learn-from", metavar="COLUMN",
+                          help="a column of known labels: rows with a value there are a person's labels and teach "
+                               "the learned layer; the rest are labelled by the language model and it together")
     scale_command.add_arguments(classify)
     classify.set_defaults(func=_classify)
 
@@ -123,6 +126,11 @@ def _parser() -> argparse.ArgumentParser:
                                "promoted corrections")
     evaluate.add_argument("--limit", type=int, help="evaluate on N tickets picked at random (seeded)")
     evaluate.add_argument("--json", help="write the results here")
+    evaluate.add_argument("--learning-curve", action="store_true",
+                          help="instead: accuracy after k = 0, 2, 5, 10, 20 of the gold column's labels per label "
+                               "(zero-shot, learned alone, combined), the same test rows for every k")
+    evaluate.add_argument("--draws", type=int, default=5, help="--learning-curve: seeded draws of the labels per k")
+    evaluate.add_argument("--plot", metavar="PNG", help="--learning-curve: draw the curve into this PNG")
     _ticket_args(evaluate)
     _label_args(evaluate)
     _model_args(evaluate)
@@ -244,6 +252,7 @@ def _classify(args) -> int:
     table, texts = _read_tickets(args)
     config = _run_config(args, reference=args.reference)
     label_set = _label_set(args)
+    taught = _column_labels(table, args.learn_from, label_set.names) if args.learn_from else None
     renames = renamed_input_columns(table.frame.columns, label_set.names)
     if renames:
         print(f"note: the output keeps input column(s) {', '.join(renames)} as {', '.join(renames.values())}; "
@@ -261,7 +270,11 @@ def _classify(args) -> int:
                 bar.set_postfix_str(f"{stats.items_per_s:.1f} items/s, padding {100 * stats.padding_fraction:.1f}%")
         manual = store.manual_labels(label_set.fingerprint, texts)
     review_below = REVIEW_BELOW if args.review_below is None else args.review_below
-    export(results_frame(table.frame, predictions, label_set.names, manual, review_below), args.output,
+    sources = None
+    if taught is not None:
+        manual = {**taught, **manual}  # a label set in the window is the person's latest word
+        predictions, sources = _learned(texts, predictions, label_set.names, manual)
+    export(results_frame(table.frame, predictions, label_set.names, manual, review_below, sources), args.output,
            excel_bom=args.excel_bom)
     print(f"{len(texts)} tickets ({step.resumed} from earlier runs): {stats.done} classified in {stats.seconds:.1f} s "
           f"({stats.items_per_s:.2f} items/s); padding {100 * stats.padding_fraction:.1f}% of tokens; prefix tokens "
@@ -271,6 +284,51 @@ def _classify(args) -> int:
         data = dict(stats.to_dict(), resumed=step.resumed, rows=len(texts))
         Path(args.stats_json).write_text(json.dumps(data, indent=2) + "\n")
     return 0
+
+
+def _column_labels(table, column: str, names: list[str]) -> dict[int, str]:
+    """Row -> label of the rows the column fills; values that are no label are named in one line and left out.
+
+    Refused when no value is a label: the column is the wrong one, or the label set is.
+    """
+    from triage_app.files import reader
+    from triage_app.learn import labels_from_column
+
+    found = labels_from_column(table.frame[reader.check_column(table, column)], names)
+    if found.message and not found.labels:
+        raise ValueError(f"--learn-from {column}: no value is a label ({', '.join(names)}); {found.message}")
+    if found.message:
+        print(f"note: --learn-from {column}: {found.message}", file=sys.stderr)
+    return found.labels
+
+
+def _learned(texts: list[str], predictions: list, names: list[str], taught: dict[int, str]) -> tuple[list, list]:
+    """The run's predictions after learning from the person's labels, and each row's source.
+
+    A blank ticket the language model could not score stays without an answer: its words teach nothing.
+    """
+    from dataclasses import replace
+
+    import numpy as np
+
+    from triage_app.learn import MODEL, TicketFeatures, learn
+
+    lm = np.full((len(texts), len(names)), np.nan)                                  # [N, L]
+    for p in predictions:
+        if p.scores:
+            lm[p.index] = p.scores
+    learned = learn(TicketFeatures(texts), lm, taught, names)
+    print(learned.status(), file=sys.stderr)
+    sources = learned.sources.copy()
+    out = []
+    for p in predictions:
+        if p.scores:
+            out.append(replace(p, scores=learned.scores[p.index].tolist()))
+        else:
+            out.append(p)
+            if p.index not in taught:
+                sources[p.index] = MODEL
+    return out, sources.tolist()
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -324,6 +382,7 @@ def _eval(args) -> int:
     from triage_app.quality.evaluate import GoldSet, run_eval
     from triage_app.quality.metrics import reliability_plot
 
+    _check_curve_args(args)
     table, texts = _read_tickets(args)
     column = (reader.check_column(table, args.gold_column) if args.gold_column
               else reader.detect_gold_column(table))
@@ -336,6 +395,8 @@ def _eval(args) -> int:
         keep = sorted(random.Random(0).sample(keep, args.limit))
     gold_set = GoldSet([texts[r] for r in keep], [gold[r] for r in keep])
     loaded = _load_model(args)
+    if args.learning_curve:
+        return _eval_curve(args, loaded, gold_set, label_set, table, column)
     make = lambda labels, scoring: Classifier(loaded, labels, max_ticket_tokens=args.max_ticket_tokens,
                                               scoring=scoring)
     out = run_eval(make, gold_set, label_set, _scoring(args), _run_config(args), args.examples_per_label,
@@ -345,6 +406,56 @@ def _eval(args) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
     return 0
+
+
+def _check_curve_args(args) -> None:
+    """Said before the model loads, not after the run."""
+    if (args.plot or args.draws != 5) and not args.learning_curve:
+        raise ValueError("--plot and --draws go with --learning-curve")
+    if args.draws < 1:
+        raise ValueError(f"--draws must be at least 1, not {args.draws}")
+    if args.plot and Path(args.plot).suffix.lower() != ".png":
+        raise ValueError(f"{args.plot}: the plot is a PNG; name it .png")
+
+
+def _eval_curve(args, loaded, gold_set, label_set, table, column) -> int:
+    from triage_app.engine.classifier import Classifier
+    from triage_app.quality.evaluate import learning_curve_eval
+
+    classifier = Classifier(loaded, label_set, max_ticket_tokens=args.max_ticket_tokens, scoring=_scoring(args))
+    curve, scored = learning_curve_eval(classifier, gold_set, _scoring(args), _run_config(args), args.draws,
+                                        log=lambda line: print(line, file=sys.stderr))
+    out = dict(curve.to_dict(), set=table.path.stem, model=loaded.name, dtype=loaded.placement.dtype_name,
+               file=str(table.path), gold_column=column, n=len(gold_set.texts), lm_seconds=scored.seconds)
+    print(f"{loaded.name} ({out['dtype']}): {len(gold_set.texts)} tickets, {len(curve.names)} labels; "
+          f"{out['n_test']} test tickets, the same for every k; {curve.draws} seeded draws")
+    print(curve.table())
+    for target, met in curve.targets().items():
+        print(f"{target}: {'yes' if met else 'NO'}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    if args.plot:
+        _plot_curve(out, Path(args.plot))
+    return 0
+
+
+def _plot_curve(result: dict, png: Path) -> None:
+    """The curve drawn by scripts/experiments/learning_curve.py's own SVG and PNG code (Qt offscreen)."""
+    import importlib.util
+    import tempfile
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "experiments" / "learning_curve.py"
+    if not script.is_file():
+        raise ValueError(f"--plot needs {script.name} from a source checkout; use --json and plot that")
+    spec = importlib.util.spec_from_file_location("learning_curve_script", script)
+    drawing = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(drawing)
+    with tempfile.TemporaryDirectory() as folder:
+        svg = Path(folder) / "curve.svg"
+        svg.write_text(drawing.svg([result]))
+        drawing.png(svg, png)
+    if not png.is_file():
+        raise ValueError(f"cannot write {png}")
 
 
 def _eval_label_set(args, gold):

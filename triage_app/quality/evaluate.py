@@ -16,6 +16,7 @@ import torch
 from triage_app.engine.classifier import Classifier, RunConfig
 from triage_app.engine.labels import Example, LabelSet
 from triage_app.engine.scoring import LENGTHS, Scoring, normalise
+from triage_app.learn.curve import Curve, learning_curve
 from triage_app.quality.metrics import Report, evaluate, fit_temperature
 
 
@@ -195,6 +196,14 @@ def run_eval(make_classifier, gold: GoldSet, label_set: LabelSet, scoring: Scori
         out["without_aliases"] = _brief(report(run.scores(scoring), held.gold, names))
     out["corrections"] = corrections_experiment(make_classifier, chosen, held, scores, scoring, config)
     return out
+
+
+def learning_curve_eval(classifier: Classifier, gold: GoldSet, scoring: Scoring, config: RunConfig, draws: int,
+                        log=print) -> tuple[Curve, Scored]:
+    """eval --learning-curve: the language model runs once; every k and draw reuses its scores."""
+    scored = score(classifier, gold.texts, config)
+    lm = scored.scores(scoring).double().numpy()                                      # [N, L]
+    return learning_curve(gold.texts, gold.gold, lm, classifier.label_set.names, draws=draws, log=log), scored
 
 
 def corrections_experiment(make_classifier, label_set: LabelSet, held: GoldSet, scores: torch.Tensor,

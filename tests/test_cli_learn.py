@@ -1,0 +1,140 @@
+"""The command line learning from a person's labels (issue 15): classify --learn-from, eval --learning-curve.
+
+The tiny random Qwen2 scores the tickets (a language model near chance), so what gets the
+unlabelled rows right is the learned layer: the words of the rows the column labels.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+NAMES = ["billing", "technical", "account"]
+WORDS = {"billing": "invoice charge refund price receipt card",
+         "technical": "error crash bug outage slow timeout",
+         "account": "login password user profile email permission"}
+FILLER = "please help today thanks hello again urgent team".split()
+LABELS = ["--labels", ",".join(NAMES), "--method", "direct"]
+
+
+def tickets(n: int, seed: int = 0) -> tuple[list[str], list[str]]:
+    rng = np.random.default_rng(seed)
+    gold = [NAMES[i % len(NAMES)] for i in range(n)]
+    return [" ".join(rng.choice(WORDS[g].split(), 3).tolist() + rng.choice(FILLER, 4).tolist()) for g in gold], gold
+
+
+def write_csv(path, header, rows):
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def read_rows(path):
+    with open(path, encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def run_main(capsys, *args):
+    from triage_app import cli
+
+    code = cli.main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err.splitlines()
+
+
+@pytest.fixture
+def tiny_model(monkeypatch, tiny_qwen):
+    from triage_app import cli
+
+    monkeypatch.setattr(cli, "_load_model", lambda args: tiny_qwen)
+
+
+def test_learn_from_trains_on_the_filled_rows_and_says_where_each_label_came_from(tmp_path, capsys, tiny_model):
+    texts, gold = tickets(60)
+    # the first 30 rows are a person's labels (spelled as people type them); the rest are to predict
+    known = [g.upper() if r % 5 == 0 else f" {g}" for r, g in enumerate(gold[:30])] + [""] * 30
+    rows = [[r, t, k] for r, (t, k) in enumerate(zip(texts, known))]
+    rows[40][1] = ""  # a blank ticket stays without an answer
+    path = write_csv(tmp_path / "t.csv", ["id", "text", "queue"], rows)
+    code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
+                            "--learn-from", "queue", *LABELS)
+    assert code == 0, err
+    out = read_rows(tmp_path / "out.csv")
+    assert [r["source"] for r in out[:30]] == ["person"] * 30
+    assert [r["label"] for r in out[:30]] == gold[:30]           # the person's label is kept, whatever the model says
+    assert all(r["manual"] == "True" and r["needs_review"] == "False" for r in out[:30])
+    rest = [r for k, r in enumerate(out[30:], 30) if k != 40]
+    assert {r["source"] for r in rest} == {"learned"}
+    right = np.mean([r["label"] == gold[int(r["id"])] for r in rest])
+    assert right > 0.9, right                                    # the random model alone is near a third
+    assert out[40]["label"] == "" and out[40]["source"] == "model"
+    status = [line for line in err if line.startswith("learned from 30 labels")]
+    assert len(status) == 1 and "per label: billing 10, technical 10, account 10" in status[0]
+    assert "% ± " in status[0] and "cross-validated" in status[0]
+
+
+def test_values_that_are_not_labels_are_named_in_one_line_and_left_out(tmp_path, capsys, tiny_model):
+    texts, gold = tickets(24)
+    known = gold[:12] + [""] * 12
+    known[1], known[4], known[7] = "refunds", "refunds", "Sales"
+    path = write_csv(tmp_path / "t.csv", ["text", "queue"], list(zip(texts, known)))
+    code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
+                            "--learn-from", "queue", *LABELS)
+    assert code == 0, err
+    notes = [line for line in err if "not a label" in line]
+    assert notes == ["note: --learn-from queue: 3 rows have a value that is not a label, not learned from: "
+                     "'refunds' (2), 'Sales' (1)"]
+    out = read_rows(tmp_path / "out.csv")
+    assert [r["source"] for r in out[:12]].count("person") == 9
+    assert out[1]["source"] != "person" and out[1]["label"] in NAMES
+    assert any(line.startswith("learned from 9 labels") for line in err)
+
+
+def test_a_column_with_no_label_at_all_is_refused_before_the_model_loads(tmp_path, capsys, monkeypatch):
+    from triage_app import cli
+
+    monkeypatch.setattr(cli, "_load_model", lambda args: pytest.fail("the model was loaded"))
+    path = write_csv(tmp_path / "t.csv", ["text", "ticket_no"], [["hello", "17"], ["world", "18"], ["again", ""]])
+    code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
+                            "--learn-from", "ticket_no", *LABELS)
+    assert code == 2 and err == ["triage-app: --learn-from ticket_no: no value is a label (billing, technical, "
+                                 "account); 2 rows have a value that is not a label, not learned from: "
+                                 "'17' (1), '18' (1)"]
+    code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
+                            "--learn-from", "nope", *LABELS)
+    assert code == 2 and err == ["triage-app: no column 'nope'; the columns are: text, ticket_no"]
+
+
+def test_eval_learning_curve_prints_every_k_and_writes_the_same_test_rows(tmp_path, capsys, tiny_model):
+    texts, gold = tickets(90, seed=3)
+    path = write_csv(tmp_path / "g.csv", ["text", "category"], list(zip(texts, gold)))
+    code, stdout, err = run_main(capsys, "eval", path, "--learning-curve", "--draws", "2",
+                                 "--json", tmp_path / "curve.json", *LABELS)
+    assert code == 0, err
+    table = [line for line in stdout.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert [int(line.split("|")[1]) for line in table] == [0, 2, 5, 10, 20]
+    assert "30 test tickets, the same for every k; 2 seeded draws" in stdout
+    data = json.loads((tmp_path / "curve.json").read_text())
+    assert [p["k"] for p in data["points"]] == [0, 2, 5, 10, 20]
+    assert data["n_test"] == len(data["test_rows"]) == 30 and data["gold_column"] == "category"
+    # every label's test rows: 10 of its 30, held out of every k's training pool
+    assert sorted(gold[r] for r in data["test_rows"]) == sorted(NAMES * 10)
+    for point in data["points"]:
+        assert all(len(draws) == 2 for draws in point["accuracy"].values())
+    by_k = {p["k"]: p["mean"] for p in data["points"]}
+    assert by_k[0]["learned"]["accuracy"] is None                  # nothing taught, nothing learned
+    assert by_k[0]["combined"]["accuracy"] == by_k[0]["zero_shot"]["accuracy"]
+    assert by_k[20]["combined"]["accuracy"] > by_k[0]["zero_shot"]["accuracy"] + 0.3
+
+
+def test_plot_without_the_learning_curve_is_refused(tmp_path, capsys):
+    path = write_csv(tmp_path / "g.csv", ["text", "category"], [["a", "billing"]])
+    code, _, err = run_main(capsys, "eval", path, "--plot", tmp_path / "c.png")
+    assert code == 2 and err == ["triage-app: --plot and --draws go with --learning-curve"]
+    code, _, err = run_main(capsys, "eval", path, "--learning-curve", "--plot", tmp_path / "c.svg")
+    assert code == 2 and err == [f"triage-app: {tmp_path / 'c.svg'}: the plot is a PNG; name it .png"]
