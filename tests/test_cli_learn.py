@@ -110,11 +110,12 @@ def test_a_column_with_no_label_at_all_is_refused_before_the_model_loads(tmp_pat
     assert code == 2 and err == ["triage-app: no column 'nope'; the columns are: text, ticket_no"]
 
 
-def test_eval_learning_curve_prints_every_k_and_writes_the_same_test_rows(tmp_path, capsys, tiny_model):
+def test_eval_learning_curve_prints_every_k_and_writes_the_same_test_rows(tmp_path, capsys, tiny_model, qapp):
+    # qapp: the plot is drawn by Qt; the suite's one QApplication, not a QGuiApplication of its own
     texts, gold = tickets(90, seed=3)
     path = write_csv(tmp_path / "g.csv", ["text", "category"], list(zip(texts, gold)))
     code, stdout, err = run_main(capsys, "eval", path, "--learning-curve", "--draws", "2",
-                                 "--json", tmp_path / "curve.json", *LABELS)
+                                 "--json", tmp_path / "curve.json", "--plot", tmp_path / "curve.png", *LABELS)
     assert code == 0, err
     table = [line for line in stdout.splitlines() if line.startswith("| ") and line[2].isdigit()]
     assert [int(line.split("|")[1]) for line in table] == [0, 2, 5, 10, 20]
@@ -130,6 +131,7 @@ def test_eval_learning_curve_prints_every_k_and_writes_the_same_test_rows(tmp_pa
     assert by_k[0]["learned"]["accuracy"] is None                  # nothing taught, nothing learned
     assert by_k[0]["combined"]["accuracy"] == by_k[0]["zero_shot"]["accuracy"]
     assert by_k[20]["combined"]["accuracy"] > by_k[0]["zero_shot"]["accuracy"] + 0.3
+    assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_plot_without_the_learning_curve_is_refused(tmp_path, capsys):
