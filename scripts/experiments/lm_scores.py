@@ -33,9 +33,9 @@ BANKING_INTENTS = {
     "verify_my_identity": "identity verification",
 }
 BANKING_PER_INTENT = 40
-# the CPU time is shared: the sample's first 300 tickets (about 100 per category), 50 tickets of each helpdesk queue
-SAMPLE_ROWS = 300
-HELPDESK_PER_QUEUE = 50
+# the CPU time is shared: the sample's first 150 tickets (about 50 per category), 30 tickets of each helpdesk queue
+SAMPLE_ROWS = 150
+HELPDESK_PER_QUEUE = 30
 
 
 def load_set(name: str) -> tuple[list[str], list[str], list[str]]:

@@ -141,6 +141,10 @@ class Learned:
         top = np.sort(np.exp(self.scores), axis=1)
         return top[:, -1] - top[:, -2] if self.scores.shape[1] > 1 else top[:, -1]
 
+    def changed_since(self, before: Learned) -> np.ndarray:
+        """[C] rows whose answer differs from an earlier result on the same file (the window's "N changed")."""
+        return np.flatnonzero(self.labels != before.labels)
+
     def label_names(self) -> list[str | None]:
         return [self.names[k] if k >= 0 else None for k in self.labels]
 
@@ -174,6 +178,13 @@ def learn(features: TicketFeatures, lm_scores: np.ndarray, labels: Mapping[int, 
     a row of NaN is a ticket the model has not scored (blank, or skipped): the learned part alone
     answers it once it counts. labels: ticket row -> label name the person gave.
     """
+    # numpy's and scipy's BLAS threads, woken for every small product, made one retrain 10-15x
+    # slower on a busy 2-core CPU (docs/learning/README.md)
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _learn(features, lm_scores, labels, names, config)
+
+
+def _learn(features, lm_scores, labels, names, config) -> Learned:
     teaching = labels if isinstance(labels, Teaching) else Teaching.from_labels(labels, names)
     z = np.asarray(lm_scores, dtype=np.float64)                                      # [N, L]
     if z.shape != (features.n, len(names)):
@@ -208,7 +219,8 @@ def cross_validated(features: TicketFeatures, teaching: Teaching, config: LearnC
     None when no split can hold a label out and still train on it (no label has two examples).
     """
     counts = np.bincount(teaching.targets, minlength=len(teaching.names)) if teaching.n else np.zeros(1, int)
-    splits = min(config.folds, int(counts.max()))
+    # past a few hundred labels, 3 folds estimate as well as 5 and cost half as much
+    splits = min(config.folds if teaching.n <= 500 else min(config.folds, 3), int(counts.max()))
     if splits < 2 or teaching.taught_labels < 2:
         return None
     x = features.rows(teaching.rows)
