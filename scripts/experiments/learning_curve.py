@@ -63,7 +63,7 @@ def panel(result: dict, left: int) -> list[str]:
 
 
 def svg(results: list[dict]) -> str:
-    width, height = W * len(results) + 20, H + 40
+    width, height = max(W * len(results) + 20, 800), H + 40
     body = [e for i, r in enumerate(results) for e in panel(r, 10 + W * i)]
     legend = [e for j, (part, color) in enumerate(COLORS.items())
               for e in (f'<rect x="{60 + 250 * j}" y="{H + 12}" width="14" height="4" fill="{color}"/>',
