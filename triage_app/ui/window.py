@@ -610,8 +610,8 @@ class MainWindow(QMainWindow):
         self.store_problem = message
         self.fresh_store_button.show()
         if first:
-            self.show_error(f"{message} Going on without it: nothing is resumed or saved until you "
-                            f"use a fresh database.")
+            self.show_error(f"{message.rstrip('. ')}. The window goes on without it: nothing is resumed or "
+                            f"saved until you use a fresh database.")
 
     def use_fresh_store(self) -> Path | None:
         """Move the unusable database aside (kept, renamed) and start an empty one; returns where it went."""
