@@ -12,7 +12,7 @@ from triage_app.files.clean import STEPS, TextCleaning, clean, clean_texts
 
 ONLY = {name: TextCleaning.from_steps([name]) for name in STEPS}
 # no example database: the suite must leave no files behind
-PROPERTY = settings(max_examples=300, deadline=None, database=None)
+PROPERTY = settings(max_examples=100, deadline=None, database=None)
 
 
 # each step on its own ------------------------------------------------------------------------
