@@ -108,6 +108,9 @@ def test_a_column_with_no_label_at_all_is_refused_before_the_model_loads(tmp_pat
     code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
                             "--learn-from", "nope", *LABELS)
     assert code == 2 and err == ["triage-app: no column 'nope'; the columns are: text, ticket_no"]
+    code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--learn-from", "ticket_no",
+                            "--ray", *LABELS)
+    assert code == 2 and err == ["triage-app: --learn-from works on one machine; leave out --ray"]
 
 
 def test_eval_learning_curve_prints_every_k_and_writes_the_same_test_rows(tmp_path, capsys, tiny_model, qapp):

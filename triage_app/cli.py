@@ -246,6 +246,8 @@ def _classify(args) -> int:
         if _same_file(args.input, output):
             raise ValueError(f"{output}: that is the input file; write the results to another")
     if scale_command.wants_ray(args):
+        if args.learn_from:  # the learned layer needs every row's scores in one place
+            raise ValueError("--learn-from works on one machine; leave out --ray")
         return scale_command.run(args)
     if Path(args.output).suffix.lower().lstrip(".") not in FORMATS:
         raise ValueError(f"{args.output}: the output must end in .{', .'.join(FORMATS)}")
