@@ -88,7 +88,8 @@ def test_near_ties_are_decided_the_same_way(both_paths):
 def test_without_the_prefix_cache_whole_prompts_run_in_padded_batches(smollm2, sample_rows, channel):
     texts = [r["text"] for r in sample_rows[:4]]
     runs = list(channel.run(texts, RunConfig(prefix_cache=False, batch_size=4)))
-    assert len(runs[-1].predictions) == 4 and runs[-1].stats.padding_tokens > 0
+    # the run's first batch is kept small for a quick first label; the rest share one padded batch
+    assert max(len(r.predictions) for r in runs) > 1 and runs[-1].stats.padding_tokens > 0
     uncached = {p.index: p for r in runs for p in r.predictions}
     cached = collect(channel, texts, RunConfig())
     assert all(cached[i].scores == pytest.approx(uncached[i].scores, abs=1e-3) for i in range(4))
