@@ -256,14 +256,18 @@ def test_model_errors_are_messages_and_the_window_keeps_working(qtbot, ready, ma
     with qtbot.waitSignal(window.error_shown, timeout=60_000) as blocker:
         window.load_model("qwen2.5-0.5b")
     assert "Hugging Face cache" in blocker.args[0]
-    assert "could not be loaded" in window.banner_text.text() and window.banner.isVisible()
+    # not downloaded is said as it is, with the bundled model offered in the same place
+    assert window.banner_text.text() == blocker.args[0] and window.banner.isVisible()
+    assert window.bundled_button.isVisible()
     assert "Not loaded" in window.model_panel.status.text()
     with qtbot.waitSignal(window.error_shown, timeout=60_000) as blocker:
         window.load_model(str(tmp_path / "nothing.gguf"))
     assert "no such GGUF file" in blocker.args[0]
-    # a run asked for while the model fails to load ends plainly, and the next one works
+    assert "could not be loaded" in window.banner_text.text() and not window.bundled_button.isVisible()
+    # a run asked for while the model fails to load did not start (it is not "cancelled"), and the next one works
     window.model_panel.set_spec(str(tmp_path / "nothing.gguf"))
-    assert run_and_wait(qtbot, window) == "cancelled"
+    assert run_and_wait(qtbot, window) == "failed"
+    assert "did not start" in window.run_panel.bar.format()
     with_model(qtbot, window, smollm2)
     assert run_and_wait(qtbot, window) == "done"
     assert window.model.rows_answered == 4

@@ -61,6 +61,8 @@ def _isolate(tmp: Path) -> dict:
     os.environ["TRIAGE_DATA_DIR"] = str(tmp / "data")
     os.environ["TRIAGE_SETTINGS_FILE"] = str(tmp / "settings.ini")
     os.environ["HF_HUB_OFFLINE"] = "1"
+    # an empty Hugging Face cache: the first-run step sees what a new user without a connection sees
+    os.environ["HF_HUB_CACHE"] = str(tmp / "hub")
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
     _step(f"environment: platform {os.environ.get('QT_QPA_PLATFORM', 'default')}, data in {tmp}, offline")
     return saved
@@ -86,6 +88,7 @@ def _steps(tmp: Path) -> None:
         window.show()
         _step(f"window: shown ({app.platformName()})")
         _open_sample(window)
+        _first_run(window)
         _load_model(window, SMOLLM2, smollm2_path())
         predictions = _classify(window)
         _export(window, tmp / "export.csv", predictions)
@@ -106,15 +109,42 @@ def _open_sample(window) -> None:
     _step(f"sample: {len(window.texts)} tickets from {path.name}, text column {window.columns.text_column!r}")
 
 
+def _first_run(window) -> None:
+    """Offline with an empty cache: the window starts on the bundled model, and the recommended one
+    is refused in one plain line with the bundled model offered in the same place."""
+    from huggingface_hub import constants
+
+    from triage_app.engine.models import SMOLLM2
+
+    if not constants.HF_HUB_OFFLINE:   # imported before the environment was set: never try the network
+        _step("first run: skipped (huggingface_hub was imported before offline mode was set)")
+        return
+    if window.model_panel.spec != SMOLLM2:
+        raise Failed(f"with an empty model cache the window starts on {window.model_panel.spec!r}, not {SMOLLM2!r}")
+    # the window's own signal, sent once the line and the offer are shown
+    got = _wait(lambda: window.load_model("qwen2.5-0.5b", remember=False), window.error_shown,
+                window.worker.model_loaded, timeout_s=STEP_TIMEOUT_S)
+    line = got[1][0]
+    if got[0] is not window.error_shown or not str(line).startswith("Qwen2.5-0.5B-Instruct is not"):
+        raise Failed(f"a model not in the cache, offline, gave {line!r}")
+    if not window.bundled_button.isVisible():
+        raise Failed(f"no offer of the bundled model next to {line!r}")
+    _step(f"first run: starts on the bundled model; {line}")
+
+
 def _load_model(window, spec: str, gguf: Path) -> None:
+    """Through the window's offer, where the first-run step left one; else as the Load button does."""
     if not gguf.is_file():
         raise Failed(f"the bundled model is missing: {gguf}")
     t = time.perf_counter()
-    got = _wait(lambda: window.load_model(spec), window.worker.model_loaded, window.worker.model_failed,
-                timeout_s=LOAD_TIMEOUT_S)
+    offered = window.bundled_button.isVisible()
+    start = window.bundled_button.click if offered else lambda: window.load_model(spec)
+    got = _wait(start, window.worker.model_loaded, window.worker.model_failed, timeout_s=LOAD_TIMEOUT_S)
     if got[0] is window.worker.model_failed:
         raise Failed(f"the model did not load: {got[1][0]}")
     info = got[1][0]
+    if info.spec != spec:
+        raise Failed(f"{spec} was asked for, {info.spec} loaded")
     _step(f"model: {info.name} on {info.device}/{info.dtype} in {time.perf_counter() - t:.1f} s")
 
 

@@ -14,6 +14,7 @@ CHOICES = (
     (QWEN, "Qwen2.5-0.5B-Instruct (recommended; downloads once)"),
     (SMOLLM2, "SmolLM2-135M (bundled, offline, lower accuracy)"),
 )
+NOT_DOWNLOADED = {QWEN: "Qwen2.5-0.5B-Instruct (recommended; not downloaded yet)"}
 _FOLDER, _GGUF = "<folder>", "<gguf>"
 
 
@@ -46,6 +47,7 @@ class ModelPanel(QGroupBox):
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
         self._spec = QWEN
+        self.picked_by_user = False       # the picker was used: a Load then is the user's choice to remember
 
     @property
     def spec(self) -> str:
@@ -58,6 +60,17 @@ class ModelPanel(QGroupBox):
             self.picker.insertItem(self.picker.count() - 3, Path(spec).name, spec)
             k = self.picker.findData(spec)
         self.picker.setCurrentIndex(k)
+
+    def mark_not_downloaded(self, spec: str) -> None:
+        """The entry says the model is not on this machine yet (a Load will try to download it)."""
+        k = self.picker.findData(spec)
+        if k >= 0 and spec in NOT_DOWNLOADED:
+            self.picker.setItemText(k, NOT_DOWNLOADED[spec])
+
+    def show_note(self, text: str) -> None:
+        """A plain line under the picker, until a model loads or fails."""
+        self.status.setText(text)
+        self.status.setStyleSheet("")
 
     def show_loading(self, spec: str) -> None:
         self.busy.show()
@@ -85,8 +98,10 @@ class ModelPanel(QGroupBox):
             path, _ = QFileDialog.getOpenFileName(self, "A GGUF model file", "", "GGUF models (*.gguf)")
         else:
             self._spec = data
+            self.picked_by_user = True
             return
         if path:
             self.set_spec(path)
+            self.picked_by_user = True
         else:
             self.set_spec(self._spec)

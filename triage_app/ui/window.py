@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLab
                                QMessageBox, QPushButton, QScrollArea, QSplitter, QTabWidget, QToolButton,
                                QVBoxLayout, QWidget)
 
+from triage_app.engine import models
 from triage_app.engine.labels import Example, LabelSet
 from triage_app.files.reader import TicketTable
 from triage_app.files.store import ResultStore
@@ -70,6 +71,8 @@ class MainWindow(QMainWindow):
         self._run_id = 0
         self.close_wait_ms = CLOSE_WAIT_MS
         self._run_label_set: LabelSet | None = None
+        self._run_request: dict = {}           # run()'s arguments, to start it again on another model
+        self._waiting_run: dict | None = None  # a run that did not start for want of a model
         self.running = False
         self.model_info = None
         self.model_loading = False
@@ -93,7 +96,7 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(self.remembered.geometry)
         if self.remembered.splitter:
             self.splitter.restoreState(self.remembered.splitter)
-        self.model_panel.set_spec(self.remembered.model)
+        self._start_on_a_local_model()
         if autoload and self.remembered.model_loaded_before:
             self.load_model()
 
@@ -149,10 +152,21 @@ class MainWindow(QMainWindow):
                                            "renamed) and start an empty one. Until then nothing is saved.")
         self.fresh_store_button.clicked.connect(self.use_fresh_store)
         self.fresh_store_button.hide()
+        # offered where a Hugging Face model is not on this machine and cannot be fetched now
+        self.bundled_button = QPushButton("Use the bundled model now")
+        self.bundled_button.setToolTip("Load SmolLM2-135M, which comes with the app and needs no connection; "
+                                       "a run that was waiting starts on it.")
+        self.bundled_button.clicked.connect(self.use_bundled_model)
+        self.later_button = QPushButton("Download later")
+        self.later_button.setToolTip("Keep working; Load the model again once there is a connection.")
+        self.later_button.clicked.connect(self._download_later)
         close = QToolButton(text="✕", autoRaise=True)
         close.clicked.connect(self.banner.hide)
         banner_layout.addWidget(self.banner_text, 1)
         banner_layout.addWidget(self.fresh_store_button)
+        banner_layout.addWidget(self.bundled_button)
+        banner_layout.addWidget(self.later_button)
+        self._show_model_offer(False)
         banner_layout.addWidget(close)
         self.banner.hide()
 
@@ -173,7 +187,8 @@ class MainWindow(QMainWindow):
         left_layout.addWidget(self.empty_hint)
 
         self.model_panel = ModelPanel()
-        self.model_panel.load_requested.connect(lambda spec: self.load_model(spec))
+        self.model_panel.load_requested.connect(
+            lambda spec: self.load_model(spec, remember=self.model_panel.picked_by_user))
         self.run_panel = RunPanel()
         run_buttons = QHBoxLayout()
         for action in (self.run_action, self.cancel_action, self.verify_action, self.export_action):
@@ -261,6 +276,7 @@ class MainWindow(QMainWindow):
         w.model_loading.connect(self._model_loading)
         w.model_loaded.connect(self._model_loaded)
         w.model_failed.connect(self._model_failed)
+        w.model_not_downloaded.connect(self._model_not_downloaded)
         w.started.connect(self._run_started)
         w.batch_done.connect(self._batch_done)
         w.progress.connect(self._progress)
@@ -349,10 +365,25 @@ class MainWindow(QMainWindow):
         return list(self._texts)
 
     # the model
-    def load_model(self, spec: str | None = None) -> None:
-        spec = spec or self.model_panel.spec
+    def _start_on_a_local_model(self) -> None:
+        """Start on the remembered model if it is here, else on the bundled one: a first run works
+        offline. The remembered choice stays the user's, so it is used once it is in the cache."""
+        wanted = self.remembered.model
+        start = models.first_available([wanted])
+        self.model_panel.set_spec(start)
+        if not models.is_local(wanted):
+            self.model_panel.mark_not_downloaded(wanted)
+        if start != wanted:
+            self.model_panel.show_note(f"{_model_name(wanted)} is not on {models._THIS_MACHINE} yet: "
+                                       f"starting on the bundled SmolLM2-135M.")
+
+    def load_model(self, spec: str | None = None, remember: bool = True) -> None:
+        """remember: the spec becomes the model to start on next time (an explicit pick, not a stand-in)."""
+        if spec is None:
+            spec, remember = self.model_panel.spec, False
         self.model_panel.set_spec(spec)
-        self.remembered.model = spec
+        if remember:
+            self.remembered.model = spec
         self.model_loading = True
         self._update_actions()
         r = self.remembered
@@ -377,14 +408,40 @@ class MainWindow(QMainWindow):
         self._update_actions()
 
     def _model_failed(self, message: str) -> None:
+        self._load_failed(message)
+        self.show_error(f"The model could not be loaded: {message}")
+
+    def _model_not_downloaded(self, failure) -> None:
+        """A Hub model not on this machine and not fetchable now: say why, and offer the bundled one."""
+        self._load_failed(str(failure))
+        self.model_panel.mark_not_downloaded(failure.spec)
+        self.show_error(str(failure), offer_bundled=True)
+
+    def _load_failed(self, message: str) -> None:
         self.model_loading = False
         self.model_info = None
         self.remembered.model_loaded_before = False
         self.model_panel.show_failed(message)
-        if self.running:   # the run queued behind this load has no model to run on
+        if self.running:   # the run queued behind this load never starts: say so, not "cancelled"
             self.worker.cancel()
-        self.show_error(f"The model could not be loaded: {message}")
+            self._waiting_run = dict(self._run_request)
+            self.running = False
+            self.run_panel.finish("did not start: no model loaded")
+            self.statusBar().showMessage("The run did not start: no model is loaded.", 10_000)
+            self.run_ended.emit("failed")
         self._update_actions()
+
+    def use_bundled_model(self) -> None:
+        """Load the bundled model now (not remembered as the user's choice); a waiting run starts on it."""
+        waiting, self._waiting_run = self._waiting_run, None
+        self._clear_error()
+        self.load_model(models.SMOLLM2, remember=False)
+        if waiting is not None and self.table is not None:
+            self.run(**waiting)
+
+    def _download_later(self) -> None:
+        self._waiting_run = None
+        self._clear_error()
 
     def settings_dialog(self) -> None:
         detected = f"{self.model_info.device}, {self.model_info.dtype} — {self.model_info.reason}" \
@@ -392,7 +449,7 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(self.remembered, detected, self)
         if dialog.exec():
             if dialog.apply_to(self.remembered) and self.model_info is not None:
-                self.load_model(self.model_info.spec)
+                self.load_model(self.model_info.spec, remember=False)   # the same model, placed anew
             self._save_settings()
 
     # running
@@ -412,6 +469,8 @@ class MainWindow(QMainWindow):
         config = {"batch_size": self.remembered.batch_size, "token_budget": self.remembered.token_budget,
                   "method": self.remembered.method}
         self.running = True
+        self._run_request = {"fresh": fresh, "limit": limit}
+        self._waiting_run = None
         self._run_label_set = self.label_set
         self._run_generation = self._generation
         texts = self._texts[:limit] if limit else self._texts
@@ -453,7 +512,7 @@ class MainWindow(QMainWindow):
         self._run_ended(run_id, "cancelled")
 
     def _run_ended(self, run_id: int, how: str) -> None:
-        if run_id != self._run_id:
+        if run_id != self._run_id or not self.running:   # not running: ended already (its model failed)
             return
         self.running = False
         done = self.model.rows_answered
@@ -746,8 +805,10 @@ class MainWindow(QMainWindow):
             self.view.setColumnWidth(k, 520 if name == text else 110)
 
     # messages
-    def show_error(self, message: str) -> None:
-        """A plain message above the table; the window keeps working."""
+    def show_error(self, message: str, offer_bundled: bool = False) -> None:
+        """A plain message above the table; the window keeps working. offer_bundled: with the buttons
+        to use the bundled model now or download later."""
+        self._show_model_offer(offer_bundled)
         self.banner_text.setText(message)
         self.banner.show()
         self.statusBar().showMessage(message, 15_000)
@@ -756,10 +817,15 @@ class MainWindow(QMainWindow):
     def _clear_error(self) -> None:
         """A new file or run clears the last message, except that the database is unavailable: that
         line, and its way out, stay until the user takes it."""
+        self._show_model_offer(False)
         if self.store_problem:
             self.banner_text.setText(self.store_problem)
         else:
             self.banner.hide()
+
+    def _show_model_offer(self, shown: bool) -> None:
+        self.bundled_button.setVisible(shown)
+        self.later_button.setVisible(shown)
 
     def _panel_message(self, message: str) -> None:
         if message.startswith("Cannot"):
@@ -804,6 +870,11 @@ class MainWindow(QMainWindow):
 
 
 _outliving_readers: list[FileReader] = []
+
+
+def _model_name(spec: str) -> str:
+    """What a user calls a model: Qwen2.5-0.5B-Instruct, not qwen2.5-0.5b or Qwen/Qwen2.5-0.5B-Instruct."""
+    return models.ALIASES.get(spec, spec).rsplit("/", 1)[-1]
 
 
 def _first_line(exc: BaseException) -> str:

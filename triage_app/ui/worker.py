@@ -68,6 +68,7 @@ class EngineWorker(QObject):
     model_loading = Signal(str)       # a model spec started loading
     model_loaded = Signal(object)     # ModelInfo
     model_failed = Signal(str)        # why the model could not be loaded, one line
+    model_not_downloaded = Signal(object)   # engine ModelNotDownloaded: a Hub model not here; the bundled one is
     started = Signal(int)             # run id
     progress = Signal(object)         # RunProgress, after every batch
     batch_done = Signal(object)       # RunBatch: the rows one batch finished
@@ -148,8 +149,12 @@ class EngineWorker(QObject):
         self.model_loading.emit(spec)
         try:
             loaded = models.load(spec, devices.choose(device, dtype, method or None), allow_download=allow_download)
+        except models.ModelNotDownloaded as exc:   # its own signal: the window offers the bundled model there
+            self._failed_loads.add(load_id)
+            self.model_not_downloaded.emit(exc)
+            return
         except Exception as exc:  # a broken model folder fails in many ways; the user needs one line
-            self._failed_loads.add(load_id)   # runs asked for behind it end as cancelled, quietly
+            self._failed_loads.add(load_id)   # runs asked for behind it never start
             known = isinstance(exc, (models.ModelNotAvailable, ValueError, OSError))
             self.model_failed.emit(str(exc) if known else _one_line("cannot load the model", exc))
             return

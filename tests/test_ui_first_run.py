@@ -1,0 +1,83 @@
+"""A first run without a connection, in a real window: it starts on the bundled model, a missing
+model is said plainly with the bundled one offered in the same place, and a run that had no model
+is never called cancelled.
+
+The Hub is a closed local port and the cache an empty folder: nothing leaves this machine.
+"""
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from triage_app.engine import models
+from ui_helpers import Relay, make_window, open_file, settings_file, write_slice  # noqa: F401
+
+CLOSED_PORT = "http://127.0.0.1:9"   # discard: nothing listens there
+SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+
+
+@pytest.fixture
+def no_network(tmp_path, monkeypatch):
+    """An empty Hugging Face cache and an unreachable Hub. huggingface_hub read its environment when
+    it was imported, so its constants are set, as tests/test_offline.py does."""
+    from huggingface_hub import constants
+
+    cache = tmp_path / "hub"
+    cache.mkdir()
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(constants, "ENDPOINT", CLOSED_PORT)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    return cache
+
+
+def test_a_first_run_offline_offers_the_bundled_model_and_runs_on_it(qtbot, make_window, no_network, tmp_path):
+    window = make_window(autoload=False)
+    window.remembered.batch_size = 4
+    # it starts on the model that is here, and says why; the user's choice stays remembered
+    assert window.model_panel.spec == models.SMOLLM2
+    assert window.remembered.model == "qwen2.5-0.5b"
+    note = window.model_panel.status.text()
+    assert note == (f"Qwen2.5-0.5B-Instruct is not on {models._THIS_MACHINE} yet: "
+                    f"starting on the bundled SmolLM2-135M."), note
+    qwen = window.model_panel.picker.findData("qwen2.5-0.5b")
+    assert window.model_panel.picker.itemText(qwen) == "Qwen2.5-0.5B-Instruct (recommended; not downloaded yet)"
+
+    open_file(qtbot, window, write_slice(tmp_path, 4, start=60))
+    not_downloaded = Relay(window.worker.model_not_downloaded)
+    # the user picks the recommended model and runs: the run waits behind a load that cannot succeed
+    with qtbot.waitSignal(window.run_ended, timeout=60_000) as ended:
+        window.load_model("qwen2.5-0.5b")
+        assert window.run() is not None
+    assert ended.args == ["failed"]
+    failure = not_downloaded.seen[0]
+    assert failure.why is models.Missing.NO_CONNECTION
+    line = (f"Qwen2.5-0.5B-Instruct is not on {models._THIS_MACHINE} yet and there is no connection "
+            f"to download it")
+    assert window.banner_text.text() == line and window.banner.isVisible()
+    assert window.bundled_button.isVisible() and window.later_button.isVisible()
+    progress = window.run_panel.bar.format()
+    assert "did not start" in progress and "cancelled" not in progress, progress
+    assert "cancelled" not in window.statusBar().currentMessage().lower()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    window.grab().save(str(SHOTS / "first_run_offline.png"))
+
+    # one click: the bundled model loads and the run that was waiting starts on it
+    loaded = Relay(window.worker.model_loaded)
+    with qtbot.waitSignal(window.run_ended, timeout=120_000) as ended:
+        qtbot.mouseClick(window.bundled_button, Qt.MouseButton.LeftButton)
+    assert ended.args == ["done"]
+    assert loaded.seen[0].spec == models.SMOLLM2
+    assert window.model.rows_answered == 4
+    assert not window.banner.isVisible()
+    assert window.remembered.model == "qwen2.5-0.5b"    # the bundled model is a stand-in, not the choice
+
+
+def test_download_later_dismisses_the_offer(qtbot, make_window, no_network):
+    window = make_window(autoload=False)
+    with qtbot.waitSignal(window.error_shown, timeout=60_000):
+        window.load_model("qwen2.5-0.5b")
+    assert window.bundled_button.isVisible()
+    qtbot.mouseClick(window.later_button, Qt.MouseButton.LeftButton)
+    assert not window.banner.isVisible() and not window.bundled_button.isVisible()
+    assert window.model_info is None
