@@ -17,6 +17,8 @@ import pytest
 from triage_app.engine import models
 from triage_app.engine.classifier import Classifier, RunConfig
 from triage_app.engine.labels import LabelSet
+from triage_app.engine.scoring import Scoring
+from triage_app.files.clean import TextCleaning
 from triage_app.files.store import ResultStore, RunKey, StoredResult, text_hash
 from triage_app.job import run_job, run_key
 
@@ -80,6 +82,45 @@ def test_a_run_without_the_store_classifies_everything_and_saves_nothing(tiny_qw
     for _ in range(2):
         steps = list(run_job(classifier, None, texts))
         assert steps[0].resumed == 0 and steps[-1].rows_done == 3 and steps[-1].stats.done == 2
+
+
+HTML_TWIN = "Refund my <b>last</b> payment&nbsp;please<br><br><br>Order 12"
+PLAIN_TWIN = "Refund my last payment please\n\nOrder 12"
+
+
+def test_the_model_reads_the_cleaned_text_and_rows_keep_their_place(tiny_qwen):
+    classifier = Classifier(tiny_qwen, LabelSet.default(), scoring=Scoring(method="direct"))
+    texts = [HTML_TWIN, "The app crashes", "   ", PLAIN_TWIN]
+    steps = list(run_job(classifier, None, texts))
+    got = {p.index: p for s in steps for p in s.predictions}
+    assert sorted(got) == [0, 1, 2, 3] and steps[-1].stats.total == 3   # the twins are one text to the model
+    assert got[0].scores == got[3].scores and got[2].is_blank             # and a blank ticket stays blank
+    alone = [p for b in classifier.run([PLAIN_TWIN]) for p in b.predictions]
+    assert got[0].scores == pytest.approx(alone[0].scores, abs=1e-4)
+    raw = {p.index: p for s in run_job(classifier, None, texts, cleaning=TextCleaning.off()) for p in s.predictions}
+    assert raw[0].scores != raw[3].scores                                 # as exported, the model reads the tags
+
+
+def test_the_key_names_the_cleaning_and_no_clean_resumes_a_database_from_before_cleaning(tiny_qwen, tmp_path):
+    classifier = Classifier(tiny_qwen, LabelSet.default())
+    loaded = tiny_qwen
+    before = RunKey(classifier.fingerprint, loaded.identity, loaded.placement.dtype_name, loaded.placement.device)
+    keys = {run_key(classifier), run_key(classifier, TextCleaning(replies=True)),
+            run_key(classifier, TextCleaning().without("html"))}
+    assert len(keys) == 3 and before not in keys
+    assert run_key(classifier, TextCleaning.off()) == before
+    texts = [HTML_TWIN, " The app crashes "]
+    old = {text_hash(t.strip()): StoredResult(classifier.label_set.names, [-0.01, -5.0, -6.0], False, False)
+           for t in texts}
+    with ResultStore(tmp_path / "r.db") as store:
+        store.save(before, old)   # as a run saved them before cleaning existed
+        raw = list(run_job(classifier, store, texts, cleaning=TextCleaning.off()))
+        assert raw[0].resumed == 2 and raw[-1].stats.done == 0
+        assert all(p.scores == [-0.01, -5.0, -6.0] for p in raw[0].predictions)
+        cleaned = list(run_job(classifier, store, texts))
+        assert cleaned[0].resumed == 0 and cleaned[-1].stats.done == 2   # cleaned text is another input
+        assert list(run_job(classifier, store, texts))[0].resumed == 2
+        assert store.count(run_key(classifier)) == 2 and store.count(before) == 2
 
 
 OLD_SCHEMA = """

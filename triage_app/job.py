@@ -1,7 +1,9 @@
 """A file's run: the engine's results, saved after every batch and resumed after a crash.
 
-Identical texts are classified once and fanned out to every row that has them; texts already
-in the result store (same prompt, same model weights, dtype and device) are not classified again.
+Texts are cleaned first (files/clean.py): the model reads the cleaned text, the rows keep their
+place in the original texts, and the export writes the originals. Identical cleaned texts are
+classified once and fanned out to every row that has them; texts already in the result store
+(same prompt and cleaning, same model weights, dtype and device) are not classified again.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass
 
 from triage_app.engine.classifier import Classifier, Prediction, RunConfig
 from triage_app.engine.stats import RunStats
+from triage_app.files.clean import TextCleaning, clean_texts
 from triage_app.files.store import ResultStore, RunKey, StoredResult, text_hash
 
 
@@ -23,22 +26,28 @@ class JobProgress:
     stats: RunStats                 # the engine's statistics over the texts it classified
 
 
-def run_key(classifier: Classifier) -> RunKey:
+def run_key(classifier: Classifier, cleaning: TextCleaning = TextCleaning()) -> RunKey:
+    """The key results are stored under. Cleaning switched off keeps the key results had before
+    cleaning existed, so `--no-clean` resumes a database written then."""
     loaded = classifier.loaded
-    return RunKey(classifier.fingerprint, loaded.identity, loaded.placement.dtype_name, loaded.placement.device)
+    prompt = f"{classifier.fingerprint}|{cleaning.fingerprint}" if cleaning.steps else classifier.fingerprint
+    return RunKey(prompt, loaded.identity, loaded.placement.dtype_name, loaded.placement.device)
 
 
 def run_job(classifier: Classifier, store: ResultStore | None, texts: list[str], config: RunConfig = RunConfig(),
-            fresh: bool = False) -> Iterator[JobProgress]:
+            fresh: bool = False, cleaning: TextCleaning = TextCleaning()) -> Iterator[JobProgress]:
     """Yield after the stored results are read, then after every batch. Stop iterating to cancel.
+
+    texts are the tickets as exported; the model reads them cleaned as `cleaning` says, and each
+    prediction's index is the row in texts.
 
     store None: a run without the database (it was unavailable and the user went on): nothing is
     resumed, nothing saved. The store's StoreUnavailable comes out of the first step (lookup) or
     of any later one (the batch's save), before that batch is yielded.
     """
-    key = run_key(classifier)
+    key = run_key(classifier, cleaning)
     names = classifier.label_set.names
-    clean = [str(t).strip() for t in texts]
+    clean = [t.strip() for t in clean_texts([str(t) for t in texts], cleaning)]
     rows_of: dict[str, list[int]] = {}
     for row, text in enumerate(clean):
         rows_of.setdefault(text_hash(text), []).append(row)
