@@ -16,19 +16,27 @@ import torch
 from triage_app.engine.classifier import Classifier, RunConfig
 from triage_app.engine.labels import Example, LabelSet
 from triage_app.engine.scoring import LENGTHS, Scoring, normalise
+from triage_app.files.clean import TextCleaning, clean_texts
 from triage_app.learn.curve import Curve, learning_curve
 from triage_app.quality.metrics import Report, evaluate, fit_temperature
 
 
 @dataclass(slots=True)
 class GoldSet:
-    """Tickets with the labels a person gave them."""
+    """Tickets with the labels a person gave them, as the model reads them (cleaned as `cleaning` says)."""
 
     texts: list[str]
     gold: list[str]
+    cleaning: TextCleaning = TextCleaning.off()
 
     def subset(self, rows: list[int]) -> GoldSet:
-        return GoldSet([self.texts[r] for r in rows], [self.gold[r] for r in rows])
+        return GoldSet([self.texts[r] for r in rows], [self.gold[r] for r in rows], self.cleaning)
+
+    def cleaned(self, cleaning: TextCleaning) -> GoldSet:
+        """The same tickets cleaned as a run would clean them; from texts as exported only (see clean.py)."""
+        if self.cleaning.steps:
+            raise ValueError("these texts are cleaned already; clean the texts as exported")
+        return GoldSet(clean_texts(self.texts, cleaning), list(self.gold), cleaning)
 
 
 @dataclass(slots=True)
