@@ -74,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     _label_args(classify)
     _model_args(classify)
     _run_args(classify)
+    _cleaning_args(classify)
     classify.add_argument("--reference", action="store_true", help="the slow one-by-one loop (the definition of right)")
     classify.add_argument("--stats-json", help="write the final statistics here")
     classify.add_argument("--limit", type=int, help="only the first N tickets")
@@ -113,6 +114,7 @@ def _parser() -> argparse.ArgumentParser:
     _label_args(verify)
     _model_args(verify)
     _run_args(verify)
+    _cleaning_args(verify)
     verify.set_defaults(func=_verify)
 
     evaluate = sub.add_parser("eval", help="label quality against a column of right answers")
@@ -135,6 +137,7 @@ def _parser() -> argparse.ArgumentParser:
     _label_args(evaluate)
     _model_args(evaluate)
     _run_args(evaluate)
+    _cleaning_args(evaluate)
     evaluate.set_defaults(func=_eval)
     return parser
 
@@ -195,6 +198,34 @@ def _label_set(args):
     return LabelSet.default()
 
 
+# flag -> the cleaning step it switches off
+KEEP_FLAGS = {"escapes": "--keep-escapes", "html": "--keep-html", "signatures": "--keep-signatures",
+              "whitespace": "--keep-whitespace"}
+
+
+def _cleaning_args(p):
+    from triage_app.files.clean import STEPS
+
+    group = p.add_argument_group("text cleaning (what the model reads; the output keeps the text as it was)")
+    group.add_argument("--no-clean", action="store_true", help="the text exactly as exported, no step runs")
+    for step, flag in KEEP_FLAGS.items():
+        group.add_argument(flag, action="append_const", const=step, dest="keep",
+                           help=f"do not {STEPS[step]}")
+    group.add_argument("--cut-replies", action="store_true", help=f"also {STEPS['replies']}")
+
+
+def _cleaning(args):
+    """The TextCleaning the flags ask for; --no-clean with any other cleaning flag is refused."""
+    from triage_app.files.clean import TextCleaning
+
+    if args.no_clean and (args.keep or args.cut_replies):
+        raise ValueError("--no-clean switches every cleaning step off; leave out the --keep-* and --cut-replies flags")
+    if args.no_clean:
+        return TextCleaning.off()
+    cleaning = TextCleaning(replies=args.cut_replies)
+    return cleaning.without(*args.keep) if args.keep else cleaning
+
+
 def _run_config(args, reference=False):
     from triage_app.engine.classifier import RunConfig
 
@@ -245,9 +276,15 @@ def _classify(args) -> int:
     for output in filter(None, (args.output, args.stats_json)):
         if _same_file(args.input, output):
             raise ValueError(f"{output}: that is the input file; write the results to another")
+    cleaning = _cleaning(args)
     if scale_command.wants_ray(args):
         if args.learn_from:  # the learned layer needs every row's scores in one place
             raise ValueError("--learn-from works on one machine; leave out --ray")
+        if args.keep or args.cut_replies:  # the actors read the file themselves and do not clean yet
+            raise ValueError("a Ray run reads the text as exported, uncleaned; the cleaning flags work on one "
+                             "machine: leave out --ray")
+        if not args.no_clean:
+            print("note: a Ray run classifies the text as exported; its actors do not clean it yet", file=sys.stderr)
         return scale_command.run(args)
     if Path(args.output).suffix.lower().lstrip(".") not in FORMATS:
         raise ValueError(f"{args.output}: the output must end in .{', .'.join(FORMATS)}")
@@ -265,7 +302,8 @@ def _classify(args) -> int:
         print(f"results database: {store.path}", file=sys.stderr)
         classifier = _classifier(args, label_set)
         with tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
-            for step in run_job(classifier, store, texts, config, fresh=args.fresh or args.reference):
+            for step in run_job(classifier, store, texts, config, fresh=args.fresh or args.reference,
+                                cleaning=cleaning):
                 predictions += step.predictions
                 stats = step.stats
                 bar.update(len(step.predictions))
@@ -353,7 +391,8 @@ def _inspect(args) -> int:
     info = {"file": str(table.path), "format": table.format, "rows": len(table.frame), "columns": table.columns,
             "text_column": column, "subject_column": reader.detect_subject_column(table),
             "encoding": table.encoding, "delimiter": table.delimiter, "sheet": table.sheet,
-            "blank_texts": blank, "warnings": table.warnings + ([] if column else ["no ticket text column found"])}
+            "blank_texts": blank, "cleaning_keeps": _cleaning_keeps(table.frame[column].tolist()) if column else None,
+            "warnings": table.warnings + ([] if column else ["no ticket text column found"])}
     if args.json:
         print(json.dumps(info, indent=2, ensure_ascii=False))
     else:
@@ -362,12 +401,26 @@ def _inspect(args) -> int:
     return 0
 
 
+INSPECT_SAMPLE = 1000  # texts the cleaning share is measured on: inspect stays quick on a big export
+
+
+def _cleaning_keeps(texts: list[str]) -> float | None:
+    """The share of characters the default cleaning keeps, over the first filled texts."""
+    from triage_app.files.clean import clean_texts
+
+    sample = [t.strip() for t in texts if t.strip()][:INSPECT_SAMPLE]
+    before = sum(map(len, sample))
+    return round(sum(map(len, clean_texts(sample))) / before, 3) if before else None
+
+
 def _verify(args) -> int:
     from triage_app.engine.verify import verify
+    from triage_app.files.clean import clean_texts
 
+    cleaning = _cleaning(args)
     _, texts = _read_tickets(args)
     classifier = _classifier(args)
-    report = verify(classifier, texts, args.probes, _run_config(args))
+    report = verify(classifier, clean_texts(texts, cleaning), args.probes, _run_config(args))
     for d in report.disagreements:
         kind = "near-tie" if d.near_tie else "DISAGREEMENT"
         print(f"  ticket {d.index}: reference {d.reference}, fast {d.fast} "
@@ -385,6 +438,7 @@ def _eval(args) -> int:
     from triage_app.quality.metrics import reliability_plot
 
     _check_curve_args(args)
+    cleaning = _cleaning(args)
     table, texts = _read_tickets(args)
     column = (reader.check_column(table, args.gold_column) if args.gold_column
               else reader.detect_gold_column(table))
@@ -395,7 +449,7 @@ def _eval(args) -> int:
     keep = [r for r, (t, g) in enumerate(zip(texts, gold)) if t.strip() and g in label_set.names]
     if args.limit and args.limit < len(keep):
         keep = sorted(random.Random(0).sample(keep, args.limit))
-    gold_set = GoldSet([texts[r] for r in keep], [gold[r] for r in keep])
+    gold_set = GoldSet([texts[r] for r in keep], [gold[r] for r in keep]).cleaned(cleaning)
     loaded = _load_model(args)
     if args.learning_curve:
         return _eval_curve(args, loaded, gold_set, label_set, table, column)
@@ -403,7 +457,8 @@ def _eval(args) -> int:
                                               scoring=scoring)
     out = run_eval(make, gold_set, label_set, _scoring(args), _run_config(args), args.examples_per_label,
                    args.compare, log=lambda line: print(line, file=sys.stderr))
-    out.update(model=loaded.name, dtype=loaded.placement.dtype_name, file=str(table.path), gold_column=column)
+    out.update(model=loaded.name, dtype=loaded.placement.dtype_name, file=str(table.path), gold_column=column,
+               cleaning=list(cleaning.steps))
     _print_eval(out, reliability_plot)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
@@ -428,7 +483,8 @@ def _eval_curve(args, loaded, gold_set, label_set, table, column) -> int:
     curve, scored = learning_curve_eval(classifier, gold_set, _scoring(args), _run_config(args), args.draws,
                                         log=lambda line: print(line, file=sys.stderr))
     out = dict(curve.to_dict(), set=table.path.stem, model=loaded.name, dtype=loaded.placement.dtype_name,
-               file=str(table.path), gold_column=column, n=len(gold_set.texts), lm_seconds=scored.seconds)
+               file=str(table.path), gold_column=column, n=len(gold_set.texts), lm_seconds=scored.seconds,
+               cleaning=list(gold_set.cleaning.steps))
     print(f"{loaded.name} ({out['dtype']}): {len(gold_set.texts)} tickets, {len(curve.names)} labels; "
           f"{out['n_test']} test tickets, the same for every k; {curve.draws} seeded draws")
     print(curve.table())
@@ -479,7 +535,8 @@ def _print_eval(out, reliability_plot):
     s = out["scoring"]
     print(f"{out['model']} ({out['dtype']}), scoring: {s['method']}, {s['length']}"
           f"{', calibrated' if s['calibrate'] else ''}, temperature {s['temperature']:g}; "
-          f"{out['examples']} few-shot example(s), prefix {out['prefix_tokens']} tokens")
+          f"{out['examples']} few-shot example(s), prefix {out['prefix_tokens']} tokens; "
+          f"text cleaning: {', '.join(out['cleaning']) or 'off'}")
     print(report.table())
     print("reliability (confidence bins):")
     print(reliability_plot(r["reliability"]))
