@@ -1,12 +1,20 @@
 """The ticket table on screen: 1–9 labels the selected rows, 0 gives them back to the model,
-and the label column edits through a dropdown."""
+and the label column edits through a dropdown.
+
+The decision columns (label, confidence, margin) are frozen: a second view of the same rows lies
+over the left edge, sharing the selection, so they stay in view while the ticket text scrolls
+sideways under it (Qt's "frozen column" example). The model keeps its column order, so exports
+do not change.
+"""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHeaderView, QStyledItemDelegate, QTableView
+from PySide6.QtWidgets import QAbstractItemView, QComboBox, QFrame, QHeaderView, QStyledItemDelegate, QTableView
 
-from triage_app.ui.ticket_model import LABEL
+from triage_app.ui.ticket_model import LABEL, RESULT_HEADERS
+
+FROZEN = len(RESULT_HEADERS)     # label, confidence, margin: the first columns of the model
 
 MODEL_CHOICE = "(model's answer)"
 
@@ -29,23 +37,126 @@ class LabelDelegate(QStyledItemDelegate):
         model.setData(index, editor.currentData(), Qt.ItemDataRole.EditRole)
 
 
+def _set_up(view: QTableView) -> None:
+    """What the table and its frozen columns share: rows, selection, editing, looks."""
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.SelectedClicked)
+    view.setItemDelegateForColumn(LABEL, LabelDelegate(view))
+    view.setWordWrap(False)
+    view.setAlternatingRowColors(True)
+    # fixed row heights: 100k rows must not be measured one by one
+    rows = view.verticalHeader()
+    rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    rows.setDefaultSectionSize(view.fontMetrics().height() + 8)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+
+
+class FrozenColumns(QTableView):
+    """The decision columns, laid over the table's left edge; keys go to the table."""
+
+    def __init__(self, table: TicketView):
+        super().__init__(table)
+        self.table = table
+        _set_up(self)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.verticalHeader().hide()
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.horizontalHeader().setSectionsClickable(True)
+        self.horizontalHeader().setSortIndicatorShown(True)
+        self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)   # unsorted, as the table
+        self.setStyleSheet("QTableView { border-right: 1px solid palette(mid); }")
+
+    def keyPressEvent(self, event):
+        self.table.keyPressEvent(event)
+
+    def hide_unfrozen(self) -> None:
+        model = self.model()
+        for column in range(model.columnCount() if model is not None else 0):
+            self.setColumnHidden(column, column >= FROZEN)
+
+
 class TicketView(QTableView):
     def __init__(self, parent=None):
         super().__init__(parent)
+        _set_up(self)
         self.setSortingEnabled(True)
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
-                             | QAbstractItemView.EditTrigger.SelectedClicked)
-        self.setItemDelegateForColumn(LABEL, LabelDelegate(self))
-        self.setWordWrap(False)
-        self.setAlternatingRowColors(True)
-        # fixed row heights: 100k rows must not be measured one by one
-        rows = self.verticalHeader()
-        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        rows.setDefaultSectionSize(self.fontMetrics().height() + 8)
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.horizontalHeader().setStretchLastSection(True)
+        # by pixels, not columns: a 520-pixel text column would otherwise jump in one step
+        self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        self.frozen = FrozenColumns(self)
+        self.viewport().stackUnder(self.frozen)
+        self.frozen.verticalScrollBar().valueChanged.connect(self.verticalScrollBar().setValue)
+        self.verticalScrollBar().valueChanged.connect(self.frozen.verticalScrollBar().setValue)
+        self.horizontalHeader().sectionResized.connect(self._section_resized)
+        self.horizontalHeader().sortIndicatorChanged.connect(self.frozen.horizontalHeader().setSortIndicator)
+        self.frozen.horizontalHeader().sectionClicked.connect(self._frozen_header_clicked)
+        # the frozen header is the one the user can reach: its widths are the table's
+        self.frozen.horizontalHeader().sectionResized.connect(self._frozen_section_resized)
+
+    def setModel(self, model):
+        super().setModel(model)
+        self.frozen.setModel(model)
+        self.frozen.setSelectionModel(self.selectionModel())
+        # a new file brings other columns: the frozen view shows the decision columns only
+        model.modelReset.connect(self._columns_changed)
+        model.layoutChanged.connect(self._columns_changed)
+        model.columnsInserted.connect(self._columns_changed)
+        self._columns_changed()
+
+    def _columns_changed(self, *_) -> None:
+        self.frozen.hide_unfrozen()
+        for column in range(FROZEN):
+            self.frozen.setColumnWidth(column, self.columnWidth(column))
+        self._place_frozen()
+
+    def _section_resized(self, column: int, _old: int, size: int) -> None:
+        if column < FROZEN:
+            self.frozen.setColumnWidth(column, size)
+            self._place_frozen()
+
+    def _frozen_section_resized(self, column: int, _old: int, size: int) -> None:
+        if column < FROZEN:
+            self.setColumnWidth(column, size)
+
+    def _frozen_header_clicked(self, column: int) -> None:
+        header = self.horizontalHeader()
+        again = header.sortIndicatorSection() == column and header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+        self.sortByColumn(column, Qt.SortOrder.DescendingOrder if again else Qt.SortOrder.AscendingOrder)
+
+    def _place_frozen(self) -> None:
+        width = sum(self.columnWidth(column) for column in range(FROZEN))
+        self.frozen.horizontalHeader().setFixedHeight(self.horizontalHeader().height())
+        self.frozen.setGeometry(self.verticalHeader().width() + self.frameWidth(), self.frameWidth(),
+                                width, self.viewport().height() + self.horizontalHeader().height())
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._place_frozen()
+
+    def updateGeometries(self):
+        super().updateGeometries()
+        if hasattr(self, "frozen"):      # called from QTableView's own constructor, before it exists
+            self._place_frozen()
+
+    def scrollTo(self, index, hint=QAbstractItemView.ScrollHint.EnsureVisible):
+        """A click on a wide ticket cell does not throw the table sideways: a cell already in view
+        only scrolls the rows, and one scrolled to is placed right of the frozen columns."""
+        if not index.isValid():
+            return
+        h = self.horizontalScrollBar()
+        before = h.value()
+        rect = self.visualRect(index)
+        frozen_right = self.frozen.width()
+        in_view = index.column() < FROZEN or (rect.right() > frozen_right and rect.left() < self.viewport().width())
+        super().scrollTo(index, hint)
+        if in_view:
+            h.setValue(before)
+            return
+        rect = self.visualRect(index)
+        if rect.left() < frozen_right:    # would lie under the frozen columns
+            h.setValue(h.value() - (frozen_right - rect.left()))
 
     def selected_source_rows(self) -> list[int]:
         proxy = self.model()
