@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from triage_app.engine.classifier import Classifier
 from triage_app.engine.scoring import Scoring
+from triage_app.files.clean import clean
 from triage_app.files.store import ResultStore
 from ui_helpers import (Relay, make_window, open_file, run_and_wait, sample_rows, settings_file,  # noqa: F401
                         with_model, write_slice)
@@ -234,7 +235,8 @@ def test_prompt_preview_with_a_model(qtbot, ready, smollm2, tmp_path):
     # channel scoring (the default): the preview shows a label's own prompt, what the model reads
     assert "Channel scoring" in window.prompt_preview.summary.text()
     channel = Classifier(smollm2, window.label_set, scoring=Scoring(method="channel")).channel
-    assert window.prompt_preview.plain_text == channel.texts[0] + window.texts[1].strip()
+    ticket = clean(window.texts[1], window.remembered.cleaning).strip()    # what a run feeds the model
+    assert window.prompt_preview.plain_text == channel.texts[0] + ticket
     QApplication.processEvents()
     window.prompt_preview.grab().save(str(tmp_path / "channel-preview.png"))
     # direct scoring: one prompt, the ticket inside it
@@ -243,7 +245,7 @@ def test_prompt_preview_with_a_model(qtbot, ready, smollm2, tmp_path):
         window.show_prompt()
     qtbot.waitUntil(lambda: "Channel scoring" not in window.prompt_preview.summary.text())
     prompt = Classifier(smollm2, window.label_set, scoring=Scoring(method="direct")).prompt
-    assert window.prompt_preview.plain_text == prompt.text + window.texts[1].strip() + prompt.tail
+    assert window.prompt_preview.plain_text == prompt.text + ticket + prompt.tail
     assert f"{len(prompt.ids):,} tokens" in window.prompt_preview.summary.text()
     window.prompt_preview.close()
 

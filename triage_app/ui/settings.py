@@ -7,7 +7,9 @@ from dataclasses import dataclass, fields
 
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
-                               QSpinBox)
+                               QSpinBox, QVBoxLayout, QWidget)
+
+from triage_app.files.clean import STEPS, TextCleaning
 
 SETTINGS_FILE_ENV = "TRIAGE_SETTINGS_FILE"   # an .ini path; tests and portable installs set it
 DEVICES = ("auto", "cpu", "mps", "cuda")
@@ -40,6 +42,7 @@ class Remembered:
     token_budget: int = 1024
     method: str = "channel"
     allow_download: bool = True
+    cleaning_steps: str = " ".join(TextCleaning().steps)   # the steps on, space-separated ("" = none)
     geometry: bytes = b""
     splitter: bytes = b""
 
@@ -66,6 +69,18 @@ class Remembered:
         out.batch_size = max(1, out.batch_size)
         out.token_budget = max(64, out.token_budget)
         return out
+
+    @property
+    def cleaning(self) -> TextCleaning:
+        """The text cleaning the model reads tickets through; a step this version lacks means the default."""
+        try:
+            return TextCleaning.from_steps(self.cleaning_steps.split())
+        except ValueError:
+            return TextCleaning()
+
+    @cleaning.setter
+    def cleaning(self, cleaning: TextCleaning) -> None:
+        self.cleaning_steps = " ".join(cleaning.steps)
 
     def save(self, settings: QSettings) -> None:
         for f in fields(self):
@@ -108,6 +123,18 @@ class SettingsDialog(QDialog):
         form.addRow("Token budget (rows × tokens):", self.token_budget)
         form.addRow("Scoring:", self.method)
         form.addRow(self.allow_download)
+        # one box per cleaning step: what the model reads; the table and the export keep the originals
+        steps = QWidget()
+        steps_layout = QVBoxLayout(steps)
+        steps_layout.setContentsMargins(0, 0, 0, 0)
+        on = remembered.cleaning.steps
+        self.cleaning = {}
+        for name, description in STEPS.items():
+            box = QCheckBox(description[0].upper() + description[1:])
+            box.setChecked(name in on)
+            self.cleaning[name] = box
+            steps_layout.addWidget(box)
+        form.addRow("Clean the text:", steps)
         note = QLabel("Device and dtype changes apply when the model is loaded again.")
         note.setWordWrap(True)
         form.addRow(note)
@@ -128,6 +155,7 @@ class SettingsDialog(QDialog):
         remembered.token_budget = self.token_budget.value()
         remembered.method = self.method.currentText()
         remembered.allow_download = self.allow_download.isChecked()
+        remembered.cleaning = TextCleaning.from_steps(name for name, box in self.cleaning.items() if box.isChecked())
         return reload
 
 

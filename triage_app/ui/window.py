@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLab
 
 from triage_app.engine import models
 from triage_app.engine.labels import Example, LabelSet
+from triage_app.files.clean import clean
 from triage_app.files.reader import TicketTable
 from triage_app.files.store import ResultStore
 from triage_app.quality.metrics import evaluate
@@ -474,7 +475,7 @@ class MainWindow(QMainWindow):
         self._run_label_set = self.label_set
         self._run_generation = self._generation
         texts = self._texts[:limit] if limit else self._texts
-        self._run_id = self.worker.run(texts, self.label_set, config, fresh)
+        self._run_id = self.worker.run(texts, self.label_set, config, fresh, self.remembered.cleaning)
         self.run_panel.start(len(texts))
         self.verify_result.hide()
         self.statusBar().showMessage("Running…")
@@ -568,7 +569,8 @@ class MainWindow(QMainWindow):
         self.prompt_preview.show_waiting(self.model_info is not None or self.model_loading)
         if self.model_info is not None or self.model_loading:
             rows = self.view.selected_source_rows()
-            ticket = self._texts[rows[0]] if rows and self._texts else ""
+            # what the model reads: the ticket cleaned as a run would clean it
+            ticket = clean(self._texts[rows[0]], self.remembered.cleaning) if rows and self._texts else ""
             self.worker.preview_prompt(self.label_set, ticket, self.remembered.method)
         self.prompt_preview.show()
         self.prompt_preview.raise_()

@@ -59,7 +59,7 @@ class EngineWorker(QObject):
     # requests, served on the worker thread
     _load_requested = Signal(str, str, str, bool, str, int)
     _adopt_requested = Signal(object)
-    _run_requested = Signal(int, object, object, object, bool, int)
+    _run_requested = Signal(int, object, object, object, bool, int, object)
     _verify_requested = Signal(object, object, object, int)
     _prompt_requested = Signal(object, str, str)
     _store_retry_requested = Signal()
@@ -110,10 +110,13 @@ class EngineWorker(QObject):
         self._loads += 1                # runs after this follow a load that cannot fail
         self._adopt_requested.emit(loaded)
 
-    def run(self, texts: list[str], label_set, config: dict | None = None, fresh: bool = False) -> int:
-        """Classify texts; config: RunConfig fields. Returns the run id its signals will carry."""
+    def run(self, texts: list[str], label_set, config: dict | None = None, fresh: bool = False,
+            cleaning=None) -> int:
+        """Classify texts (the originals; the model reads them cleaned as cleaning, a files.clean
+        TextCleaning, says; None: the default); config: RunConfig fields. Returns the run id its
+        signals will carry."""
         self._next_run += 1
-        self._run_requested.emit(self._next_run, list(texts), label_set, config, fresh, self._loads)
+        self._run_requested.emit(self._next_run, list(texts), label_set, config, fresh, self._loads, cleaning)
         return self._next_run
 
     def verify(self, texts: list[str], label_set, config: dict | None = None, probes: int = 16) -> None:
@@ -167,8 +170,9 @@ class EngineWorker(QObject):
         self.model_loaded.emit(ModelInfo(loaded.spec, loaded.name, placement.device, placement.dtype_name,
                                          placement.reason))
 
-    @Slot(int, object, object, object, bool, int)
-    def _run(self, run_id, texts, label_set, config, fresh, after_load):
+    @Slot(int, object, object, object, bool, int, object)
+    def _run(self, run_id, texts, label_set, config, fresh, after_load, cleaning):
+        from triage_app.files.clean import TextCleaning
         from triage_app.job import run_job
 
         from triage_app.ui.results_db import STORE_ERRORS, store_line
@@ -179,7 +183,8 @@ class EngineWorker(QObject):
         try:
             classifier = self._classifier_for(label_set, _method(config))
             self.started.emit(run_id)
-            steps = run_job(classifier, self._results_store(), texts, _config(config), fresh=fresh)
+            steps = run_job(classifier, self._results_store(), texts, _config(config), fresh=fresh,
+                            cleaning=cleaning or TextCleaning())
             for step in steps:
                 # checked before the batch is emitted: a cancelled run's batch may belong to a table
                 # the window has replaced since (another file, another text column)
