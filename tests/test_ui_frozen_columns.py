@@ -69,3 +69,8 @@ def test_the_decision_columns_stay_in_view_and_keys_label_a_visible_row(qtbot, m
     QTest.keyClick(frozen, Qt.Key.Key_2)
     assert window.model.label_of(0) == names[1]
     assert h.value() == h.maximum() and on_screen(frozen, proxy.index(0, LABEL))
+    # the table sorts from the frozen header, and both headers show it
+    qtbot.mouseClick(frozen.horizontalHeader().viewport(), Qt.MouseButton.LeftButton,
+                     pos=QPoint(frozen.horizontalHeader().sectionViewportPosition(LABEL) + 10, 5))
+    assert view.horizontalHeader().sortIndicatorSection() == LABEL
+    assert frozen.horizontalHeader().sortIndicatorSection() == LABEL

@@ -90,7 +90,7 @@ class TicketView(QTableView):
         self.frozen.verticalScrollBar().valueChanged.connect(self.verticalScrollBar().setValue)
         self.verticalScrollBar().valueChanged.connect(self.frozen.verticalScrollBar().setValue)
         self.horizontalHeader().sectionResized.connect(self._section_resized)
-        self.horizontalHeader().sortIndicatorChanged.connect(self.frozen.horizontalHeader().setSortIndicator)
+        self.horizontalHeader().sortIndicatorChanged.connect(self._sort_indicator_changed)
         self.frozen.horizontalHeader().sectionClicked.connect(self._frozen_header_clicked)
         # the frozen header is the one the user can reach: its widths are the table's
         self.frozen.horizontalHeader().sectionResized.connect(self._frozen_section_resized)
@@ -115,6 +115,9 @@ class TicketView(QTableView):
         if column < FROZEN:
             self.frozen.setColumnWidth(column, size)
             self._place_frozen()
+
+    def _sort_indicator_changed(self, column: int, order: Qt.SortOrder) -> None:
+        self.frozen.horizontalHeader().setSortIndicator(column, order)
 
     def _frozen_section_resized(self, column: int, _old: int, size: int) -> None:
         if column < FROZEN:
