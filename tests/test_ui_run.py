@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from triage_app.engine.classifier import Classifier
 from triage_app.engine.scoring import Scoring
-from triage_app.files.clean import clean
+from triage_app.files.clean import clean, clean_texts
 from triage_app.files.store import ResultStore
 from ui_helpers import (Relay, make_window, open_file, run_and_wait, sample_rows, settings_file,  # noqa: F401
                         with_model, write_slice)
@@ -50,7 +50,8 @@ def test_a_run_fills_labels_batch_by_batch(qtbot, ready, smollm2):
         assert model.confidence(row) == pytest.approx(max(math.exp(s) for s in p.scores))
         assert 0 <= model.margin(row) <= model.confidence(row) <= 1
     # the same labels the engine gives on its own
-    alone = {p.index: p.label for b in Classifier(smollm2, window.label_set).run(window.texts) for p in b.predictions}
+    read = clean_texts(window.texts, window.remembered.cleaning)          # what a run feeds the model
+    alone = {p.index: p.label for b in Classifier(smollm2, window.label_set).run(read) for p in b.predictions}
     assert [model.label_of(r) for r in range(8)] == [alone[r] for r in range(8)]
     # the run panel shows the engine's numbers
     panel = window.run_panel
@@ -209,7 +210,8 @@ def test_scoring_method_chosen_in_settings_reaches_the_run(qtbot, ready, smollm2
     window.remembered.method = "direct"          # not the default
     assert run_and_wait(qtbot, window) == "done"
     direct = Classifier(smollm2, window.label_set, scoring=Scoring(method="direct"))
-    alone = {p.index: p for b in direct.run(window.texts) for p in b.predictions}
+    read = clean_texts(window.texts, window.remembered.cleaning)
+    alone = {p.index: p for b in direct.run(read) for p in b.predictions}
     for row in range(4):
         assert window.model.prediction(row).scores == pytest.approx(alone[row].scores, abs=1e-4)
 
