@@ -69,7 +69,7 @@ def test_each_flag_maps_to_its_cleaning(command):
         TextCleaning(html=False, signatures=False, replies=True)
 
 
-def test_contradicting_flags_and_cleaning_on_ray_are_refused_in_one_line(tmp_path, capsys, monkeypatch):
+def test_contradicting_flags_are_refused_in_one_line(tmp_path, capsys, monkeypatch):
     from triage_app import cli
 
     monkeypatch.setattr(cli, "_load_model", lambda args: pytest.fail("the model was loaded"))
@@ -77,9 +77,32 @@ def test_contradicting_flags_and_cleaning_on_ray_are_refused_in_one_line(tmp_pat
     code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "o.csv", "--no-clean", "--keep-html")
     assert code == 2 and err == ["triage-app: --no-clean switches every cleaning step off; leave out the --keep-* "
                                  "and --cut-replies flags"]
-    code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "o.csv", "--ray", "--cut-replies")
-    assert code == 2 and err == ["triage-app: a Ray run reads the text as exported, uncleaned; the cleaning flags "
-                                 "work on one machine: leave out --ray"]
+
+
+def test_a_ray_actor_scores_the_text_cleaned_as_the_local_run_does(tiny_qwen):
+    """The actor itself, without a cluster: the HTML ticket and its plain twin get one answer."""
+    import pandas as pd
+    import torch
+
+    from triage_app.engine.classifier import Classifier, RunConfig
+    from triage_app.engine.labels import LabelSet
+    from triage_app.engine.scoring import Scoring
+    from triage_app.scale.ray_job import TicketScorer
+    from triage_app.scale.rows import SCORES
+
+    class Recipe:
+        def build(self):
+            return Classifier(tiny_qwen, LabelSet.from_names(NAMES), scoring=Scoring(method="direct"))
+
+    block = pd.DataFrame({"body": [HTML_TWIN, PLAIN_TWIN]})
+    threads = torch.get_num_threads()       # an actor sets its own; the rest of the suite keeps ours
+    try:
+        cleaned = TicketScorer(Recipe(), RunConfig(), "body", None, threads)(block)[SCORES].tolist()
+        raw = TicketScorer(Recipe(), RunConfig(), "body", None, threads, TextCleaning.off())(block)[SCORES].tolist()
+    finally:
+        torch.set_num_threads(threads)
+    assert cleaned[0] == pytest.approx(cleaned[1], abs=1e-5)
+    assert raw[0] != pytest.approx(raw[1], abs=1e-5)
 
 
 def test_classify_scores_the_cleaned_text_and_exports_the_original(tmp_path, capsys, tiny_model):

@@ -280,11 +280,6 @@ def _classify(args) -> int:
     if scale_command.wants_ray(args):
         if args.learn_from:  # the learned layer needs every row's scores in one place
             raise ValueError("--learn-from works on one machine; leave out --ray")
-        if args.keep or args.cut_replies:  # the actors read the file themselves and do not clean yet
-            raise ValueError("a Ray run reads the text as exported, uncleaned; the cleaning flags work on one "
-                             "machine: leave out --ray")
-        if not args.no_clean:
-            print("note: a Ray run classifies the text as exported; its actors do not clean it yet", file=sys.stderr)
         return scale_command.run(args)
     if Path(args.output).suffix.lower().lstrip(".") not in FORMATS:
         raise ValueError(f"{args.output}: the output must end in .{', .'.join(FORMATS)}")

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         text_column=args.text_column, with_subject=args.with_subject, limit=args.limit,
         address=None if args.ray == LOCAL else args.ray, actors=args.actors, cpus_per_actor=args.cpus_per_actor,
         rows_per_block=args.rows_per_block, db=args.db, excel_bom=args.excel_bom,
-        review_below=REVIEW_BELOW if review_below is None else review_below)
+        review_below=REVIEW_BELOW if review_below is None else review_below, cleaning=_cleaning(args))
     print(f"{summary.rows} tickets on {summary.actors} Ray actor(s) in {summary.seconds:.1f} s "
           f"({summary.items_per_s:.2f} items/s; reading, model loading and writing included, Ray's own "
           f"start not) -> {summary.output}", file=sys.stderr)
@@ -57,6 +57,14 @@ def run(args: argparse.Namespace) -> int:
                 "actors": summary.actors, "ray": args.ray}
         Path(args.stats_json).write_text(json.dumps(data, indent=2) + "\n")
     return 0
+
+
+def _cleaning(args: argparse.Namespace):
+    """classify's cleaning flags; the standalone command has none and cleans by default."""
+    from triage_app import cli
+    from triage_app.files.clean import TextCleaning
+
+    return cli._cleaning(args) if hasattr(args, "no_clean") else TextCleaning()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,6 +17,7 @@ import pandas as pd
 
 from triage_app.engine.classifier import RunConfig
 from triage_app.files import reader
+from triage_app.files.clean import TextCleaning, clean_texts
 from triage_app.files.export import REVIEW_BELOW
 from triage_app.scale.recipe import ClassifierRecipe, CommandRecipe
 from triage_app.scale.rows import CARRIED, FALLBACK, ROW, SCORES, TRUNCATED, add_row_index, in_order, num_rows
@@ -50,7 +51,7 @@ class TicketScorer:
     """One Ray actor: builds the Classifier once, then scores whole blocks with the fast path."""
 
     def __init__(self, recipe: ClassifierRecipe | CommandRecipe, config: RunConfig, text_column: str,
-                 subject_column: str | None, threads: int):
+                 subject_column: str | None, threads: int, cleaning: TextCleaning = TextCleaning()):
         import torch
 
         # Ray sets OMP_NUM_THREADS=1 for workers; an actor that holds N CPUs should use them.
@@ -59,10 +60,12 @@ class TicketScorer:
         self.config = config
         self.text_column = text_column
         self.subject_column = subject_column
+        self.cleaning = cleaning
 
     def __call__(self, block: pd.DataFrame) -> pd.DataFrame:
-        # As the local job does: stripped texts, each distinct one classified once per block.
-        texts = [t.strip() for t in block_texts(block, self.text_column, self.subject_column)]
+        # As the local job does: cleaned, stripped texts, each distinct one classified once per block.
+        raw = block_texts(block, self.text_column, self.subject_column)
+        texts = [t.strip() for t in clean_texts(raw, self.cleaning)]
         distinct = list(dict.fromkeys(texts))
         found = {}
         for done in self.classifier.run(distinct, self.config):
@@ -85,7 +88,7 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
                       actors: int = 1, cpus_per_actor: int | None = None, gpus_per_actor: float | None = None,
                       rows_per_block: int = 512, object_store_gb: float = 1.5,
                       db: str | None = None, excel_bom: bool = False,
-                      review_below: float = REVIEW_BELOW) -> RayRunSummary:
+                      review_below: float = REVIEW_BELOW, cleaning: TextCleaning = TextCleaning()) -> RayRunSummary:
     """Classify a CSV/TSV/Parquet/JSONL file on Ray; write Parquet or CSV with the local command's columns.
 
     address None starts a local Ray instance (shut down again at the end); "auto" or "host:port"
@@ -97,6 +100,7 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
     An exception raised by the engine is not retried: it would only fail the same way again.
     db: the results database whose manual labels win, as in the local command.
     recipe: a ClassifierRecipe, or the command's CommandRecipe (anything with build(), label_set, device).
+    cleaning: what the actors do to each ticket's text before scoring, as the local run does.
     """
     ray = _import_ray()
     from ray.data import ActorPoolStrategy, DataContext
@@ -129,7 +133,7 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
             ds = ds.repartition(target_num_rows_per_block=rows_per_block)
             gpus = _gpus_per_actor(ray, recipe) if gpus_per_actor is None else gpus_per_actor
             scored = ds.map_batches(
-                TicketScorer, fn_constructor_args=(recipe, config, text, subject, cpus),
+                TicketScorer, fn_constructor_args=(recipe, config, text, subject, cpus, cleaning),
                 batch_format="pandas", batch_size=rows_per_block, compute=ActorPoolStrategy(size=actors),
                 num_cpus=cpus, num_gpus=gpus or None)
             label_names, fingerprint = recipe.label_set.names, recipe.label_set.fingerprint
