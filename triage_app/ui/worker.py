@@ -186,16 +186,16 @@ class EngineWorker(QObject):
             steps = run_job(classifier, self._results_store(), texts, _config(config), fresh=fresh,
                             cleaning=cleaning or TextCleaning())
             for step in steps:
-                # checked before the batch is emitted: a cancelled run's batch may belong to a table
-                # the window has replaced since (another file, another text column)
-                if run_id <= self._cancelled_up_to:
-                    steps.close()
-                    self.cancelled.emit(run_id)
-                    return
+                # a finished batch is already saved, so it is shown even when Cancel came meanwhile
+                # (the window drops it if its table was replaced since: a generation per table)
                 if step.predictions:
                     self.batch_done.emit(RunBatch(run_id, step.predictions))
                 self.progress.emit(RunProgress(run_id, step.rows_done, step.rows_total, step.resumed,
                                                dataclasses.replace(step.stats)))
+                if run_id <= self._cancelled_up_to:
+                    steps.close()
+                    self.cancelled.emit(run_id)
+                    return
         except STORE_ERRORS as exc:     # full or broken mid-run: the batches shown so far stay
             self._give_up_store(store_line(exc, self.store_path))
             self.failed.emit("the run stopped: the results database failed; Run again to go on without it")
