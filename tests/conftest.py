@@ -36,3 +36,29 @@ def sample_rows():
     from triage_app.engine.workloads import load_sample
 
     return load_sample()
+
+
+@pytest.fixture
+def tiny_model(monkeypatch, tiny_qwen):
+    """The command line's model is the tiny random Qwen2: what is tested is what reaches it."""
+    from triage_app import cli
+
+    monkeypatch.setattr(cli, "_load_model", lambda args: tiny_qwen)
+
+
+CLOSED_PORT = "http://127.0.0.1:9"   # discard: nothing listens there
+
+
+@pytest.fixture
+def empty_hub(tmp_path, monkeypatch):
+    """An empty Hugging Face cache and a Hub that cannot be reached, for this test only.
+
+    huggingface_hub read its environment when it was imported, so its constants are set."""
+    from huggingface_hub import constants
+
+    cache = tmp_path / "hub"
+    cache.mkdir()
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(constants, "ENDPOINT", CLOSED_PORT)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    return cache

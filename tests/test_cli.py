@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import read_rows
 
 STATS_KEYS = {"items", "seconds", "items_per_s", "tokens_processed", "padding_tokens", "padding_fraction",
               "global_padding_inflation", "prefix_tokens_saved", "fallbacks", "truncated", "device", "dtype",
@@ -17,11 +18,6 @@ STATS_KEYS = {"items", "seconds", "items_per_s", "tokens_processed", "padding_to
 
 
 RESOURCES = Path(__file__).resolve().parents[1] / "resources"
-
-
-def read_rows(path):
-    with open(path, encoding="utf-8", newline="") as f:
-        return list(csv.DictReader(f))
 
 
 def triage(*args, check=True):

@@ -9,6 +9,7 @@ import csv
 import json
 
 import pytest
+from cli_helpers import read_rows, run_main
 
 from triage_app.files.clean import TextCleaning, clean_texts
 
@@ -27,26 +28,6 @@ def write_csv(path, rows=ROWS):
         writer.writerow(["id", "body", "category"])
         writer.writerows(rows)
     return path
-
-
-def read_rows(path):
-    with open(path, encoding="utf-8", newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def run_main(capsys, *args):
-    from triage_app import cli
-
-    code = cli.main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err.splitlines()
-
-
-@pytest.fixture
-def tiny_model(monkeypatch, tiny_qwen):
-    from triage_app import cli
-
-    monkeypatch.setattr(cli, "_load_model", lambda args: tiny_qwen)
 
 
 def cleaning_of(*flags, command="classify"):
@@ -165,7 +146,6 @@ def test_cleaning_gold_texts_twice_is_refused():
     assert cleaned.subset([1]).cleaning == TextCleaning()
     with pytest.raises(ValueError, match="cleaned already"):
         cleaned.cleaned(TextCleaning())
-
 
 
 def test_inspect_says_how_much_of_the_text_cleaning_keeps(tmp_path, capsys):

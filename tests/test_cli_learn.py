@@ -11,6 +11,7 @@ import json
 
 import numpy as np
 import pytest
+from cli_helpers import read_rows, run_main
 
 NAMES = ["billing", "technical", "account"]
 WORDS = {"billing": "invoice charge refund price receipt card",
@@ -32,26 +33,6 @@ def write_csv(path, header, rows):
         writer.writerow(header)
         writer.writerows(rows)
     return path
-
-
-def read_rows(path):
-    with open(path, encoding="utf-8", newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def run_main(capsys, *args):
-    from triage_app import cli
-
-    code = cli.main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err.splitlines()
-
-
-@pytest.fixture
-def tiny_model(monkeypatch, tiny_qwen):
-    from triage_app import cli
-
-    monkeypatch.setattr(cli, "_load_model", lambda args: tiny_qwen)
 
 
 def test_learn_from_trains_on_the_filled_rows_and_says_where_each_label_came_from(tmp_path, capsys, tiny_model):

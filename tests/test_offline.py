@@ -24,19 +24,6 @@ CLOSED_PORT = "http://127.0.0.1:9"   # discard: nothing listens there
 CPU = device.choose("cpu", "float32")
 
 
-@pytest.fixture
-def empty_hub(tmp_path, monkeypatch):
-    """An empty Hugging Face cache, and a Hub that cannot be reached, for this test only."""
-    from huggingface_hub import constants
-
-    cache = tmp_path / "hub"
-    cache.mkdir()
-    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
-    monkeypatch.setattr(constants, "ENDPOINT", CLOSED_PORT)
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-    return cache
-
-
 def snapshot(cache: Path, repo_id: str, files: dict[str, str], commit: str = "c" * 40) -> Path:
     """A cache entry as huggingface_hub lays it out; a None content is a link to a blob never written."""
     repo = cache / f"models--{repo_id.replace('/', '--')}"

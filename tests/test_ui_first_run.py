@@ -13,25 +13,10 @@ from PySide6.QtCore import Qt
 from triage_app.engine import models
 from ui_helpers import Relay, make_window, open_file, settings_file, write_slice  # noqa: F401
 
-CLOSED_PORT = "http://127.0.0.1:9"   # discard: nothing listens there
 SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 
 
-@pytest.fixture
-def no_network(tmp_path, monkeypatch):
-    """An empty Hugging Face cache and an unreachable Hub. huggingface_hub read its environment when
-    it was imported, so its constants are set, as tests/test_offline.py does."""
-    from huggingface_hub import constants
-
-    cache = tmp_path / "hub"
-    cache.mkdir()
-    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
-    monkeypatch.setattr(constants, "ENDPOINT", CLOSED_PORT)
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-    return cache
-
-
-def test_a_first_run_offline_offers_the_bundled_model_and_runs_on_it(qtbot, make_window, no_network, tmp_path):
+def test_a_first_run_offline_offers_the_bundled_model_and_runs_on_it(qtbot, make_window, empty_hub, tmp_path):
     window = make_window(autoload=False)
     window.remembered.batch_size = 4
     # it starts on the model that is here, and says why; the user's choice stays remembered
@@ -73,7 +58,7 @@ def test_a_first_run_offline_offers_the_bundled_model_and_runs_on_it(qtbot, make
     assert window.remembered.model == "qwen2.5-0.5b"    # the bundled model is a stand-in, not the choice
 
 
-def test_download_later_dismisses_the_offer(qtbot, make_window, no_network):
+def test_download_later_dismisses_the_offer(qtbot, make_window, empty_hub):
     window = make_window(autoload=False)
     with qtbot.waitSignal(window.error_shown, timeout=60_000):
         window.load_model("qwen2.5-0.5b")
