@@ -178,8 +178,8 @@ def learn(features: TicketFeatures, lm_scores: np.ndarray, labels: Mapping[int, 
     a row of NaN is a ticket the model has not scored (blank, or skipped): the learned part alone
     answers it once it counts. labels: ticket row -> label name the person gave.
     """
-    # numpy's and scipy's BLAS threads, woken for every small product, made one retrain 10-15x
-    # slower on a busy 2-core CPU (docs/learning/README.md)
+    # numpy's and scipy's BLAS threads, woken for every small product, made a retrain far slower
+    # on a busy CPU (measured: docs/learning/README.md)
     with threadpool_limits(limits=1, user_api="blas"):
         return _learn(features, lm_scores, labels, names, config)
 
