@@ -1,0 +1,52 @@
+"""Classifier.fingerprint, pinned: the results store keys every stored label on it.
+
+These strings are what the code gave before scoring methods became classes of their own. An
+existing results database resumes only while they stay exactly the same, so a change here is a
+change of every user's stored results: it needs a reason, not an updated constant.
+"""
+
+import pytest
+
+from triage_app.engine.classifier import Classifier
+from triage_app.engine.labels import Example, Label, LabelSet
+from triage_app.engine.scoring import Scoring
+
+LABEL_SETS = {
+    "default": LabelSet.default(),
+    "names": LabelSet.from_names(["billing", "technical", "account", "refund"]),
+    "examples": LabelSet((Label("billing", "money"), Label("tech", alias="technical")),
+                         (Example("I was charged twice", "billing"), Example("The app crashes", "tech"))),
+}
+SCORINGS = {
+    "channel": Scoring(),
+    "direct": Scoring(method="direct"),
+    "direct-mean-raw": Scoring("mean", False, 0.5, "direct"),
+    "channel-first-t2": Scoring("first", True, 2.0, "channel"),
+}
+# with the bundled SmolLM2-135M's tokenizer and chat template
+PINNED = {
+    ("default", "channel"): "2a3a371529c2efc0",
+    ("default", "direct"): "75ddf87f32ec75cc",
+    ("default", "direct-mean-raw"): "8aacad51021577d0",
+    ("default", "channel-first-t2"): "245d07237fb140eb",
+    ("names", "channel"): "5aca3d019da03ac6",
+    ("names", "direct"): "d0089d08bcc2c592",
+    ("names", "direct-mean-raw"): "98e6e802b1ad2eea",
+    ("names", "channel-first-t2"): "6e993a8408a4cda8",
+    ("examples", "channel"): "6bee9cc88b40a22f",
+    ("examples", "direct"): "29a2d69570a6a6ea",
+    ("examples", "direct-mean-raw"): "b575375714d23366",
+    ("examples", "channel-first-t2"): "b96db2baccf6285d",
+}
+
+
+@pytest.mark.parametrize("label_set, scoring", list(PINNED))
+def test_fingerprints_of_old_databases_still_match(smollm2, label_set, scoring):
+    classifier = Classifier(smollm2, LABEL_SETS[label_set], scoring=SCORINGS[scoring])
+    assert classifier.fingerprint == PINNED[label_set, scoring]
+
+
+@pytest.mark.parametrize("method, pinned", [("direct", "7fe979281a75c8fb"), ("channel", "0dd196d8b41932eb")])
+def test_the_ticket_limit_is_in_the_fingerprint_as_before(smollm2, method, pinned):
+    classifier = Classifier(smollm2, LabelSet.default(), max_ticket_tokens=200, scoring=Scoring(method=method))
+    assert classifier.fingerprint == pinned
