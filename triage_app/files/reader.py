@@ -149,23 +149,26 @@ def _read_delimited(path: Path) -> TicketTable:
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     try:
         header = next((row for row in reader if _filled(row)), [])  # blank lines above the header are not one
-        rows = []
+        # Kept as columns of strings, not a list per row: 100k row lists are containers the garbage
+        # collector would walk, with the GIL held, while the window waits for it.
+        columns = [[] for _ in header]
         for row in reader:
             if len(row) != len(header):
                 if not _filled(row):
                     continue  # a blank line between records is not a ticket
                 raise BadInput(f"{path.name}: line {reader.line_num} has {len(row)} fields, "
                                f"the header has {len(header)}")
-            rows.append(row)
+            for column, cell in zip(columns, row):
+                column.append(cell)
     except csv.Error as exc:
         if "field limit" in str(exc):
             raise BadInput(f"{path.name}: line {reader.line_num}: a field longer than {FIELD_LIMIT >> 20} MiB "
                            "is not a ticket") from None
         raise BadInput(f"{path.name}: line {reader.line_num}: {exc}") from None
-    if header and not rows:  # said before pandas spends a second on a frame of 16,000 empty columns
+    if header and not columns[0]:  # said before pandas spends a second on a frame of 16,000 empty columns
         raise BadInput(f"{path.name}: the file has a header but no tickets")
     header = _unique_names(header)
-    frame = pd.DataFrame(rows, columns=header, dtype=object) if header else pd.DataFrame()
+    frame = pd.DataFrame(dict(zip(header, columns)), dtype=object) if header else pd.DataFrame()
     return TicketTable(path, frame, "tsv" if delimiter == "\t" else "csv", encoding, delimiter)
 
 

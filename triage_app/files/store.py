@@ -172,6 +172,8 @@ class ResultStore:
         with self._reported():
             chosen = dict(self._db.execute("SELECT text_hash, label FROM manual_labels WHERE label_set=?",
                                            (label_set,)).fetchall())
+        if not chosen:
+            return {}   # most files: no text to hash
         return {i: chosen[h] for i, h in enumerate(map(text_hash, texts)) if h in chosen}
 
 
