@@ -80,8 +80,8 @@ def test_an_unusable_results_database_is_one_line_and_the_window_keeps_working(q
     db = tmp_path / "broken.sqlite3"
     db.write_bytes(b"this is not a database, whatever its name says\n" * 200)
     window = tiny_window(6, store_path=db)
-    assert window.store_problem and str(db) in window.store_problem
-    assert "\n" not in window.store_problem and "Traceback" not in window.banner_text.text()
+    assert window.db.problem and str(db) in window.db.problem
+    assert "\n" not in window.db.problem and "Traceback" not in window.banner_text.text()
     assert window.banner.isVisible() and window.fresh_store_button.isVisible()
     open_file(qtbot, window, write_slice(tmp_path, 6, start=40))        # files still open; the way out stays
     assert window.fresh_store_button.isVisible() and str(db) in window.banner_text.text()
@@ -90,10 +90,29 @@ def test_an_unusable_results_database_is_one_line_and_the_window_keeps_working(q
     assert window.model.label_of(1) == "account"
     moved = window.use_fresh_store()
     assert moved is not None and moved.read_bytes().startswith(b"this is not a database")
-    assert window.store_problem is None and not window.fresh_store_button.isVisible()
+    assert window.db.problem is None and not window.fresh_store_button.isVisible()
     # the fresh database has what was labeled meanwhile, and the next run saves into it
-    with sqlite3.connect(db) as fresh:
-        assert fresh.execute("SELECT label FROM manual_labels").fetchall() == [("account",)]
+
+    def labels():
+        with sqlite3.connect(db) as fresh:
+            return fresh.execute("SELECT label FROM manual_labels").fetchall()
+    qtbot.waitUntil(lambda: labels() == [("account",)])       # written off the UI thread
     assert run_and_wait(qtbot, window) == "done"
     with sqlite3.connect(db) as fresh:
         assert fresh.execute("SELECT COUNT(*) FROM results").fetchone()[0] > 0
+
+
+def test_a_failed_run_carries_its_id_and_a_stale_failure_is_ignored(qtbot, tiny_window):
+    window = tiny_window(4)
+    failed = Relay(window.worker.failed)        # the relay sees the first argument: the run id
+    window.remembered.batch_size = 0            # the engine refuses it on the worker's thread: the run fails
+    with qtbot.waitSignal(window.run_ended, timeout=60_000) as ended:
+        first = window.run()
+    assert ended.args == ["failed"] and failed.seen == [first]
+    assert "batch size" in window.banner_text.text() and "stopped" in window.run_panel.bar.format()
+    window.remembered.batch_size = 2
+    with qtbot.waitSignal(window.run_ended, timeout=60_000) as ended:
+        assert window.run() != first
+        window.worker.failed.emit(first, "a late word from the first run")    # stale: not this run's end
+    assert ended.args == ["done"] and window.model.rows_answered == 4
+    assert "late word" not in window.banner_text.text()

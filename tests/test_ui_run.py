@@ -95,8 +95,11 @@ def test_manual_label_survives_a_rerun_and_is_stored(qtbot, ready, tmp_path):
     window.view.selectRow(0)
     QTest.keyClick(window.view, Qt.Key.Key_1 + names.index(choice))    # "2" labels with the 2nd label...
     assert model.label_of(0) == choice and model.is_manual(0)
-    with ResultStore(tmp_path / "results.sqlite3") as store:
-        assert store.manual_labels(window.label_set.fingerprint, window.texts) == {0: choice}
+
+    def stored():
+        with ResultStore(tmp_path / "results.sqlite3") as store:
+            return store.manual_labels(window.label_set.fingerprint, window.texts)
+    qtbot.waitUntil(lambda: stored() == {0: choice})                   # written off the UI thread
     run_and_wait(qtbot, window, fresh=True)                             # the model answers row 0 again...
     assert model.predicted_label(0) == predicted
     assert model.label_of(0) == choice and model.is_manual(0)          # ...and the person's label stands
@@ -224,7 +227,7 @@ def test_verify_reports_agreement(qtbot, ready):
     report = blocker.args[0]
     assert report.probes == 3
     assert report.ok, report.summary()
-    assert "agrees" in window.verify_result.text() and report.summary() in window.verify_result.text()
+    assert "agrees" in window.run_panel.verify_result.text() and report.summary() in window.run_panel.verify_result.text()
 
 
 def test_prompt_preview_with_a_model(qtbot, ready, smollm2, tmp_path):

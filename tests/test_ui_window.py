@@ -2,6 +2,7 @@
 what is remembered between sessions."""
 
 import json
+import threading
 import time
 
 import pytest
@@ -29,8 +30,8 @@ def test_dropped_file_fills_the_table(qtbot, make_window, tmp_path):
     assert window.columns.text_column == "text"
     assert window.columns.gold_column == "category"
     assert window.texts == [row["text"] for row in rows]
-    assert window.view.isVisible() and not window.empty_hint.isVisible()
-    qtbot.waitUntil(lambda: "12 shown of 12" in window.counts.text())   # counts refresh a few times a second
+    assert window.view.isVisible() and not window.tickets.empty_hint.isVisible()
+    qtbot.waitUntil(lambda: "12 shown of 12" in window.tickets.counts.text())   # counts refresh a few times a second
 
 
 def test_column_picker_changes_what_is_classified(qtbot, make_window, tmp_path):
@@ -116,7 +117,7 @@ def test_label_editor_add_rename_remove_and_examples(qtbot, make_window, tmp_pat
     assert window.label_set.labels[-1].name == "sales"
     assert window.label_set.labels[-1].description == "quotes and upgrades"
     assert window.model.label_names == ["billing", "technical", "account", "sales"]
-    assert [window.label_filter.itemText(k) for k in range(5)][-1] == "sales"
+    assert [window.tickets.label_filter.itemText(k) for k in range(5)][-1] == "sales"
     # an example from the table follows a rename of its label
     window.view.selectRow(2)
     panel.example_label.setCurrentText("sales")
@@ -140,17 +141,17 @@ def test_corrections_become_examples(qtbot, make_window, tmp_path, monkeypatch):
     window = make_window()
     window.remembered.method = "direct"                 # where corrections helped: no question asked
     open_file(qtbot, window, write_slice(tmp_path, 6))
-    window.promote_action.trigger()                     # nothing corrected yet: a message, no change
+    window.actions.promote.trigger()                     # nothing corrected yet: a message, no change
     assert "No new corrections" in window.banner_text.text() and window.label_set.examples == LabelSet.default().examples
     window.model.set_manual(1, "account")
     window.model.set_manual(4, "technical")
     monkeypatch.setattr(QMessageBox, "exec", lambda box: pytest.fail("asked under direct scoring"))
     with qtbot.waitSignal(window.labels_panel.changed):
-        window.promote_action.trigger()
+        window.actions.promote.trigger()
     rows = sample_rows()
     assert window.label_set.examples[-2:] == (Example(rows[1]["text"].strip(), "account"),
                                               Example(rows[4]["text"].strip(), "technical"))
-    window.promote_action.trigger()                     # already examples: not added twice
+    window.actions.promote.trigger()                     # already examples: not added twice
     assert len(window.label_set.examples) == len(LabelSet.default().examples) + 2
 
 
@@ -170,12 +171,12 @@ def test_under_channel_scoring_corrections_become_examples_only_if_confirmed(qtb
         return 0
 
     monkeypatch.setattr(QMessageBox, "exec", fake_exec)
-    window.promote_action.trigger()
-    assert len(asked) == 1 and "84% to 62%" in asked[0]
+    window.actions.promote.trigger()
+    assert len(asked) == 1 and "made poor examples when measured" in asked[0] and "README" in asked[0]
     assert window.label_set.examples == LabelSet.default().examples          # No: nothing added
     answer[0] = QMessageBox.StandardButton.Yes
     with qtbot.waitSignal(window.labels_panel.changed):
-        window.promote_action.trigger()
+        window.actions.promote.trigger()
     assert window.label_set.examples[-1] == Example(sample_rows()[2]["text"].strip(), "billing")
 
 
@@ -196,7 +197,7 @@ def test_label_set_saves_and_loads_as_json(qtbot, make_window, tmp_path):
 
 def test_prompt_preview_says_a_model_is_needed(qtbot, make_window):
     window = make_window()
-    window.prompt_action.trigger()
+    window.actions.prompt.trigger()
     assert window.prompt_preview.isVisible()
     assert window.prompt_preview.summary.text() == NO_MODEL
     window.prompt_preview.close()
@@ -284,3 +285,27 @@ def test_main_renders_a_screenshot_and_exits(tmp_path):
                          capture_output=True, text=True, env=env, timeout=120, cwd=SAMPLE.parents[1])
     assert out.returncode == 0, out.stderr
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+
+
+def test_labels_are_written_off_the_ui_thread_and_closing_writes_every_one(qtbot, make_window, tmp_path,
+                                                                          monkeypatch):
+    """A person's labels go to the database on its writer thread; closing waits for the ones queued."""
+    from triage_app.files.store import ResultStore
+
+    real, writers = ResultStore.set_manual, []
+
+    def slow_set_manual(store, *args):
+        writers.append(threading.current_thread())
+        time.sleep(0.2)                             # still queued when the window closes
+        real(store, *args)
+
+    monkeypatch.setattr(ResultStore, "set_manual", slow_set_manual)
+    window = make_window(autoload=False)
+    open_file(qtbot, window, write_slice(tmp_path, 5))
+    for row, label in ((0, "account"), (3, "billing"), (4, "technical"), (3, None)):
+        window.model.set_manual(row, label)         # None: back to the model's answer, deleted in order
+    key, texts = window.label_set.fingerprint, window.texts
+    window.close()
+    assert len(writers) == 4 and threading.main_thread() not in writers
+    with ResultStore(tmp_path / "results.sqlite3") as store:
+        assert store.manual_labels(key, texts) == {0: "account", 4: "technical"}

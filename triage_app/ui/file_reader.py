@@ -7,14 +7,12 @@ was started with; the window keeps only the latest.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
-from triage_app.files.reader import (BadInput, TicketTable, detect_gold_column, detect_subject_column,
-                                     detect_text_column, read_tickets)
-from triage_app.ui.results_db import STORE_ERRORS, open_store, store_line
+from triage_app.files.opening import open_tickets
+from triage_app.files.reader import BadInput
 
 # pandas imports this at the first string column it builds, which would be on the reader's thread
 # (the one import an audit of the window tests found off the main thread). Imported here instead,
@@ -25,58 +23,25 @@ except ImportError:     # pandas without pyarrow builds its strings without it
     pass
 
 
-@dataclass(slots=True)
-class OpenedFile:
-    """A ticket file read, its columns detected and a person's earlier labels looked up."""
-
-    table: TicketTable
-    text_column: str
-    subject_column: str | None
-    gold_column: str | None
-    texts: list[str]
-    manual: dict[int, str]
-    notes: list[str]
-    store_error: str | None = None     # the results database could not be read: no earlier labels
-
-
-def open_tickets(path: str, label_set_key: str, store_path=None, use_store: bool = True) -> OpenedFile:
-    """Everything slow about opening a file, for the thread pool. Raises BadInput."""
-    table = read_tickets(path)
-    notes = list(table.warnings)
-    try:
-        text = detect_text_column(table)
-    except BadInput as exc:
-        text = table.columns[0]
-        notes.append(f"{exc}. Showing “{text}” for now.")
-    texts = table.texts(text)
-    manual, store_error = {}, None
-    if use_store:
-        try:
-            with open_store(store_path) as store:
-                manual = store.manual_labels(label_set_key, texts)
-        except STORE_ERRORS as exc:
-            store_error = store_line(exc, store_path)
-    return OpenedFile(table, text, detect_subject_column(table), detect_gold_column(table), texts, manual,
-                      notes, store_error)
-
-
 class FileReader(QObject):
     """Reads on its own pool, one file at a time; close() waits for the read in flight."""
 
-    read = Signal(int, object)      # request id, OpenedFile
-    failed = Signal(int, str)       # request id, one line
+    read = Signal(int, object, object)   # request id, files.opening.OpenedFile, {row: a person's earlier label}
+    failed = Signal(int, str)            # request id, one line
 
-    def __init__(self):
+    def __init__(self, db):
+        """db: the window's ResultsDb, where a person's earlier labels are looked up."""
         super().__init__()
+        self.db = db
         self.pool = QThreadPool()
         self.pool.setMaxThreadCount(1)
         self._closed = False
 
-    def start(self, request: int, path: str, label_set_key: str, store_path=None, use_store: bool = True) -> None:
+    def start(self, request: int, path: str, label_set_key: str) -> None:
         if self._closed:
             return
         self.pool.clear()           # a file asked for and not started yet is no longer wanted
-        self.pool.start(lambda: self._read(request, path, label_set_key, store_path, use_store))
+        self.pool.start(lambda: self._read(request, path, label_set_key))
 
     def close(self, timeout_ms: int) -> bool:
         """No more reads; wait for the one in flight. False: still reading (the caller keeps self alive)."""
@@ -84,17 +49,18 @@ class FileReader(QObject):
         self.pool.clear()
         return self.pool.waitForDone(timeout_ms)
 
-    def _read(self, request: int, path: str, label_set_key: str, store_path, use_store: bool) -> None:
+    def _read(self, request: int, path: str, label_set_key: str) -> None:
         try:
-            opened = open_tickets(path, label_set_key, store_path, use_store)
+            opened = open_tickets(path)
+            manual = self.db.manual_labels(label_set_key, opened.texts) or {}
         except BadInput as exc:
             self._emit(self.failed, request, str(exc))
             return
         except Exception as exc:  # an unreadable file fails in many ways; the user needs one line
             self._emit(self.failed, request, f"cannot read {Path(path).name}: {exc}")
             return
-        self._emit(self.read, request, opened)
+        self._emit(self.read, request, opened, manual)
 
-    def _emit(self, signal, request: int, value) -> None:
+    def _emit(self, signal, request: int, *values) -> None:
         if not self._closed:       # the window is gone or going: nobody is left to show it
-            signal.emit(request, value)
+            signal.emit(request, *values)

@@ -8,6 +8,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QGroupBox, QHBoxLayout, QLabel, QProgressBar,
                                QPushButton, QVBoxLayout)
 
+from triage_app.engine import models
+
 QWEN = "qwen2.5-0.5b"
 SMOLLM2 = "smollm2-135m"
 CHOICES = (
@@ -61,6 +63,18 @@ class ModelPanel(QGroupBox):
             k = self.picker.findData(spec)
         self.picker.setCurrentIndex(k)
 
+    def start_on_a_local_model(self, wanted: str) -> str:
+        """Start on the remembered model if it is here, else on the bundled one: a first run works
+        offline. The remembered choice stays the user's, so it is used once it is in the cache."""
+        start = models.first_available([wanted])
+        self.set_spec(start)
+        if not models.is_local(wanted):
+            self.mark_not_downloaded(wanted)
+        if start != wanted:
+            self.show_note(f"{_model_name(wanted)} is not on {models._THIS_MACHINE} yet: "
+                           f"starting on the bundled SmolLM2-135M.")
+        return start
+
     def mark_not_downloaded(self, spec: str) -> None:
         """The entry says the model is not on this machine yet (a Load will try to download it)."""
         k = self.picker.findData(spec)
@@ -105,3 +119,8 @@ class ModelPanel(QGroupBox):
             self.picked_by_user = True
         else:
             self.set_spec(self._spec)
+
+
+def _model_name(spec: str) -> str:
+    """What a user calls a model: Qwen2.5-0.5B-Instruct, not qwen2.5-0.5b or Qwen/Qwen2.5-0.5B-Instruct."""
+    return models.ALIASES.get(spec, spec).rsplit("/", 1)[-1]

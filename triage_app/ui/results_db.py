@@ -1,15 +1,128 @@
-"""The results database as the window uses it: opened so that any failure is one StoreUnavailable
-line naming the file, and set aside when the user asks for a fresh one."""
+"""The results database as the window uses it: one owner for the window, its file reader and its
+worker. Any failure is one StoreUnavailable line naming the file, said once; everything goes on
+without the database until the user sets it aside for a fresh one.
+
+SQLite connections belong to one thread, so the owner hands out connections rather than sharing
+one: a run opens its own on the worker's thread, and a person's labels are written (and read
+back) on the owner's one writer thread, in order, never on the UI thread.
+"""
 
 from __future__ import annotations
 
 import sqlite3
+import sys
+import threading
 import time
+import traceback
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
 
 from triage_app.files.store import ResultStore, StoreUnavailable, default_path
 
 STORE_ERRORS = (StoreUnavailable, sqlite3.Error)   # sqlite3's own: a database that broke after it opened
+
+
+class ResultsDb(QObject):
+    """Owns the database's state (usable or not) and its writer; call from any thread."""
+
+    unavailable = Signal(str)   # the first failure since it was last usable, one line
+
+    def __init__(self, path=None):
+        super().__init__()
+        self.path = path
+        self.problem: str | None = None   # the one line while the database is unavailable
+        self._lock = threading.Lock()
+        self._labels: ResultStore | None = None   # the writer thread's connection
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="triage-labels")
+        self._closed = False
+
+    def open(self) -> ResultStore | None:
+        """A connection of the caller's own, for its thread (close it when done); None while unavailable."""
+        if self.problem is not None:
+            return None
+        try:
+            return open_store(self.path)
+        except StoreUnavailable as exc:
+            self.give_up(str(exc))
+            return None
+
+    def give_up(self, message: str) -> None:
+        """The database failed: nothing is resumed or saved until use_fresh()."""
+        with self._lock:
+            first, self.problem = self.problem is None, self.problem or message
+        if first:
+            self.unavailable.emit(message)
+
+    def use_fresh(self) -> Path | None:
+        """Move the unusable database aside (kept, renamed) and open an empty one; returns where the old
+        one went. Raises OSError when it cannot be moved. A fresh one that fails too is said as the first."""
+        self._submit(self._close_labels).result()     # the writer must not hold the old file
+        moved = set_aside(store_file(self.path))
+        with self._lock:
+            self.problem = None
+        self._submit(self._labels_store).result()     # opened now, so a failure is said now
+        return moved
+
+    # a person's labels, in the order they were made
+    def set_manual(self, label_set_key: str, text: str, label: str | None) -> None:
+        """Queued for the writer; while the database is unavailable the label lives in the table only."""
+        self._submit(self._write_manual, label_set_key, text, label)
+
+    def manual_labels(self, label_set_key: str, texts: list[str]) -> dict[int, str] | None:
+        """{row: label} as stored, after every label queued before; None while the database is unavailable."""
+        return self._submit(self._read_manual, label_set_key, texts).result()
+
+    def close(self) -> None:
+        """Every label queued is written, then the writer's connection is closed."""
+        if not self._closed:
+            self._closed = True
+            self._writer.submit(self._close_labels)
+            self._writer.shutdown(wait=True)
+
+    def _submit(self, job, *args) -> Future:
+        if self._closed:
+            raise RuntimeError("the results database is closed")
+        return self._writer.submit(_reported, job, *args)
+
+    # on the writer thread
+    def _labels_store(self) -> ResultStore | None:
+        if self.problem is not None:      # given up elsewhere (a run): labels stop here too
+            self._close_labels()
+        elif self._labels is None:
+            self._labels = self.open()
+        return self._labels
+
+    def _write_manual(self, label_set_key: str, text: str, label: str | None) -> None:
+        store = self._labels_store()
+        if store is not None:
+            self._failing(store.set_manual, label_set_key, text, label)
+
+    def _read_manual(self, label_set_key: str, texts: list[str]) -> dict[int, str] | None:
+        store = self._labels_store()
+        return None if store is None else self._failing(store.manual_labels, label_set_key, texts)
+
+    def _failing(self, use, *args):
+        try:
+            return use(*args)
+        except STORE_ERRORS as exc:     # read-only, full, or broken since it opened
+            self._close_labels()
+            self.give_up(store_line(exc, self.path))
+            return None
+
+    def _close_labels(self) -> None:
+        if self._labels is not None:
+            self._labels.close()
+            self._labels = None
+
+
+def _reported(job, *args):
+    try:
+        return job(*args)
+    except Exception as exc:   # a future nobody waits on would swallow it: say it where it can be seen
+        traceback.print_exception(exc, file=sys.stderr)
+        raise
 
 
 def store_file(path=None) -> Path:

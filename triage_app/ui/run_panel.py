@@ -1,9 +1,11 @@
-"""A run as it happens: progress and ETA, the engine's numbers, and throughput over time."""
+"""A run as it happens: progress and ETA, the engine's numbers, throughput over time, and what
+Verify found (the fast path against the reference loop)."""
 
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtWidgets import QGridLayout, QGroupBox, QLabel, QProgressBar, QVBoxLayout
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGridLayout, QGroupBox, QHBoxLayout, QLabel, QProgressBar, QToolButton, QVBoxLayout
 
 _STATS = (
     ("items_per_s", "Tickets/s", "how many tickets a second, over the run so far"),
@@ -17,9 +19,18 @@ _STATS = (
 
 
 class RunPanel(QGroupBox):
-    def __init__(self, parent=None):
+    def __init__(self, actions=(), parent=None):
+        """actions: the window's (Run, Cancel, Verify, Export), as buttons above the progress bar."""
         super().__init__("Run", parent)
         layout = QVBoxLayout(self)
+        buttons = QHBoxLayout()
+        for action in actions:
+            button = QToolButton()
+            button.setDefaultAction(action)
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
         self.bar = QProgressBar()
         self.bar.setFormat("No run yet")
         self.bar.setValue(0)
@@ -51,10 +62,15 @@ class RunPanel(QGroupBox):
                                            symbolBrush="#9ab", name="per batch")
         self.mean_curve = self.chart.plot([], [], pen=pg.mkPen("#1f6fb2", width=2))
         layout.addWidget(self.chart)
+        self.verify_result = QLabel()
+        self.verify_result.setWordWrap(True)
+        self.verify_result.hide()
+        layout.addWidget(self.verify_result)
         self._points: list[tuple[float, float, float]] = []
         self._last = (0.0, 0)
 
     def start(self, rows_total: int) -> None:
+        self.verify_result.hide()
         self._points.clear()
         self._last = (0.0, 0)
         self.batch_curve.setData([], [])
@@ -83,6 +99,28 @@ class RunPanel(QGroupBox):
 
     def finish(self, text: str) -> None:
         self.bar.setFormat(f"{self.bar.value():,} / {self.bar.maximum():,} — {text}")
+
+    def show_verifying(self, probes: int) -> None:
+        self._show_verify(f"Verifying {probes} tickets against the reference loop…", "")
+
+    def show_verify(self, report) -> str:
+        """report: the engine's VerifyReport, with up to five disagreements; returns its headline."""
+        lines = [report.summary()]
+        for d in report.disagreements[:5]:
+            kind = "near-tie" if d.near_tie else "DISAGREES"
+            lines.append(f"row {d.index + 1}: reference {d.reference}, fast path {d.fast} ({kind})")
+        if report.ok:
+            head, style = "✔ The fast path agrees with the reference loop.", "color: #14622b;"
+        else:
+            head = f"✘ The fast path DISAGREES with the reference loop on {len(report.failures)} ticket(s)."
+            style = "color: #a00; font-weight: bold;"
+        self._show_verify("<br>".join([head] + lines), style)
+        return head
+
+    def _show_verify(self, text: str, style: str) -> None:
+        self.verify_result.setText(text)
+        self.verify_result.setStyleSheet(style)
+        self.verify_result.show()
 
     def _add_point(self, stats) -> None:
         seconds, done = stats.seconds, stats.done

@@ -1,51 +1,51 @@
-"""The main window: open a file, label it, review, export. Every slow step runs off the UI thread."""
+"""The main window: open a file, label it, review, export. Every slow step runs off the UI thread.
+
+The parts have their own modules: the ticket pane (ticket_pane), the file reader (file_reader, over
+files.opening), the results database (results_db), the engine worker (worker), the side panels.
+The window wires them together and keeps what ties them: which rows a run's answers belong to.
+"""
 
 from __future__ import annotations
 
 import json
-import sys
 import time
-import traceback
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLabel, QLineEdit, QMainWindow,
-                               QMessageBox, QPushButton, QScrollArea, QSplitter, QTabWidget, QToolButton,
+from PySide6.QtWidgets import (QFileDialog, QFrame, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTabWidget,
                                QVBoxLayout, QWidget)
 
 from triage_app.engine import models
 from triage_app.engine.labels import Example, LabelSet
 from triage_app.files.clean import clean
 from triage_app.files.reader import TicketTable
-from triage_app.files.store import ResultStore
 from triage_app.quality.metrics import evaluate
 from triage_app.ui.accuracy_panel import AccuracyPanel
-from triage_app.ui.column_picker import ColumnPicker
-from triage_app.ui.file_reader import FileReader, OpenedFile
+from triage_app.ui.exporting import ExportFailed, ask_export_path, export_results
+from triage_app.ui.file_reader import FileReader
 from triage_app.ui.labels_panel import LabelsPanel
+from triage_app.ui.menus import WindowActions
+from triage_app.ui.message_bar import MessageBar
 from triage_app.ui.model_panel import ModelPanel
 from triage_app.ui.prompt_preview import PromptPreview
-from triage_app.ui.results_db import STORE_ERRORS, open_store, set_aside, store_file, store_line
+from triage_app.ui.results_db import ResultsDb, store_file
 from triage_app.ui.run_panel import RunPanel
 from triage_app.ui.settings import Remembered, SettingsDialog, open_settings
-from triage_app.ui.ticket_model import CONFIDENCE, LABEL, MARGIN, TicketFilterProxy, TicketTableModel
-from triage_app.ui.ticket_view import TicketView
+from triage_app.ui.ticket_pane import TicketPane
 from triage_app.ui.worker import EngineThread
 
-# measured with `triage-app eval --compare` and scripts/experiments/confident_examples.py (README)
+# why the window asks: measured with `triage-app eval --compare` and scripts/experiments/confident_examples.py
+# (README, "Few-shot examples under channel"; docs/quality/channel_examples_smollm2.txt)
 CORRECTIONS_WARNING = (
-    "With channel scoring (the default), corrected tickets made poor examples when measured: "
-    "accuracy on the rest of the sample fell from 84% to 62%, on a helpdesk set from 58% to 54%. The "
+    "With channel scoring (the default), corrected tickets made poor examples when measured: accuracy on "
+    "the rest of the tickets fell, on both files tried (README, “Few-shot examples under channel”). The "
     "tickets a model gets wrong are the ambiguous ones, and as a label's example one of them pulls "
     "unrelated tickets to that label.\n\n"
     "What helped on the sample: two ordinary tickets of each label, picked at random (Use as example "
-    "of), 83% to 90%. Or switch to direct scoring (Model > Settings), where corrections helped (57% to 63%).\n\n"
+    "of). Or switch to direct scoring (Model > Settings), where corrections helped.\n\n"
     "Add them anyway?")
 
 FILE_FILTER = "Ticket files (*.csv *.tsv *.txt *.xlsx *.xlsm *.json *.jsonl);;All files (*)"
-EXPORT_FILTERS = {"csv": "CSV (*.csv)", "xlsx": "Excel workbook (*.xlsx)", "json": "JSON (*.json)"}
-ALL_LABELS = "all labels"
 REFRESH_MS = 250        # counts and accuracy follow the table at most this often
 CLOSE_WAIT_MS = 10_000   # how long closing waits for the batch in flight before the window goes anyway
 
@@ -59,9 +59,6 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.settings = settings or open_settings()
         self.remembered = Remembered.load(self.settings)
-        self.store_path = store_path
-        self._store = None
-        self.store_problem: str | None = None   # the database's one line while it is unavailable
         self.table: TicketTable | None = None
         self._texts: list[str] = []
         self._read_request = 0
@@ -70,6 +67,7 @@ class MainWindow(QMainWindow):
         self._generation = 0
         self._run_generation = -1
         self._run_id = 0
+        self._asked = (0, 0)                   # the latest verify and prompt requests: their failures are shown
         self.close_wait_ms = CLOSE_WAIT_MS
         self._run_label_set: LabelSet | None = None
         self._run_request: dict = {}           # run()'s arguments, to start it again on another model
@@ -77,12 +75,13 @@ class MainWindow(QMainWindow):
         self.running = False
         self.model_info = None
         self.model_loading = False
-        self.last_verify = None
         self.label_set = self._remembered_label_set()
 
-        self.engine = EngineThread(store_path)
+        self.db = ResultsDb(store_path)        # the one owner of the results database
+        self.db.unavailable.connect(self._store_unavailable)
+        self.engine = EngineThread(self.db)
         self.worker = self.engine.worker
-        self.reader = FileReader()
+        self.reader = FileReader(self.db)
         self.reader.read.connect(self._file_read)
         self.reader.failed.connect(self._file_failed)
 
@@ -97,112 +96,40 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(self.remembered.geometry)
         if self.remembered.splitter:
             self.splitter.restoreState(self.remembered.splitter)
-        self._start_on_a_local_model()
+        self.model_panel.start_on_a_local_model(self.remembered.model)
         if autoload and self.remembered.model_loaded_before:
             self.load_model()
 
     # layout
     def _build(self) -> None:
-        self._build_actions()
-        self.model = TicketTableModel(parent=self)
-        self.model.set_label_names(self.label_set.names)
+        self.actions = WindowActions(self)
+        self.tickets = TicketPane()
+        self.model, self.proxy, self.view, self.columns = (self.tickets.model, self.tickets.proxy,
+                                                           self.tickets.view, self.tickets.columns)
+        self.tickets.set_label_names(self.label_set.names)
+        self.tickets.shown_changed.connect(self._schedule_refresh)
         self.model.manual_changed.connect(self._manual_changed)
-        self.proxy = TicketFilterProxy(self)
-        self.proxy.setSourceModel(self.model)
-        self.view = TicketView()
-        self.view.setModel(self.proxy)
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
-        self.proxy.rowsInserted.connect(self._schedule_refresh)
-        self.proxy.rowsRemoved.connect(self._schedule_refresh)
-        self.proxy.modelReset.connect(self._schedule_refresh)
-
-        self.columns = ColumnPicker()
         self.columns.texts_changed.connect(self._texts_changed)
         self.columns.gold_changed.connect(self._schedule_refresh)
-        self.label_filter = QComboBox()
-        self.label_filter.currentTextChanged.connect(
-            lambda text: self.proxy.set_label_filter(None if text == ALL_LABELS else text))
-        self.search = QLineEdit(placeholderText="Search the tickets…", clearButtonEnabled=True)
-        self.search.textChanged.connect(self.proxy.set_search)
-        self.review_button = QPushButton("Review queue")
-        self.review_button.setCheckable(True)
-        self.review_button.setToolTip("Rows nobody has checked, least certain (smallest margin) first. "
-                                      "Type 1–9 to label the selected row with the n-th label, 0 to undo.")
-        self.review_button.toggled.connect(self.set_review_queue)
-        self.counts = QLabel()
-        filters = QHBoxLayout()
-        self.show_label = QLabel("Show:")
-        filters.addWidget(self.show_label)
-        filters.addWidget(self.label_filter)
-        filters.addWidget(self.search, 1)
-        filters.addWidget(self.review_button)
-        self.keys_hint = QLabel()
-        self.keys_hint.setStyleSheet("color: #555;")
-        self.keys_hint.setWordWrap(True)
+        self.statusBar().addPermanentWidget(self.tickets.counts)
 
-        self.banner = QFrame()
-        self.banner.setStyleSheet("QFrame { background: #fde2e1; border: 1px solid #e0a3a0; border-radius: 4px; }"
-                                  "QLabel { border: none; color: #7a1712; }")
-        banner_layout = QHBoxLayout(self.banner)
-        banner_layout.setContentsMargins(8, 4, 4, 4)
-        self.banner_text = QLabel()
-        self.banner_text.setWordWrap(True)
-        self.banner_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.fresh_store_button = QPushButton("Use a fresh database")
-        self.fresh_store_button.setToolTip("Move the results database that cannot be used aside (it is kept, "
-                                           "renamed) and start an empty one. Until then nothing is saved.")
+        self.banner = MessageBar()
+        self.banner_text, self.bundled_button = self.banner.text, self.banner.bundled_button
+        self.fresh_store_button = self.banner.fresh_store_button
         self.fresh_store_button.clicked.connect(self.use_fresh_store)
-        self.fresh_store_button.hide()
-        # offered where a Hugging Face model is not on this machine and cannot be fetched now
-        self.bundled_button = QPushButton("Use the bundled model now")
-        self.bundled_button.setToolTip("Load SmolLM2-135M, which comes with the app and needs no connection; "
-                                       "a run that was waiting starts on it.")
         self.bundled_button.clicked.connect(self.use_bundled_model)
-        self.later_button = QPushButton("Download later")
-        self.later_button.setToolTip("Keep working; Load the model again once there is a connection.")
-        self.later_button.clicked.connect(self._download_later)
-        close = QToolButton(text="✕", autoRaise=True)
-        close.clicked.connect(self.banner.hide)
-        banner_layout.addWidget(self.banner_text, 1)
-        banner_layout.addWidget(self.fresh_store_button)
-        banner_layout.addWidget(self.bundled_button)
-        banner_layout.addWidget(self.later_button)
-        self._show_model_offer(False)
-        banner_layout.addWidget(close)
-        self.banner.hide()
-
+        self.banner.later_button.clicked.connect(self._download_later)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(6, 6, 0, 6)
         left_layout.addWidget(self.banner)
-        left_layout.addWidget(self.columns)
-        self.statusBar().addPermanentWidget(self.counts)
-        left_layout.addLayout(filters)
-        left_layout.addWidget(self.view, 1)
-        left_layout.addWidget(self.keys_hint)
-        self.empty_hint = QLabel("Drop a ticket file (CSV, TSV, XLSX, JSON, JSONL) anywhere on this window, "
-                                 "or press Ctrl+O.")
-        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty_hint.setWordWrap(True)
-        self.empty_hint.setStyleSheet("color: #666; font-size: 15px; padding: 24px;")
-        left_layout.addWidget(self.empty_hint)
+        left_layout.addWidget(self.tickets, 1)
 
         self.model_panel = ModelPanel()
         self.model_panel.load_requested.connect(
             lambda spec: self.load_model(spec, remember=self.model_panel.picked_by_user))
-        self.run_panel = RunPanel()
-        run_buttons = QHBoxLayout()
-        for action in (self.run_action, self.cancel_action, self.verify_action, self.export_action):
-            button = QToolButton()
-            button.setDefaultAction(action)
-            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-            run_buttons.addWidget(button)
-        run_buttons.addStretch(1)
-        self.verify_result = QLabel()
-        self.verify_result.setWordWrap(True)
-        self.verify_result.hide()
-        self.run_panel.layout().insertLayout(0, run_buttons)
-        self.run_panel.layout().addWidget(self.verify_result)
+        self.run_panel = RunPanel(self.actions.run_panel_buttons)
         self.labels_panel = LabelsPanel(self.label_set)
         self.labels_panel.changed.connect(self._labels_changed)
         self.labels_panel.preview_requested.connect(self.show_prompt)
@@ -235,42 +162,7 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([900, 520])
         self.setCentralWidget(self.splitter)
         self.prompt_preview = PromptPreview(self)
-        self._show_table(False)
-        self._refill_label_filter()
         self._update_actions()
-
-    def _build_actions(self) -> None:
-        def action(text, slot, shortcut=None, tip=None):
-            a = QAction(text, self)
-            if shortcut:
-                a.setShortcut(QKeySequence(shortcut))
-            if tip:
-                a.setToolTip(tip)
-            a.triggered.connect(lambda *_: slot())
-            return a
-
-        self.open_action = action("Open…", self.open_dialog, QKeySequence.StandardKey.Open)
-        self.export_action = action("Export…", self.export_dialog, "Ctrl+E", "CSV, XLSX or JSON: every column "
-                                    "and row of the file, plus the labels")
-        self.quit_action = action("Quit", self.close, QKeySequence.StandardKey.Quit)
-        self.run_action = action("Run", self.run, "Ctrl+R", "Label every ticket (Ctrl+R)")
-        self.cancel_action = action("Cancel", self.cancel, "Esc", "Stop after the current batch; finished rows "
-                                    "are kept (Esc)")
-        self.verify_action = action("Verify", self.verify, None, "Check the fast path against the slow "
-                                    "reference loop on a spread of tickets")
-        self.load_action = action("Load model", lambda: self.load_model(), None)
-        self.settings_action = action("Settings…", self.settings_dialog, None)
-        self.prompt_action = action("Show prompt…", self.show_prompt, "Ctrl+P")
-        self.promote_action = action("Add my corrections as examples", self.promote_corrections, None,
-                                     "Every ticket you labeled by hand becomes a few-shot example")
-        menus = self.menuBar()
-        for title, actions in (("&File", (self.open_action, self.export_action, None, self.quit_action)),
-                               ("&Run", (self.run_action, self.cancel_action, None, self.verify_action)),
-                               ("&Labels", (self.promote_action, self.prompt_action)),
-                               ("&Model", (self.load_action, None, self.settings_action))):
-            menu = menus.addMenu(title)
-            for a in actions:
-                menu.addSeparator() if a is None else menu.addAction(a)
 
     def _connect_worker(self) -> None:
         w = self.worker
@@ -287,7 +179,6 @@ class MainWindow(QMainWindow):
         w.failed.connect(self._worker_failed)
         w.verify_done.connect(self._verify_done)
         w.prompt_ready.connect(self.prompt_preview.show_prompt)
-        w.store_unavailable.connect(self._store_unavailable)
 
     # opening
     def open_dialog(self) -> None:
@@ -301,10 +192,9 @@ class MainWindow(QMainWindow):
             self.cancel()
         self._read_request += 1
         self.statusBar().showMessage(f"Reading {Path(path).name}…")
-        self.reader.start(self._read_request, str(path), self.label_set.fingerprint, self.store_path,
-                          use_store=self.store_problem is None)
+        self.reader.start(self._read_request, str(path), self.label_set.fingerprint)
 
-    def _file_read(self, request: int, opened: OpenedFile) -> None:
+    def _file_read(self, request: int, opened, manual: dict[int, str]) -> None:
         if request != self._read_request:
             return
         self._clear_error()
@@ -314,14 +204,12 @@ class MainWindow(QMainWindow):
         self.columns.set_columns(table.columns, opened.text_column, opened.subject_column, opened.gold_column)
         self.model.set_frame(table.frame)
         self._texts = opened.texts
-        self.model.set_manual_labels(opened.manual)
-        self._show_table(True)
-        self._size_columns()
+        self.model.set_manual_labels(manual)
+        self.tickets.show_table(True)
+        self.tickets.size_columns()
         self.statusBar().showMessage(f"{table.path.name}: {len(table.frame):,} tickets", 10_000)
         if opened.notes:
             self.show_error(" ".join(opened.notes))
-        if opened.store_error:
-            self._store_unavailable(opened.store_error)
         self.setWindowTitle(f"Triage — {table.path.name}")
         self._update_actions()
         self._schedule_refresh()
@@ -350,34 +238,18 @@ class MainWindow(QMainWindow):
         if self.running:
             self.cancel()
         self._generation += 1
-        self._texts = self._current_texts()
+        column = self.columns.text_column
+        self._texts = self.table.texts(column, self.columns.subject_column) if column else []
         self.model.clear_predictions()
         self._load_manual_labels()
         self.statusBar().showMessage("The ticket text changed: Run to label it.", 8000)
         self._schedule_refresh()
-
-    def _current_texts(self) -> list[str]:
-        if self.table is None or not self.columns.text_column:
-            return []
-        return self.table.texts(self.columns.text_column, self.columns.subject_column)
 
     @property
     def texts(self) -> list[str]:
         return list(self._texts)
 
     # the model
-    def _start_on_a_local_model(self) -> None:
-        """Start on the remembered model if it is here, else on the bundled one: a first run works
-        offline. The remembered choice stays the user's, so it is used once it is in the cache."""
-        wanted = self.remembered.model
-        start = models.first_available([wanted])
-        self.model_panel.set_spec(start)
-        if not models.is_local(wanted):
-            self.model_panel.mark_not_downloaded(wanted)
-        if start != wanted:
-            self.model_panel.show_note(f"{_model_name(wanted)} is not on {models._THIS_MACHINE} yet: "
-                                       f"starting on the bundled SmolLM2-135M.")
-
     def load_model(self, spec: str | None = None, remember: bool = True) -> None:
         """remember: the spec becomes the model to start on next time (an explicit pick, not a stand-in)."""
         if spec is None:
@@ -477,7 +349,6 @@ class MainWindow(QMainWindow):
         texts = self._texts[:limit] if limit else self._texts
         self._run_id = self.worker.run(texts, self.label_set, config, fresh, self.remembered.cleaning)
         self.run_panel.start(len(texts))
-        self.verify_result.hide()
         self.statusBar().showMessage("Running…")
         self._update_actions()
         return self._run_id
@@ -512,29 +383,30 @@ class MainWindow(QMainWindow):
     def _run_cancelled(self, run_id: int) -> None:
         self._run_ended(run_id, "cancelled")
 
-    def _run_ended(self, run_id: int, how: str) -> None:
-        if run_id != self._run_id or not self.running:   # not running: ended already (its model failed)
+    def _worker_failed(self, request: int, message: str) -> None:
+        if request in self._asked:     # the latest verify or prompt preview: a message, nothing ends
+            self.show_error(message)
+        else:
+            self._run_ended(request, "failed", message)
+
+    def _run_ended(self, run_id: int, how: str, message: str = "") -> None:
+        # not the latest run (its end is stale), or not running: ended already (its model failed)
+        if run_id != self._run_id or not self.running:
             return
         self.running = False
         done = self.model.rows_answered
         if how == "done":
             self.run_panel.finish("done")
             self.statusBar().showMessage(f"Done: {done:,} rows answered.", 10_000)
-        else:
+        elif how == "cancelled":
             self.run_panel.finish(f"cancelled; {done:,} labeled rows kept")
             self.statusBar().showMessage(f"Cancelled: the {done:,} rows labeled so far are kept.", 10_000)
+        else:
+            self.run_panel.finish("stopped")
+            self.show_error(message)
         self._update_actions()
         self._refresh_derived()
         self.run_ended.emit(how)
-
-    def _worker_failed(self, message: str) -> None:
-        was_running, self.running = self.running, False
-        if was_running:
-            self.run_panel.finish("stopped")
-        self.show_error(message)
-        self._update_actions()
-        if was_running:
-            self.run_ended.emit("failed")
 
     # verify and the prompt
     def verify(self, probes: int = 16) -> None:
@@ -543,27 +415,12 @@ class MainWindow(QMainWindow):
             return
         if self.model_info is None and not self.model_loading:
             self.load_model()
-        self.verify_result.setText(f"Verifying {probes} tickets against the reference loop…")
-        self.verify_result.setStyleSheet("")
-        self.verify_result.show()
-        self.worker.verify(self._texts, self.label_set, {"method": self.remembered.method}, probes)
+        self.run_panel.show_verifying(probes)
+        request = self.worker.verify(self._texts, self.label_set, {"method": self.remembered.method}, probes)
+        self._asked = (request, self._asked[1])
 
     def _verify_done(self, report) -> None:
-        self.last_verify = report
-        lines = [report.summary()]
-        for d in report.disagreements[:5]:
-            kind = "near-tie" if d.near_tie else "DISAGREES"
-            lines.append(f"row {d.index + 1}: reference {d.reference}, fast path {d.fast} ({kind})")
-        if report.ok:
-            head = "✔ The fast path agrees with the reference loop."
-            style = "color: #14622b;"
-        else:
-            head = f"✘ The fast path DISAGREES with the reference loop on {len(report.failures)} ticket(s)."
-            style = "color: #a00; font-weight: bold;"
-        self.verify_result.setText("<br>".join([head] + lines))
-        self.verify_result.setStyleSheet(style)
-        self.verify_result.show()
-        self.statusBar().showMessage(head, 10_000)
+        self.statusBar().showMessage(self.run_panel.show_verify(report), 10_000)
 
     def show_prompt(self) -> None:
         self.prompt_preview.show_waiting(self.model_info is not None or self.model_loading)
@@ -571,7 +428,8 @@ class MainWindow(QMainWindow):
             rows = self.view.selected_source_rows()
             # what the model reads: the ticket cleaned as a run would clean it
             ticket = clean(self._texts[rows[0]], self.remembered.cleaning) if rows and self._texts else ""
-            self.worker.preview_prompt(self.label_set, ticket, self.remembered.method)
+            request = self.worker.preview_prompt(self.label_set, ticket, self.remembered.method)
+            self._asked = (self._asked[0], request)
         self.prompt_preview.show()
         self.prompt_preview.raise_()
 
@@ -582,17 +440,14 @@ class MainWindow(QMainWindow):
         if label_set.names != old.names:
             if self.running:
                 self.cancel()
-            self.model.set_label_names(label_set.names)
+            self.tickets.set_label_names(label_set.names)
             self._load_manual_labels()
-            self._refill_label_filter()
             self.statusBar().showMessage("Labels changed: Run to label the tickets with the new set.", 10_000)
         else:
             # same names: a person's labels still mean the same, so they follow the new prompt
-            for row, label in self.model.manual_labels.items():
-                self._store_manual(label_set.fingerprint, self._texts[row], label)
+            self._store_manual_labels()
             if self.model.rows_answered:
                 self.statusBar().showMessage("The prompt changed: Run again to update the labels.", 10_000)
-        self._update_keys_hint()
         self._schedule_refresh()
 
     def promote_corrections(self) -> None:
@@ -630,118 +485,64 @@ class MainWindow(QMainWindow):
             self.labels_panel.suggest_example_label(self.model.label_of(rows[0]))
 
     def _manual_changed(self, row: int, label: str | None) -> None:
-        self._store_manual(self.label_set.fingerprint, self._texts[row], label)
+        self.db.set_manual(self.label_set.fingerprint, self._texts[row], label)   # written off this thread
         self._schedule_refresh()
 
+    def _store_manual_labels(self) -> None:
+        for row, label in self.model.manual_labels.items():
+            self.db.set_manual(self.label_set.fingerprint, self._texts[row], label)
+
     def _load_manual_labels(self) -> None:
-        store = self.store
-        if not self._texts or store is None:     # without the store, the labels in the table are all there is
-            return
-        try:
-            self.model.set_manual_labels(store.manual_labels(self.label_set.fingerprint, self._texts))
-        except STORE_ERRORS as exc:
-            self._store_unavailable(store_line(exc, self.store_path))
+        manual = self.db.manual_labels(self.label_set.fingerprint, self._texts) if self._texts else None
+        if manual is not None:      # None: no database; the labels in the table are all there is
+            self.model.set_manual_labels(manual)
 
-    def _store_manual(self, label_set_key: str, text: str, label: str | None) -> None:
-        """A person's label into the database; while it is unavailable the label lives in the table only."""
-        store = self.store
-        if store is None:
-            return
-        try:
-            store.set_manual(label_set_key, text, label)
-        except STORE_ERRORS as exc:    # read-only, full, or broken since it opened
-            self._store_unavailable(store_line(exc, self.store_path))
-
-    @property
-    def store(self) -> ResultStore | None:
-        """The results database for a person's labels; None while it is unavailable."""
-        if self._store is None and self.store_problem is None:
-            try:
-                self._store = open_store(self.store_path)
-            except STORE_ERRORS as exc:
-                self._store_unavailable(store_line(exc, self.store_path))
-        return self._store
-
+    # the results database
     def _store_unavailable(self, message: str) -> None:
-        """Shown once; the window goes on without the database: no resume, labels kept in memory."""
-        if self._store is not None:
-            self._store.close()
-            self._store = None
-        first = self.store_problem is None
-        self.store_problem = message
+        """Said once; the window goes on without the database: no resume, labels kept in memory."""
         self.fresh_store_button.show()
-        if first:
-            self.show_error(f"{message.rstrip('. ')}. The window goes on without it: nothing is resumed or "
-                            f"saved until you use a fresh database.")
+        self.show_error(f"{message.rstrip('. ')}. The window goes on without it: nothing is resumed or "
+                        f"saved until you use a fresh database.")
 
     def use_fresh_store(self) -> Path | None:
         """Move the unusable database aside (kept, renamed) and start an empty one; returns where it went."""
-        if self._store is not None:
-            self._store.close()
-            self._store = None
         try:
-            moved = set_aside(store_file(self.store_path))
+            moved = self.db.use_fresh()
         except OSError as exc:
-            self.show_error(f"Cannot move {store_file(self.store_path)} aside: {exc.strerror or exc}")
+            self.show_error(f"Cannot move {store_file(self.db.path)} aside: {exc.strerror or exc}")
             return None
-        self.store_problem = None
         self.fresh_store_button.hide()
         self.banner.hide()
-        self.worker.retry_store()
-        if self.store is None:          # the new one failed too (a read-only folder): said already
+        if self.db.problem:             # the new one failed too (a read-only folder): said already
             return None
-        for row, label in self.model.manual_labels.items():   # what was labeled meanwhile is not lost
-            self._store_manual(self.label_set.fingerprint, self._texts[row], label)
+        self._store_manual_labels()     # what was labeled meanwhile is not lost
         where = f" (the old one is {moved})" if moved else ""
         self.statusBar().showMessage(f"Using a fresh results database{where}.", 15_000)
         return moved
 
-    # review
+    # review and export
     def set_review_queue(self, on: bool) -> None:
-        if self.review_button.isChecked() != on:
-            self.review_button.setChecked(on)     # comes back here through toggled
-            return
-        self.proxy.set_review_queue(on)
-        if not on:
-            self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
-        else:
-            self.view.horizontalHeader().setSortIndicator(MARGIN, Qt.SortOrder.AscendingOrder)
-            self.view.setFocus()
-            if self.proxy.rowCount():
-                self.view.selectRow(0)
-        self._schedule_refresh()
+        self.tickets.set_review_queue(on)
 
-    # export
     def export_dialog(self) -> None:
         if self.table is None:
             self.show_error("Nothing to export yet: open a ticket file first.")
             return
-        suggested = str(Path(self.remembered.last_folder or ".") / f"{self.table.path.stem}-labeled.csv")
-        path, chosen = QFileDialog.getSaveFileName(self, "Export results", suggested, ";;".join(EXPORT_FILTERS.values()))
+        suggested = Path(self.remembered.last_folder or ".") / f"{self.table.path.stem}-labeled.csv"
+        path = ask_export_path(self, str(suggested))
         if path:
-            fmt = next((f for f, text in EXPORT_FILTERS.items() if text == chosen), None)
-            if Path(path).suffix.lower().lstrip(".") not in EXPORT_FILTERS and fmt:
-                path = f"{path}.{fmt}"
             self.export_to(path)
 
     def export_to(self, path: str | Path) -> Path | None:
-        from triage_app.files.export import export, results_frame
-
         if self.table is None:
             self.show_error("Nothing to export yet: open a ticket file first.")
             return None
         try:
-            frame = results_frame(self.table.frame, self.model.predictions, self.model.label_names,
-                                  self.model.manual_labels)
-            written = export(frame, path)
-        except (OSError, ValueError) as exc:
-            self.show_error(f"Export failed: {_first_line(exc)}")
+            written, rows = export_results(self.table, self.model, path)
+        except ExportFailed as exc:
+            self.show_error(str(exc))
             return None
-        except Exception as exc:   # a writer's own error on content nobody foresaw: the table stays, say why
-            traceback.print_exception(exc, file=sys.stderr)
-            self.show_error(f"Export failed: {type(exc).__name__}: {_first_line(exc)}")
-            return None
-        self.statusBar().showMessage(f"Exported {len(frame):,} rows to {written}", 10_000)
+        self.statusBar().showMessage(f"Exported {rows:,} rows to {written}", 10_000)
         return written
 
     # what follows from the table
@@ -753,81 +554,40 @@ class MainWindow(QMainWindow):
         """Counts and accuracy: at most a few times a second, however fast batches arrive, and never
         more than a tenth of the UI thread's time (on a big file one refresh is not cheap)."""
         started = time.perf_counter()
-        self._show_derived()
-        cost_ms = 1000 * (time.perf_counter() - started)
-        self._throttle.setInterval(max(REFRESH_MS, int(10 * cost_ms)))
-
-    def _show_derived(self) -> None:
-        total = self.model.rowCount()
-        labeled, manual = self.model.rows_answered, len(self.model.manual_labels)
-        self.counts.setText(f"{self.proxy.rowCount():,} shown of {total:,} · {labeled:,} answered · {manual:,} by you")
+        self.tickets.show_counts()
         gold = self.columns.gold_column
         if self.table is None or gold is None:
             self.accuracy_panel.show_scores(None, None)
         else:
             self.accuracy_panel.show_scores(evaluate(self.table.frame[gold].tolist(), self.model.predicted_labels,
                                                      self.model.label_names, self.model.confidences), gold)
-
-    def _refill_label_filter(self) -> None:
-        current = self.label_filter.currentText()
-        self.label_filter.blockSignals(True)
-        self.label_filter.clear()
-        self.label_filter.addItems([ALL_LABELS] + self.label_set.names)
-        self.label_filter.blockSignals(False)
-        self.label_filter.setCurrentText(current if current in self.label_set.names else ALL_LABELS)
-        self.proxy.set_label_filter(None if self.label_filter.currentText() == ALL_LABELS
-                                    else self.label_filter.currentText())
-        self._update_keys_hint()
-
-    def _update_keys_hint(self) -> None:
-        keys = "  ".join(f"<b>{k + 1}</b> {name}" for k, name in enumerate(self.label_set.names[:9]))
-        self.keys_hint.setText(f"Label the selected row: {keys}  <b>0</b> back to the model's answer · "
-                               f"double-click a label for a list · tinted rows: confidence below 0.7")
+        cost_ms = 1000 * (time.perf_counter() - started)
+        self._throttle.setInterval(max(REFRESH_MS, int(10 * cost_ms)))
 
     def _update_actions(self) -> None:
-        has_file = self.table is not None
-        self.run_action.setEnabled(has_file and not self.running)
-        self.cancel_action.setEnabled(self.running)
-        self.verify_action.setEnabled(has_file and not self.running)
-        self.export_action.setEnabled(has_file)
-        self.load_action.setEnabled(not self.model_loading)
-
-    def _show_table(self, shown: bool) -> None:
-        for widget in (self.view, self.columns, self.show_label, self.search, self.label_filter, self.review_button, self.counts,
-                       self.keys_hint):
-            widget.setVisible(shown)
-        self.empty_hint.setVisible(not shown)
-
-    def _size_columns(self) -> None:
-        self.view.setColumnWidth(LABEL, 120)
-        self.view.setColumnWidth(CONFIDENCE, 86)
-        self.view.setColumnWidth(MARGIN, 70)
-        text = self.columns.text_column
-        for k, name in enumerate(self.model.columns, start=3):
-            self.view.setColumnWidth(k, 520 if name == text else 110)
+        has_file, a = self.table is not None, self.actions
+        a.run.setEnabled(has_file and not self.running)
+        a.cancel.setEnabled(self.running)
+        a.verify.setEnabled(has_file and not self.running)
+        a.export.setEnabled(has_file)
+        a.load.setEnabled(not self.model_loading)
 
     # messages
     def show_error(self, message: str, offer_bundled: bool = False) -> None:
         """A plain message above the table; the window keeps working. offer_bundled: with the buttons
         to use the bundled model now or download later."""
-        self._show_model_offer(offer_bundled)
-        self.banner_text.setText(message)
-        self.banner.show()
+        self.banner.say(message, offer_bundled)
         self.statusBar().showMessage(message, 15_000)
         self.error_shown.emit(message)
 
     def _clear_error(self) -> None:
         """A new file or run clears the last message, except that the database is unavailable: that
         line, and its way out, stay until the user takes it."""
-        self._show_model_offer(False)
-        if self.store_problem:
-            self.banner_text.setText(self.store_problem)
+        self.banner.show_model_offer(False)
+        if self.db.problem:
+            self.banner_text.setText(self.db.problem)
         else:
             self.banner.hide()
-
-    def _show_model_offer(self, shown: bool) -> None:
-        self.bundled_button.setVisible(shown)
-        self.later_button.setVisible(shown)
 
     def _panel_message(self, message: str) -> None:
         if message.startswith("Cannot"):
@@ -850,9 +610,10 @@ class MainWindow(QMainWindow):
         self.remembered.save(self.settings)
 
     def shutdown(self) -> bool:
-        """Remember, stop the worker and the reader, close the store. False: the engine was still busy
-        after close_wait_ms (a model load cannot be interrupted); it is kept alive in
-        EngineThread.outliving, and whoever ends the process waits for it (app.main)."""
+        """Remember, stop the worker and the reader, write the labels still queued and close the
+        database. False: the engine was still busy after close_wait_ms (a model load cannot be
+        interrupted); it is kept alive in EngineThread.outliving, and whoever ends the process waits
+        for it (app.main)."""
         if self.engine is None:
             return True
         self._save_settings()
@@ -860,9 +621,7 @@ class MainWindow(QMainWindow):
         self.engine = None
         if not self.reader.close(self.close_wait_ms):
             _outliving_readers.append(self.reader)     # its read still refers to it
-        if self._store is not None:
-            self._store.close()
-            self._store = None
+        self.db.close()
         return stopped
 
     def closeEvent(self, event) -> None:
@@ -872,13 +631,3 @@ class MainWindow(QMainWindow):
 
 
 _outliving_readers: list[FileReader] = []
-
-
-def _model_name(spec: str) -> str:
-    """What a user calls a model: Qwen2.5-0.5B-Instruct, not qwen2.5-0.5b or Qwen/Qwen2.5-0.5B-Instruct."""
-    return models.ALIASES.get(spec, spec).rsplit("/", 1)[-1]
-
-
-def _first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__

@@ -60,9 +60,8 @@ class EngineWorker(QObject):
     _load_requested = Signal(str, str, str, bool, str, int)
     _adopt_requested = Signal(object)
     _run_requested = Signal(int, object, object, object, bool, int, object)
-    _verify_requested = Signal(object, object, object, int)
-    _prompt_requested = Signal(object, str, str)
-    _store_retry_requested = Signal()
+    _verify_requested = Signal(int, object, object, object, int)
+    _prompt_requested = Signal(int, object, str, str)
 
     # reports
     model_loading = Signal(str)       # a model spec started loading
@@ -74,20 +73,18 @@ class EngineWorker(QObject):
     batch_done = Signal(object)       # RunBatch: the rows one batch finished
     finished = Signal(int)            # run id: every row has an answer
     cancelled = Signal(int)           # run id: stopped between batches; finished rows were kept
-    failed = Signal(str)              # a run, verify or prompt request failed, one line
-    store_unavailable = Signal(str)   # the results database cannot be used, one line; runs go on without it
+    failed = Signal(int, str)         # request id (a run's is its run id), one line: the request failed
     verify_done = Signal(object)      # the engine's VerifyReport
     prompt_ready = Signal(object)     # PromptInfo
 
-    def __init__(self, store_path=None):
+    def __init__(self, db):
+        """db: the window's ResultsDb; each run opens its own connection to it (runs go on without one)."""
         super().__init__()
-        self.store_path = store_path
+        self.db = db
         self._loaded = None
         self._classifier = None
-        self._store = None
-        self._store_off = False         # the database failed: runs neither resume nor save until retry_store()
         self._closing = False
-        self._next_run = 0
+        self._next_request = 0          # run, verify and prompt requests share one count: failed names one
         self._loads = 0                 # load requests so far; a run remembers the one it follows
         self._failed_loads: set[int] = set()
         self._cancelled_up_to = 0     # runs with an id up to this stop between batches
@@ -96,7 +93,6 @@ class EngineWorker(QObject):
         self._run_requested.connect(self._run)
         self._verify_requested.connect(self._verify)
         self._prompt_requested.connect(self._prompt)
-        self._store_retry_requested.connect(self._retry_store)
 
     # requests (call from the main thread)
     def load_model(self, spec: str, device: str = "auto", dtype: str = "auto", allow_download: bool = False,
@@ -115,28 +111,34 @@ class EngineWorker(QObject):
         """Classify texts (the originals; the model reads them cleaned as cleaning, a files.clean
         TextCleaning, says; None: the default); config: RunConfig fields. Returns the run id its
         signals will carry."""
-        self._next_run += 1
-        self._run_requested.emit(self._next_run, list(texts), label_set, config, fresh, self._loads, cleaning)
-        return self._next_run
+        request = self._new_request()
+        self._run_requested.emit(request, list(texts), label_set, config, fresh, self._loads, cleaning)
+        return request
 
-    def verify(self, texts: list[str], label_set, config: dict | None = None, probes: int = 16) -> None:
-        self._verify_requested.emit(list(texts), label_set, config, probes)
+    def verify(self, texts: list[str], label_set, config: dict | None = None, probes: int = 16) -> int:
+        """Returns the request id a failure will carry."""
+        request = self._new_request()
+        self._verify_requested.emit(request, list(texts), label_set, config, probes)
+        return request
 
-    def preview_prompt(self, label_set, ticket: str, method: str) -> None:
-        self._prompt_requested.emit(label_set, ticket, method)
+    def preview_prompt(self, label_set, ticket: str, method: str) -> int:
+        """Returns the request id a failure will carry."""
+        request = self._new_request()
+        self._prompt_requested.emit(request, label_set, ticket, method)
+        return request
+
+    def _new_request(self) -> int:
+        self._next_request += 1
+        return self._next_request
 
     def cancel(self) -> None:
         """Stop every run asked for so far after the batch in flight; thread-safe."""
-        self._cancelled_up_to = self._next_run
+        self._cancelled_up_to = self._next_request
 
     def close_down(self) -> None:
         """Stop the run in flight at its next step and skip every request still queued; thread-safe."""
         self._closing = True
         self.cancel()
-
-    def retry_store(self) -> None:
-        """The next run opens the results database again (after the bad one was set aside)."""
-        self._store_retry_requested.emit()
 
     @property
     def has_model(self) -> bool:
@@ -180,10 +182,12 @@ class EngineWorker(QObject):
         if run_id <= self._cancelled_up_to or after_load in self._failed_loads:
             self.cancelled.emit(run_id)
             return
+        store = None
         try:
             classifier = self._classifier_for(label_set, _method(config))
             self.started.emit(run_id)
-            steps = run_job(classifier, self._results_store(), texts, _config(config), fresh=fresh,
+            store = self.db.open()      # None while the database is unavailable: nothing resumed or saved
+            steps = run_job(classifier, store, texts, _config(config), fresh=fresh,
                             cleaning=cleaning or TextCleaning())
             for step in steps:
                 # a finished batch is already saved, so it is shown even when Cancel came meanwhile
@@ -197,16 +201,19 @@ class EngineWorker(QObject):
                     self.cancelled.emit(run_id)
                     return
         except STORE_ERRORS as exc:     # full or broken mid-run: the batches shown so far stay
-            self._give_up_store(store_line(exc, self.store_path))
-            self.failed.emit("the run stopped: the results database failed; Run again to go on without it")
+            self.db.give_up(store_line(exc, self.db.path))
+            self.failed.emit(run_id, "the run stopped: the results database failed; Run again to go on without it")
             return
         except Exception as exc:
-            self.failed.emit(_one_line("the run stopped", exc))
+            self.failed.emit(run_id, _one_line("the run stopped", exc))
             return
+        finally:
+            if store is not None:
+                store.close()
         self.finished.emit(run_id)
 
-    @Slot(object, object, object, int)
-    def _verify(self, texts, label_set, config, probes):
+    @Slot(int, object, object, object, int)
+    def _verify(self, request, texts, label_set, config, probes):
         from triage_app.engine.verify import verify
 
         if self._closing:
@@ -215,10 +222,10 @@ class EngineWorker(QObject):
             self.verify_done.emit(verify(self._classifier_for(label_set, _method(config)), texts, probes,
                                          _config(config)))
         except Exception as exc:
-            self.failed.emit(_one_line("verify stopped", exc))
+            self.failed.emit(request, _one_line("verify stopped", exc))
 
-    @Slot(object, str, str)
-    def _prompt(self, label_set, ticket, method):
+    @Slot(int, object, str, str)
+    def _prompt(self, request, label_set, ticket, method):
         if self._closing:
             return
         try:
@@ -233,7 +240,7 @@ class EngineWorker(QObject):
             self.prompt_ready.emit(PromptInfo(prompt.text, ticket.strip(), prompt.tail, len(prompt.ids), labels,
                                               list(prompt.label_warnings)))
         except Exception as exc:
-            self.failed.emit(_one_line("cannot build the prompt", exc))
+            self.failed.emit(request, _one_line("cannot build the prompt", exc))
 
     def _classifier_for(self, label_set, method: str | None):
         from triage_app.engine.classifier import Classifier
@@ -247,34 +254,6 @@ class EngineWorker(QObject):
             self._classifier = Classifier(self._loaded, label_set, scoring=scoring)
         return self._classifier
 
-    def _results_store(self):
-        """The database, or None while it is unavailable (the window said so once)."""
-        from triage_app.files.store import StoreUnavailable
-        from triage_app.ui.results_db import open_store
-
-        if self._store is None and not self._store_off:
-            try:
-                self._store = open_store(self.store_path)
-            except StoreUnavailable as exc:
-                self._give_up_store(str(exc))
-        return self._store
-
-    def _give_up_store(self, message: str) -> None:
-        self._store_off = True
-        self.close()
-        self.store_unavailable.emit(message)
-
-    @Slot()
-    def _retry_store(self):
-        self._store_off = False
-        self.close()
-
-    def close(self):
-        """Call on the worker's thread, or once it has stopped."""
-        if self._store is not None:
-            self._store.close()
-            self._store = None
-
 
 class EngineThread:
     """The worker and the thread it lives on; stop() asks, waits, never kills.
@@ -286,20 +265,19 @@ class EngineThread:
 
     outliving: list[EngineThread] = []   # stopped too late: kept alive here, never destroyed running
 
-    def __init__(self, store_path=None):
+    def __init__(self, db):
         self.thread = QThread()
         self.thread.setObjectName("triage-engine")
-        self.worker = EngineWorker(store_path)
+        self.worker = EngineWorker(db)
         self.worker.moveToThread(self.thread)
         self.thread.start()
 
     def stop(self, timeout_ms: int = 10_000) -> bool:
         """Ask the worker to stop at its next step and wait up to timeout_ms. False: still busy, kept
-        in outliving; its store is closed by wait_outliving once it has stopped."""
+        in outliving (a run closes its own connection to the results database when it stops)."""
         self.worker.close_down()
         self.thread.quit()
         if self.thread.wait(timeout_ms):
-            self.worker.close()
             return True
         EngineThread.outliving.append(self)
         return False
@@ -310,7 +288,6 @@ class EngineThread:
         for engine in list(cls.outliving):
             if not engine.thread.wait(timeout_ms):
                 return False
-            engine.worker.close()
             cls.outliving.remove(engine)
         return True
 

@@ -1,0 +1,47 @@
+"""Export from the window: where to (a save dialog whose chosen type names the format) and the
+file written, or one line on why not."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+EXPORT_FILTERS = {"csv": "CSV (*.csv)", "xlsx": "Excel workbook (*.xlsx)", "json": "JSON (*.json)"}
+
+
+class ExportFailed(Exception):
+    """One line for the user."""
+
+
+def ask_export_path(parent: QWidget, suggested: str) -> str | None:
+    """A path with a suffix: typed without one, it takes the type chosen in the dialog."""
+    path, chosen = QFileDialog.getSaveFileName(parent, "Export results", suggested, ";;".join(EXPORT_FILTERS.values()))
+    if not path:
+        return None
+    fmt = next((f for f, text in EXPORT_FILTERS.items() if text == chosen), None)
+    if Path(path).suffix.lower().lstrip(".") not in EXPORT_FILTERS and fmt:
+        path = f"{path}.{fmt}"
+    return path
+
+
+def export_results(table, model, path: str | Path) -> tuple[Path, int]:
+    """Every row and column of table (a TicketTable) with model's (a TicketTableModel) labels;
+    returns the file written and its rows. Raises ExportFailed."""
+    from triage_app.files.export import export, results_frame    # its writers load when first used
+
+    try:
+        frame = results_frame(table.frame, model.predictions, model.label_names, model.manual_labels)
+        return export(frame, path), len(frame)
+    except (OSError, ValueError) as exc:
+        raise ExportFailed(f"Export failed: {_first_line(exc)}") from exc
+    except Exception as exc:   # a writer's own error on content nobody foresaw: the table stays, say why
+        traceback.print_exception(exc, file=sys.stderr)
+        raise ExportFailed(f"Export failed: {type(exc).__name__}: {_first_line(exc)}") from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__

@@ -1,0 +1,47 @@
+"""The window's message bar: one plain line above the table, and the way out where there is one
+(a fresh results database; the bundled model now, or a download later)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton
+
+
+class MessageBar(QFrame):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setStyleSheet("QFrame { background: #fde2e1; border: 1px solid #e0a3a0; border-radius: 4px; }"
+                           "QLabel { border: none; color: #7a1712; }")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        self.text = QLabel()
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.fresh_store_button = QPushButton("Use a fresh database")
+        self.fresh_store_button.setToolTip("Move the results database that cannot be used aside (it is kept, "
+                                           "renamed) and start an empty one. Until then nothing is saved.")
+        self.fresh_store_button.hide()
+        # offered where a Hugging Face model is not on this machine and cannot be fetched now
+        self.bundled_button = QPushButton("Use the bundled model now")
+        self.bundled_button.setToolTip("Load SmolLM2-135M, which comes with the app and needs no connection; "
+                                       "a run that was waiting starts on it.")
+        self.later_button = QPushButton("Download later")
+        self.later_button.setToolTip("Keep working; Load the model again once there is a connection.")
+        close = QToolButton(text="✕", autoRaise=True)
+        close.clicked.connect(self.hide)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.fresh_store_button)
+        layout.addWidget(self.bundled_button)
+        layout.addWidget(self.later_button)
+        layout.addWidget(close)
+        self.show_model_offer(False)
+        self.hide()
+
+    def say(self, message: str, offer_bundled: bool = False) -> None:
+        self.show_model_offer(offer_bundled)
+        self.text.setText(message)
+        self.show()
+
+    def show_model_offer(self, shown: bool) -> None:
+        self.bundled_button.setVisible(shown)
+        self.later_button.setVisible(shown)
