@@ -33,6 +33,7 @@ class TicketTableModel(QAbstractTableModel):
         self.label_names: list[str] = []
         self._frame = pd.DataFrame()
         self._cells = np.empty((0, 0), dtype=object)
+        self._rows, self._columns = 0, len(RESULT_HEADERS)
         self._search: list[str] | None = None
         self._clear_results(0)
         if frame is not None:
@@ -43,6 +44,8 @@ class TicketTableModel(QAbstractTableModel):
         with self.resetting():
             self._frame = frame
             self._cells = frame.to_numpy(dtype=object, copy=False)
+            # Qt asks for the counts thousands of times per batch (every index() it makes): kept as ints
+            self._rows, self._columns = self._cells.shape[0], len(RESULT_HEADERS) + self._cells.shape[1]
             self._search = None
             self._clear_results(len(frame))
 
@@ -174,10 +177,10 @@ class TicketTableModel(QAbstractTableModel):
 
     # QAbstractTableModel
     def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._frame)
+        return 0 if parent.isValid() else self._rows
 
     def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(RESULT_HEADERS) + self._cells.shape[1]
+        return 0 if parent.isValid() else self._columns
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if role != Qt.ItemDataRole.DisplayRole:
