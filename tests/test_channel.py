@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from triage_app.engine.channel import ChannelPrompt
 from triage_app.engine.classifier import Classifier, RunConfig
 from triage_app.engine.labels import Example, Label, LabelSet
-from triage_app.engine.scoring import Scoring
+from triage_app.engine.scoring import Scoring, decide, prior
 from triage_app.engine.verify import collect
 
 CHANNEL = Scoring(method="channel", calibrate=False)
@@ -68,15 +68,15 @@ def both_paths(channel, sample_rows):
 @pytest.mark.parametrize("scoring", [CHANNEL, Scoring(method="channel"), Scoring(method="channel", temperature=2.0)])
 def test_fast_path_equals_the_reference_on_scores(both_paths, scoring):
     (fast, fast_free), (ref, ref_free) = both_paths
-    got = scoring.decide(fast, scoring.prior(fast_free))
-    want = scoring.decide(ref, scoring.prior(ref_free))
+    got = decide(scoring, fast, prior(scoring, fast_free))
+    want = decide(scoring, ref, prior(scoring, ref_free))
     assert (got - want).abs().max() < 1e-3
     assert got.argmax(1).tolist() == want.argmax(1).tolist()
 
 
 def test_near_ties_are_decided_the_same_way(both_paths):
     (fast, _), (ref, _) = both_paths
-    fast, ref = CHANNEL.decide(fast, None)[-len(AMBIGUOUS):], CHANNEL.decide(ref, None)[-len(AMBIGUOUS):]
+    fast, ref = decide(CHANNEL, fast, None)[-len(AMBIGUOUS):], decide(CHANNEL, ref, None)[-len(AMBIGUOUS):]
     top2 = ref.topk(2, dim=1).values
     ties = (top2[:, 0] - top2[:, 1] < 1.0).nonzero().flatten().tolist()
     assert ties, "no near-tie among the ambiguous tickets: the test would prove nothing"

@@ -1,4 +1,4 @@
-"""Device and dtype choice: 'auto' follows the hardware and the scoring method."""
+"""Device and dtype choice: 'auto' follows the hardware, whichever the scoring method."""
 
 from __future__ import annotations
 
@@ -9,12 +9,9 @@ from triage_app.engine import device
 from triage_app.engine.verify import tolerance
 
 
-@pytest.mark.parametrize("where, method, expected", [
-    ("mps", "channel", torch.float16), ("mps", "direct", torch.float16),
-    ("cuda", "direct", torch.float32), ("cuda", "channel", torch.float32),
-])
-def test_auto_dtype_follows_the_device(where, method, expected):
-    dtype, reason = device.auto_dtype(where, method)
+@pytest.mark.parametrize("where, expected", [("mps", torch.float16), ("cuda", torch.float32)])
+def test_auto_dtype_follows_the_device(where, expected):
+    dtype, reason = device.auto_dtype(where)
     assert dtype == expected and reason
 
 
@@ -23,16 +20,16 @@ def test_auto_dtype_follows_the_device(where, method, expected):
 def test_auto_never_chooses_bfloat16_whose_rounding_flips_labels(monkeypatch, native, method):
     """A CPU with native bfloat16 flipped direct labels that were not ties (issue 13): float32 on CPU."""
     monkeypatch.setattr(device, "cpu_has_native_bf16", lambda: native)
-    placement = device.choose("cpu", "auto", method)
+    placement = device.choose("cpu", "auto")
     assert placement.dtype == torch.float32
     assert ("flips labels" in placement.reason) == native
     # float32's fast path differs from the reference by rounding only: a near-tie is a real tie
     assert tolerance(placement.dtype_name, method) == 1e-3
 
 
-def test_explicit_choices_are_kept_and_the_default_method_decides_auto(monkeypatch):
+def test_explicit_choices_are_kept(monkeypatch):
     monkeypatch.setattr(device, "cpu_has_native_bf16", lambda: True)
-    assert device.choose("cpu", "bfloat16", "channel").dtype == torch.bfloat16     # the user's choice
+    assert device.choose("cpu", "bfloat16").dtype == torch.bfloat16     # the user's choice
     assert device.choose("cpu", "auto").dtype == torch.float32
     with pytest.raises(ValueError, match="unknown dtype"):
         device.choose("cpu", "float8")

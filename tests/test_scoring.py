@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from triage_app.engine.scoring import Scoring, normalise
+from triage_app.engine.scoring import Scoring, combine, decide, normalise, prior
 
 NAN = float("nan")
 # two tickets, two labels: a two-token label and a one-token label
@@ -16,11 +16,11 @@ TOKENS = torch.tensor([[[math.log(0.6), math.log(0.5)], [math.log(0.3), NAN]],
 
 
 def test_lengths_combine_token_log_probs():
-    s = Scoring("sum", calibrate=False).combine(TOKENS)
+    s = combine(Scoring("sum", calibrate=False), TOKENS)
     assert s[0].tolist() == pytest.approx([math.log(0.3), math.log(0.3)])
-    m = Scoring("mean", calibrate=False).combine(TOKENS)
+    m = combine(Scoring("mean", calibrate=False), TOKENS)
     assert m[0, 0].item() == pytest.approx((math.log(0.6) + math.log(0.5)) / 2)
-    f = Scoring("first", calibrate=False).combine(TOKENS)
+    f = combine(Scoring("first", calibrate=False), TOKENS)
     assert f[1].tolist() == pytest.approx([math.log(0.2), math.log(0.7)])
 
 
@@ -28,18 +28,18 @@ def test_calibration_divides_out_the_content_free_prior():
     # the model answers label 0 three times as often when the ticket says nothing
     free = torch.tensor([[[math.log(0.75), 0.0], [math.log(0.25), NAN]]])
     scoring = Scoring("first", calibrate=True)
-    prior = scoring.prior(free)
-    assert prior.exp().tolist() == pytest.approx([0.75, 0.25])
-    scores = scoring.decide(TOKENS, prior).exp()
+    log_prior = prior(scoring, free)
+    assert log_prior.exp().tolist() == pytest.approx([0.75, 0.25])
+    scores = decide(scoring, TOKENS, log_prior).exp()
     # ticket 0: 0.6/0.75 vs 0.3/0.25 -> label 1 now wins
     expected = torch.tensor([0.6 / 0.75, 0.3 / 0.25])
     assert scores[0].tolist() == pytest.approx((expected / expected.sum()).tolist())
-    assert Scoring("first", calibrate=False).decide(TOKENS, prior)[0].argmax() == 0
+    assert decide(Scoring("first", calibrate=False), TOKENS, log_prior)[0].argmax() == 0
 
 
 def test_temperature_flattens_without_changing_the_decision():
-    hot = Scoring("sum", calibrate=False, temperature=3.0).decide(TOKENS, None)
-    cold = Scoring("sum", calibrate=False).decide(TOKENS, None)
+    hot = decide(Scoring("sum", calibrate=False, temperature=3.0), TOKENS, None)
+    cold = decide(Scoring("sum", calibrate=False), TOKENS, None)
     assert (hot.argmax(1) == cold.argmax(1)).all()
     assert hot.exp().max() < cold.exp().max()
     assert torch.allclose(normalise(hot).exp().sum(1), torch.ones(2))
@@ -80,8 +80,8 @@ def both_paths(smollm2, sample_rows):
                                      Scoring("sum", calibrate=False, temperature=2.0), Scoring("mean", temperature=0.5)])
 def test_every_scoring_keeps_fast_equal_to_reference(both_paths, scoring):
     fast, fast_free, ref, ref_free = both_paths
-    got = scoring.decide(fast, scoring.prior(fast_free))
-    want = scoring.decide(ref, scoring.prior(ref_free))
+    got = decide(scoring, fast, prior(scoring, fast_free))
+    want = decide(scoring, ref, prior(scoring, ref_free))
     assert (got - want).abs().max() < 1e-3
     assert got.argmax(1).tolist() == want.argmax(1).tolist()
 
@@ -89,10 +89,10 @@ def test_every_scoring_keeps_fast_equal_to_reference(both_paths, scoring):
 def test_calibration_changes_decisions_on_the_real_model(both_paths):
     """The bundled model's prior is far from uniform, and dividing it out moves labels."""
     fast, free, _, _ = both_paths
-    prior = Scoring().prior(free).exp()
-    assert prior.max() > 0.5                       # one label is favoured whatever the ticket says
-    plain = Scoring(calibrate=False).decide(fast, None).argmax(1)
-    calibrated = Scoring().decide(fast, Scoring().prior(free)).argmax(1)
+    favoured = prior(Scoring(), free).exp()
+    assert favoured.max() > 0.5                       # one label is favoured whatever the ticket says
+    plain = decide(Scoring(calibrate=False), fast, None).argmax(1)
+    calibrated = decide(Scoring(), fast, prior(Scoring(), free)).argmax(1)
     assert (plain != calibrated).any()
 
 
@@ -107,8 +107,8 @@ def test_run_with_calibration_matches_its_definition(smollm2, sample_rows):
     assert raw.fingerprint != calibrated.fingerprint       # stored results never mix scorings
     by_index = collect(raw, texts, RunConfig())
     plain = torch.tensor([by_index[i].scores for i in range(len(texts))])
-    prior = Scoring("mean").prior(raw.content_free())
-    expected = normalise((plain - prior) / 1.5)
+    log_prior = prior(Scoring("mean"), raw.content_free())
+    expected = normalise((plain - log_prior) / 1.5)
     fast = collect(calibrated, texts, RunConfig())
     reference = collect(calibrated, texts, RunConfig(reference=True))
     for i in range(len(texts)):

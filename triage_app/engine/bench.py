@@ -7,10 +7,10 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from triage_app.engine.classifier import Classifier, RunConfig
+from triage_app.engine.build import classifier_for
+from triage_app.engine.config import DEFAULT_BATCH_SIZE, DEFAULT_TOKEN_BUDGET, RunConfig, RunSettings, Scoring
+from triage_app.engine.forward import decoder_of
 from triage_app.engine.models import LoadedModel
-from triage_app.engine.scorer import decoder_of
-from triage_app.engine.scoring import Scoring
 from triage_app.engine.verify import collect, compare
 from triage_app.engine.workloads import Workload
 
@@ -48,18 +48,19 @@ def dense_rate(loaded: LoadedModel, rows: int = 32, width: int = 100, repeats: i
         return rows * width * repeats / (time.perf_counter() - start)
 
 
-def run_modes(loaded: LoadedModel, work: Workload, modes: list[str], batch_size: int = 32,
-              token_budget: int | None = 1024, method: str = "direct", log=print) -> dict[str, ModeResult]:
+def run_modes(loaded: LoadedModel, work: Workload, modes: list[str], batch_size: int = DEFAULT_BATCH_SIZE,
+              token_budget: int | None = DEFAULT_TOKEN_BUDGET, method: str = "direct", log=print) -> dict[str, ModeResult]:
     """Every mode on the same tickets. With channel scoring the head is always whole (every ticket
     token is scored), so prefix+buckets and fast do the same work."""
     results, reference = {}, None
+    settings = RunSettings(scoring=Scoring(method=method))
     # the reference runs first: every other mode is compared against it
     for mode in sorted(modes, key=lambda m: m != "reference"):
         config = MODES[mode]
         if not config.reference and config.batch_size != 1:
             config = replace(config, batch_size=batch_size, token_budget=token_budget)
         # a classifier per mode: each pays for its own prefix cache
-        classifier = Classifier(loaded, work.label_set, work.style, scoring=Scoring(method=method))
+        classifier = classifier_for(loaded, work.label_set, settings, work.style)
         start = time.perf_counter()
         stats = None
         predictions = {}

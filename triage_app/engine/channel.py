@@ -14,51 +14,36 @@ so one length-bucketed batch runs against every label's cache in turn.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 import torch.nn.functional as F
 
-from triage_app.engine.batches import padded_width
+from triage_app.engine.batches import Bucket, padded_width
+from triage_app.engine.config import DEFAULT_MAX_TICKET_TOKENS, RunConfig, Scoring
+from triage_app.engine.forward import (LabelTree, batch_attention_mask, batch_input_ids, batch_position_ids,
+                                       decoder_of)
 from triage_app.engine.labels import Label, LabelSet
+from triage_app.engine.method import ScoredBatch
+from triage_app.engine.models import LoadedModel
 from triage_app.engine.prefix_cache import PrefixCache
-from triage_app.engine.prompt import clean, split_at_ticket, truncate
-from triage_app.engine.scorer import (LabelTree, batch_attention_mask, batch_input_ids, batch_position_ids,
-                                      decoder_of)
+from triage_app.engine.prompt import EncodedTicket, PromptPrefix, clean, split_at_ticket, ticket_limit, truncate
 
 CHANNEL_INSTRUCTION = "You are reading a customer support ticket. It belongs to this category: {label}."
 _NO_LABELS = LabelTree.build([])
-
-
-@dataclass(frozen=True, slots=True)
-class ChannelTicket:
-    """One ticket's tokens after each label's prefix; suffix_ids is None unless every cut is clean."""
-
-    index: int
-    full_ids: list[list[int]]        # per label: that label's whole prompt
-    suffix_ids: list[int] | None     # the ticket's tokens, the same after every prefix
-    truncated: bool
-
-    @property
-    def uses_prefix(self) -> bool:
-        return self.suffix_ids is not None
 
 
 class ChannelPrompt:
     """One static prefix per label: the instruction naming the label, and the label's examples."""
 
     def __init__(self, tokenizer, label_set: LabelSet, context_tokens: int = 8192,
-                 max_ticket_tokens: int | None = 1024):
+                 max_ticket_tokens: int | None = DEFAULT_MAX_TICKET_TOKENS):
         self.tokenizer = tokenizer
         self.label_set = label_set
         self.texts = [split_at_ticket(lambda text, label=label: self.render(label, text))[0]
                       for label in label_set.labels]
         self.ids = [self._encode(text) for text in self.texts]
-        room = context_tokens - max(map(len, self.ids)) - 8
-        if room < 16:
-            raise ValueError(f"a label's prompt ({max(map(len, self.ids))} tokens) leaves no room for a ticket "
-                             f"in the model's {context_tokens}-token context")
-        self.max_ticket_tokens = min(room, max_ticket_tokens or room)
+        longest = max(map(len, self.ids))
+        self.max_ticket_tokens = ticket_limit(context_tokens, longest, max_ticket_tokens,
+                                              f"a label's prompt ({longest} tokens)")
 
     def system_text(self, label: Label) -> str:
         named = f"{label.surface} ({label.description})" if label.description else label.surface
@@ -76,8 +61,9 @@ class ChannelPrompt:
     def _encode(self, text: str) -> list[int]:
         return self.tokenizer(text, add_special_tokens=False).input_ids
 
-    def encode(self, texts: list[str]) -> list[ChannelTicket]:
-        """Tokenize tickets after every label's prefix, truncating overlong ones, and check each cut."""
+    def encode(self, texts: list[str]) -> list[EncodedTicket]:
+        """Tokenize tickets after every label's prefix, truncating overlong ones, and check each cut:
+        suffix_ids is None unless every label's cut is clean."""
         if not texts:
             return []
         texts, truncated = truncate(self.tokenizer, [clean(t) for t in texts], self.max_ticket_tokens)
@@ -88,8 +74,51 @@ class ChannelPrompt:
             full = [ids[i] for ids in per_label]
             tails = [f[len(p):] if f[: len(p)] == p else None for f, p in zip(full, self.ids)]
             clean_cut = tails[0] and all(t == tails[0] for t in tails)
-            tickets.append(ChannelTicket(i, full, tails[0] if clean_cut else None, cut))
+            tickets.append(EncodedTicket(i, full, tails[0] if clean_cut else None, cut))
         return tickets
+
+
+class ChannelMethod:
+    """The ticket's tokens after each label's own prompt: one pass per label, one KV cache per label."""
+
+    def __init__(self, loaded: LoadedModel, prompt: PromptPrefix, max_ticket_tokens: int | None, scoring: Scoring):
+        self.loaded = loaded
+        self.channel = ChannelPrompt(loaded.tokenizer, prompt.label_set, loaded.context_tokens, max_ticket_tokens)
+        self.starts = [len(ids) for ids in self.channel.ids]   # where each label's ticket tokens begin
+
+    @property
+    def prefix_ids(self) -> list[list[int]]:
+        return self.channel.ids
+
+    def encode(self, texts: list[str]) -> list[EncodedTicket]:
+        return self.channel.encode(texts)
+
+    def full_length(self, ticket: EncodedTicket) -> int:
+        return max(map(len, ticket.full_ids))
+
+    def reference_length(self, ticket: EncodedTicket) -> int:
+        return len(ticket.full_ids[0])
+
+    def fast_batch(self, tickets: list[EncodedTicket], bucket: Bucket, prefixes: list[PrefixCache] | None,
+                   config: RunConfig) -> ScoredBatch:
+        """One length bucket of ticket tokens against every label's cache in turn; without the caches
+        (an unclean cut, or the prefix cache off), each label's whole prompts as padded rows."""
+        model, step = self.loaded.model, self.loaded.placement.width_step
+        if prefixes:
+            labels = len(prefixes)
+            return ScoredBatch(score_channel_batch(model, [t.suffix_ids for t in tickets], prefixes, step),
+                               processed=len(tickets) * bucket.width * labels, real=bucket.real_tokens * labels,
+                               prefix_saved=sum(p.length for p in prefixes) * len(tickets))
+        rows = [[len(t.full_ids[label]) for t in tickets] for label in range(len(self.starts))]
+        return ScoredBatch(score_channel_full_batch(model, tickets, self.starts, step),
+                           processed=sum(len(r) * padded_width(max(r), step) for r in rows), real=sum(map(sum, rows)))
+
+    def reference(self, ticket: EncodedTicket) -> ScoredBatch:
+        n = sum(map(len, ticket.full_ids))
+        return ScoredBatch(score_channel_reference(self.loaded.model, ticket, self.starts), processed=n, real=n)
+
+    def fingerprint_parts(self) -> list:
+        return ["channel", self.channel.texts, self.channel.max_ticket_tokens]
 
 
 # fast path
@@ -102,7 +131,7 @@ def score_channel_batch(model, rows: list[list[int]], prefixes: list[PrefixCache
 
 
 @torch.inference_mode()
-def score_channel_full_batch(model, tickets: list[ChannelTicket], prefix_lengths: list[int],
+def score_channel_full_batch(model, tickets: list[EncodedTicket], prefix_lengths: list[int],
                              width_step: int = 1) -> torch.Tensor:
     """The same without a cache: each label's whole prompts as right-padded rows: [B, L, 1]."""
     return torch.stack([_log_likelihoods(model, [t.full_ids[label] for t in tickets], p, None, width_step)
@@ -134,10 +163,8 @@ def _log_likelihoods(model, rows: list[list[int]], start: int, prefix: PrefixCac
     return torch.zeros(B, dtype=torch.float64, device=device).index_add_(0, owner, scored.double()).float()
 
 
-# Rows of the LM head computed together: one large matmul beats one per ticket (Qwen2.5's
-# 151,936-word head on this project's CPU, ten tickets: the head step 2.3 s -> 1.7 s with every row
-# at once; the whole 3-label batch with 256-row chunks 15.7 s -> 14.7 s in one of two timings, no
-# gain in the other: small and noisy). The chunks bound the float32 logits (256 rows: 155 MB).
+# Rows of the LM head computed together: one large matmul beats one per ticket, and chunks bound
+# the float32 logits a large vocabulary makes (docs/bench/head_chunk.txt has the timings).
 HEAD_CHUNK = 256
 
 
@@ -153,7 +180,7 @@ def _target_logprobs(model, states: torch.Tensor, targets: torch.Tensor) -> torc
 
 # reference
 @torch.inference_mode()
-def score_channel_reference(model, ticket: ChannelTicket, prefix_lengths: list[int]) -> torch.Tensor:
+def score_channel_reference(model, ticket: EncodedTicket, prefix_lengths: list[int]) -> torch.Tensor:
     """One ticket, each label's full prompt, no cache, no padding, the model's own head: [1, L, 1]."""
     out = torch.empty(1, len(ticket.full_ids), 1, device=model.device)
     for label, (full, p) in enumerate(zip(ticket.full_ids, prefix_lengths)):

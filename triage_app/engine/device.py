@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import torch
 
-from triage_app.engine.scoring import DEFAULT_METHOD
+from triage_app.engine.config import DEVICES, DTYPES
 
-DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+TORCH_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 # MPS keeps a compiled graph per input shape: widths rounded up to a multiple of 16 keep that set
 # small. Elsewhere the rounding is pure padding (docs/bench/width_step.txt), so widths stay exact.
 MPS_WIDTH_STEP = 16
@@ -43,7 +43,7 @@ def detect_device() -> tuple[str, str]:
     return "cpu", "no MPS or CUDA device found"
 
 
-def auto_dtype(device: str, method: str = DEFAULT_METHOD) -> tuple[torch.dtype, str]:
+def auto_dtype(device: str) -> tuple[torch.dtype, str]:
     """The dtype 'auto' runs in: one whose fast path gives the reference's labels (the law).
 
     bfloat16 is never chosen, on any device or for either method: its 8-bit mantissa rounds the
@@ -51,9 +51,9 @@ def auto_dtype(device: str, method: str = DEFAULT_METHOD) -> tuple[torch.dtype, 
     the order of additions) move scores far enough to flip labels that are not ties; it did on a
     CPU with native bfloat16 (docs/bench/bfloat16_drift.txt). An LM head in float32 does not
     remove it: the hidden states themselves differ. bfloat16 stays an explicit choice
-    (--dtype bfloat16), checked by `verify` against its own, wider tolerance.
+    (--dtype bfloat16), checked by `verify` against its own, wider tolerance. Neither scoring
+    method decides: channel's sums drift further than direct's, and direct's too far.
     """
-    del method  # no longer decides: channel's sums drift further than direct's, and direct's too far
     if device == "mps":
         return torch.float16, "float16 is the fast path on Apple GPUs"
     if device == "cuda" or cpu_has_native_bf16():
@@ -62,19 +62,20 @@ def auto_dtype(device: str, method: str = DEFAULT_METHOD) -> tuple[torch.dtype, 
 
 
 def choose(device: str = "auto", dtype: str = "auto", method: str | None = None) -> Placement:
-    """Resolve 'auto' choices (the dtype for the scoring method, None: the default one); explicit
-    ones are checked, not second-guessed."""
+    """Resolve 'auto' choices; explicit ones are checked, not second-guessed.
+
+    method: ignored (auto_dtype no longer depends on it); accepted while callers still pass it."""
     if device == "auto":
         device, why_device = detect_device()
     else:
         _check_available(device)
         why_device = "chosen by the user"
     if dtype == "auto":
-        torch_dtype, why_dtype = auto_dtype(device, method or DEFAULT_METHOD)
-    elif dtype in DTYPES:
-        torch_dtype, why_dtype = DTYPES[dtype], "chosen by the user"
+        torch_dtype, why_dtype = auto_dtype(device)
+    elif dtype in TORCH_DTYPES:
+        torch_dtype, why_dtype = TORCH_DTYPES[dtype], "chosen by the user"
     else:
-        raise ValueError(f"unknown dtype {dtype!r}: use auto, {', '.join(DTYPES)}")
+        raise ValueError(f"unknown dtype {dtype!r}: use {', '.join(DTYPES)}")
     return Placement(device, torch_dtype, f"device {device}: {why_device}; dtype: {why_dtype}",
                      width_step=MPS_WIDTH_STEP if device == "mps" else 1)
 
@@ -82,6 +83,6 @@ def choose(device: str = "auto", dtype: str = "auto", method: str | None = None)
 def _check_available(device: str) -> None:
     available = {"cpu": True, "mps": torch.backends.mps.is_available(), "cuda": torch.cuda.is_available()}
     if device not in available:
-        raise ValueError(f"unknown device {device!r}: use auto, cpu, mps or cuda")
+        raise ValueError(f"unknown device {device!r}: use {', '.join(DEVICES[:-1])} or {DEVICES[-1]}")
     if not available[device]:
         raise ValueError(f"device {device!r} is not available on this machine")

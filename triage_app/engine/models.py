@@ -14,6 +14,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from triage_app.engine import config
 from triage_app.paths import user_cache_dir
 
 if TYPE_CHECKING:   # torch is imported where weights are read: the window asks is_local without it
@@ -21,8 +22,8 @@ if TYPE_CHECKING:   # torch is imported where weights are read: the window asks 
 
     from triage_app.engine.device import Placement
 
-DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
-ALIASES = {"qwen2.5-0.5b": DEFAULT_MODEL}
+ALIASES = {"qwen2.5-0.5b": "Qwen/Qwen2.5-0.5B-Instruct"}
+DEFAULT_MODEL = ALIASES[config.DEFAULT_MODEL]   # the Hugging Face id the default spec names
 SMOLLM2 = "smollm2-135m"
 RANDOM_QWEN = "random:qwen2.5-0.5b"
 _SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

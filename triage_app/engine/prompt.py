@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from triage_app.engine.config import DEFAULT_MAX_TICKET_TOKENS
 from triage_app.engine.labels import LabelSet
 
 DEFAULT_INSTRUCTION = (
@@ -38,8 +39,8 @@ class EncodedTicket:
     """One ticket's token ids; suffix_ids is None when the cut is not token-clean."""
 
     index: int
-    full_ids: list[int]
-    suffix_ids: list[int] | None
+    full_ids: list[int] | list[list[int]]   # the whole prompt; channel: each label's whole prompt
+    suffix_ids: list[int] | None            # the ticket's tokens after the prefix (channel: after every prefix)
     truncated: bool
 
     @property
@@ -51,18 +52,16 @@ class PromptPrefix:
     """The static part of the prompt for one label set, its token ids and the label continuations."""
 
     def __init__(self, tokenizer, label_set: LabelSet, style: PromptStyle = PromptStyle(),
-                 context_tokens: int = 8192, max_ticket_tokens: int | None = 1024):
+                 context_tokens: int = 8192, max_ticket_tokens: int | None = DEFAULT_MAX_TICKET_TOKENS):
         self.tokenizer = tokenizer
         self.label_set = label_set
         self.style = style
         self.text, self.tail = split_at_ticket(self.render)
         self.ids = self._encode(self.text)
         self.label_ids, self.label_warnings = self._label_continuations()
-        room = context_tokens - len(self.ids) - len(self._encode(self.tail)) - max(map(len, self.label_ids)) - 8
-        if room < 16:
-            raise ValueError(f"the prompt prefix ({len(self.ids)} tokens) leaves no room for a ticket "
-                             f"in the model's {context_tokens}-token context")
-        self.max_ticket_tokens = min(room, max_ticket_tokens or room)
+        used = len(self.ids) + len(self._encode(self.tail)) + max(map(len, self.label_ids))
+        self.max_ticket_tokens = ticket_limit(context_tokens, used, max_ticket_tokens,
+                                              f"the prompt prefix ({len(self.ids)} tokens)")
 
     # the chat template, rendered once
     def messages(self, ticket_text: str) -> list[dict]:
@@ -112,6 +111,15 @@ class PromptPrefix:
         n = len(self.ids)
         return [EncodedTicket(i, f, f[n:] if f[:n] == self.ids and len(f) > n else None, cut)
                 for i, (f, cut) in enumerate(zip(full, truncated))]
+
+
+def ticket_limit(context_tokens: int, used: int, max_ticket_tokens: int | None, what: str) -> int:
+    """The most tokens a ticket keeps: max_ticket_tokens (None or 0: all the room there is), or less
+    where the prompt around it (used tokens, named by what) leaves less of the model's context."""
+    room = context_tokens - used - 8
+    if room < 16:
+        raise ValueError(f"{what} leaves no room for a ticket in the model's {context_tokens}-token context")
+    return min(room, max_ticket_tokens or room)
 
 
 def split_at_ticket(render) -> tuple[str, str]:

@@ -1,9 +1,10 @@
 """From label-token log-probs to the probabilities a user sees.
 
-Four choices, each measured by `triage-app eval` (see the README for the numbers):
+Four choices, each measured by `triage-app eval` (see the README for the numbers), held by a
+Scoring (engine/config.py):
 - method: channel (the ticket's tokens after each label, engine/channel.py; one log-prob per
   label, D = 1; the default: far more accurate with small models, one pass per label) or direct
-  (the label's tokens after the ticket, engine/scorer.py; one pass in all);
+  (the label's tokens after the ticket, engine/direct.py; one pass in all);
 - length: how a multi-token label's token log-probs combine (sum = the label's exact
   log-probability; mean = per token; first = its first token only);
 - calibrate: contextual calibration (Zhao et al., 2021). A small model has a prior for some
@@ -17,52 +18,36 @@ engine's law (fast == reference) carries over to every choice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 
-METHODS = ("channel", "direct")
-DEFAULT_METHOD = "channel"   # measured: README, "Labels worth trusting"
-LENGTHS = ("sum", "mean", "first")
+from triage_app.engine.config import DEFAULT_METHOD, LENGTHS, METHODS, Scoring  # noqa: F401  (imported from here)
+
 # Tickets that say nothing: what the model answers for them is its prior over the labels.
 CONTENT_FREE = ("N/A", "[empty]", "...")
 
 
-@dataclass(frozen=True, slots=True)
-class Scoring:
-    length: str = "sum"
-    calibrate: bool = True
-    temperature: float = 1.0
-    method: str = DEFAULT_METHOD
+def combine(scoring: Scoring, token_logprobs: torch.Tensor) -> torch.Tensor:
+    """[B, L, D] token log-probs (NaN past a label's end) -> [B, L] label log-scores."""
+    if scoring.length == "first":
+        return token_logprobs[:, :, 0]
+    total = token_logprobs.nan_to_num(0.0).sum(dim=2)
+    if scoring.length == "mean":
+        return total / (~token_logprobs.isnan()).sum(dim=2)
+    return total
 
-    def __post_init__(self):
-        if self.method not in METHODS:
-            raise ValueError(f"the scoring method must be one of {', '.join(METHODS)}, not {self.method!r}")
-        if self.length not in LENGTHS:
-            raise ValueError(f"length normalisation must be one of {', '.join(LENGTHS)}, not {self.length!r}")
-        if not self.temperature > 0:
-            raise ValueError(f"temperature must be positive, not {self.temperature}")
 
-    def combine(self, token_logprobs: torch.Tensor) -> torch.Tensor:
-        """[B, L, D] token log-probs (NaN past a label's end) -> [B, L] label log-scores."""
-        if self.length == "first":
-            return token_logprobs[:, :, 0]
-        total = token_logprobs.nan_to_num(0.0).sum(dim=2)
-        if self.length == "mean":
-            return total / (~token_logprobs.isnan()).sum(dim=2)
-        return total
+def prior(scoring: Scoring, content_free: torch.Tensor) -> torch.Tensor:
+    """[N, L, D] token log-probs of the content-free tickets -> [L] log prior over the labels."""
+    probs = normalise(combine(scoring, content_free)).exp().mean(dim=0)
+    return probs.log()
 
-    def prior(self, content_free: torch.Tensor) -> torch.Tensor:
-        """[N, L, D] token log-probs of the content-free tickets -> [L] log prior over the labels."""
-        probs = normalise(self.combine(content_free)).exp().mean(dim=0)
-        return probs.log()
 
-    def decide(self, token_logprobs: torch.Tensor, log_prior: torch.Tensor | None) -> torch.Tensor:
-        """[B, L, D] -> [B, L] log-probabilities over the labels, as shown to the user."""
-        scores = normalise(self.combine(token_logprobs))
-        if self.calibrate and log_prior is not None:
-            scores = scores - log_prior
-        return normalise(scores / self.temperature)
+def decide(scoring: Scoring, token_logprobs: torch.Tensor, log_prior: torch.Tensor | None) -> torch.Tensor:
+    """[B, L, D] -> [B, L] log-probabilities over the labels, as shown to the user."""
+    scores = normalise(combine(scoring, token_logprobs))
+    if scoring.calibrate and log_prior is not None:
+        scores = scores - log_prior
+    return normalise(scores / scoring.temperature)
 
 
 def normalise(scores: torch.Tensor) -> torch.Tensor:

@@ -1,62 +1,68 @@
-"""The hot path: label log-probabilities for a batch of tickets, and the slow reference.
+"""Direct scoring: the label's tokens after the ticket, log p(label | ticket), and its slow reference.
 
 Each label token is scored as log p(token_j | prompt, token_<j); how those combine into one
 score per label is the scoring's choice (engine/scoring.py). All labels share their first
 scoring position (the end of the prompt); a multi-token label also needs its own earlier tokens
 as input. Those tokens form a trie, fed in the same forward as the ticket, each node attending to
-the prompt and its own ancestors only (tree attention), so one forward scores every label.
+the prompt and its own ancestors only (tree attention, engine/forward.py), so one forward scores
+every label.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 import torch.nn.functional as F
 
-from triage_app.engine.batches import padded_width
+from triage_app.engine.batches import Bucket, padded_width
+from triage_app.engine.config import RunConfig, Scoring
+from triage_app.engine.forward import (LabelTree, batch_attention_mask, batch_input_ids,  # noqa: F401
+                                       batch_position_ids, decoder_of)
+from triage_app.engine.method import ScoredBatch
+from triage_app.engine.models import LoadedModel
 from triage_app.engine.prefix_cache import PrefixCache
+from triage_app.engine.prompt import EncodedTicket, PromptPrefix
 
 
-@dataclass(frozen=True, slots=True)
-class LabelTree:
-    """Label tokens as a trie of the input nodes needed to score them."""
+class DirectMethod:
+    """The label's tokens after the ticket: one forward per batch scores every label."""
 
-    node_tokens: tuple[int, ...]          # input token of each node
-    node_depth: tuple[int, ...]           # 0 = the token right after the prompt
-    ancestors: tuple[tuple[int, ...], ...]  # per node: itself and the nodes above it
-    steps: tuple[tuple[tuple[int, int], ...], ...]  # per label: (node scoring it or -1 = prompt end, token)
-
-    @classmethod
-    def build(cls, label_ids: list[list[int]]) -> LabelTree:
-        nodes: dict[tuple[int, ...], int] = {}
-        tokens, depth, ancestors, steps = [], [], [], []
-        for ids in label_ids:
-            label_steps = []
-            for j, token in enumerate(ids):
-                label_steps.append((nodes[tuple(ids[:j])] if j else -1, token))
-                path = tuple(ids[: j + 1])
-                if j + 1 < len(ids) and path not in nodes:
-                    nodes[path] = len(tokens)
-                    parent = ancestors[nodes[path[:-1]]] if j else ()
-                    tokens.append(token)
-                    depth.append(j)
-                    ancestors.append(parent + (nodes[path],))
-            steps.append(tuple(label_steps))
-        return cls(tuple(tokens), tuple(depth), tuple(ancestors), tuple(steps))
+    def __init__(self, loaded: LoadedModel, prompt: PromptPrefix, max_ticket_tokens: int | None, scoring: Scoring):
+        self.loaded = loaded
+        self.prompt = prompt
+        self.tree = LabelTree.build(prompt.label_ids)
+        firsts = [ids[0] for ids in prompt.label_ids]
+        if scoring.length == "first" and len(set(firsts)) < len(firsts):
+            raise ValueError("two labels start with the same token: scoring by the first token cannot tell them apart")
 
     @property
-    def size(self) -> int:
-        return len(self.node_tokens)
+    def prefix_ids(self) -> list[list[int]]:
+        return [self.prompt.ids]
 
-    def leaf_paths(self) -> list[tuple[int, ...]]:
-        """The node chains the reference must feed so that every node's output exists."""
-        inner = {a for chain in self.ancestors for a in chain[:-1]}
-        return [self.ancestors[n] for n in range(self.size) if n not in inner] or [()]
+    def encode(self, texts: list[str]) -> list[EncodedTicket]:
+        return self.prompt.encode(texts)
 
+    def full_length(self, ticket: EncodedTicket) -> int:
+        return len(ticket.full_ids)
 
-def decoder_of(model: torch.nn.Module) -> torch.nn.Module:
-    return model.get_decoder()
+    def reference_length(self, ticket: EncodedTicket) -> int:
+        return len(ticket.full_ids)
+
+    def fast_batch(self, tickets: list[EncodedTicket], bucket: Bucket, prefixes: list[PrefixCache] | None,
+                   config: RunConfig) -> ScoredBatch:
+        prefix = prefixes[0] if prefixes else None
+        rows = [t.suffix_ids if prefix else t.full_ids for t in tickets]
+        token_logprobs = score_batch(self.loaded.model, rows, self.tree, prefix, config.full_head,
+                                     self.loaded.placement.width_step)
+        nodes = len(rows) * self.tree.size
+        return ScoredBatch(token_logprobs, processed=len(rows) * bucket.width + nodes,
+                           real=bucket.real_tokens + nodes, prefix_saved=prefix.length * len(rows) if prefix else 0)
+
+    def reference(self, ticket: EncodedTicket) -> ScoredBatch:
+        n = len(ticket.full_ids) + max(map(len, self.tree.leaf_paths()))
+        return ScoredBatch(score_reference(self.loaded.model, ticket.full_ids, self.tree), processed=n, real=n)
+
+    def fingerprint_parts(self) -> list:
+        return []   # the prompt the Classifier names for every method is direct's own
 
 
 # fast path
@@ -87,39 +93,6 @@ def score_batch(model, rows: list[list[int]], tree: LabelTree, prefix: PrefixCac
         end = F.log_softmax(head(h_end).float(), dim=-1)                          # [B, V]
         nodes = F.log_softmax(head(h_nodes).float(), dim=-1) if T else None       # [B, T, V]
     return _token_logprobs(tree, end, nodes)
-
-
-def batch_input_ids(rows, tree, S, device):
-    ids = torch.zeros(len(rows), S + tree.size, dtype=torch.long, device=device)
-    for b, row in enumerate(rows):
-        ids[b, : len(row)] = torch.tensor(row, device=device)
-    if tree.size:
-        ids[:, S:] = torch.tensor(tree.node_tokens, device=device)
-    return ids
-
-
-def batch_position_ids(lengths, tree, S, P, device):
-    pos = P + torch.arange(S, device=device).expand(len(lengths), S)             # pads: ignored
-    if not tree.size:
-        return pos
-    depth = torch.tensor(tree.node_depth, device=device)
-    return torch.cat([pos, P + lengths[:, None] + depth[None, :]], dim=1)
-
-
-def batch_attention_mask(lengths, tree, S, P, device):
-    """[B, 1, S+T, P+S+T] booleans: who sees whom. No query row is fully masked (on MPS a fully
-    masked row comes out NaN): a pad query sees the prefix and its ticket; its output is dropped."""
-    B, T = len(lengths), tree.size
-    q = torch.arange(S + T, device=device)
-    s = torch.arange(S, device=device)
-    # real suffix keys: causal for ticket tokens, all of them for label nodes; pads are never keys
-    real = (s[None, None, :] <= q[None, :, None]) & (s[None, None, :] < lengths[:, None, None])
-    mask = torch.zeros(B, S + T, P + S + T, dtype=torch.bool, device=device)
-    mask[:, :, :P] = True
-    mask[:, :, P : P + S] = real
-    for n, chain in enumerate(tree.ancestors):
-        mask[:, S + n, [P + S + a for a in chain]] = True
-    return mask[:, None]
 
 
 # reference

@@ -1,0 +1,55 @@
+"""A run's settings: plain values without torch, each failing where it is made."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from triage_app.engine import config
+from triage_app.engine.config import ModelChoice, RunConfig, RunSettings, Scoring
+
+
+def test_the_settings_module_needs_neither_torch_nor_transformers():
+    """The window builds these on its own thread; importing them must not load the tensor side."""
+    code = ("import sys; import triage_app.engine.config as c; c.RunSettings(); "
+            "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: Scoring(method="generate"), "method"),
+    (lambda: Scoring(length="max"), "length"),
+    (lambda: Scoring(temperature=0), "temperature"),
+    (lambda: RunConfig(batch_size=0), "batch size"),
+    (lambda: RunConfig(token_budget=0), "token budget"),
+    (lambda: ModelChoice(""), "needs a model"),
+    (lambda: ModelChoice(device="tpu"), "unknown device 'tpu': use auto, cpu, mps, cuda"),
+    (lambda: ModelChoice(dtype="float8"), "unknown dtype"),
+    (lambda: RunSettings(max_ticket_tokens=-1), "negative"),
+])
+def test_a_bad_value_fails_where_it_is_made(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+def test_defaults_are_the_commands():
+    settings = RunSettings()
+    assert settings.model == ModelChoice("qwen2.5-0.5b", "auto", "auto", False)
+    assert settings.scoring.method == config.DEFAULT_METHOD == "channel"
+    assert (settings.run.batch_size, settings.run.token_budget, settings.max_ticket_tokens) == (32, 1024, 1024)
+
+
+def test_every_method_name_resolves_to_a_scoring_method_class():
+    from triage_app.engine.channel import ChannelMethod
+    from triage_app.engine.direct import DirectMethod
+
+    assert config.METHODS == ("channel", "direct")
+    assert [config.method_class(name) for name in config.METHODS] == [ChannelMethod, DirectMethod]
+    for name in config.METHODS:
+        cls = config.method_class(name)
+        for part in ("prefix_ids", "encode", "full_length", "reference_length", "fast_batch", "reference",
+                     "fingerprint_parts"):
+            assert hasattr(cls, part), f"{name} lacks {part}"

@@ -1,0 +1,40 @@
+"""The one way a run's settings become a ready Classifier: load the model, then build per label set.
+
+The two steps stay apart because the window's worker loads a model once and builds a classifier
+for each label set it is asked about; build_classifier does both for everyone else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from triage_app.engine import device, models
+from triage_app.engine.classifier import Classifier
+from triage_app.engine.config import ModelChoice, RunSettings
+from triage_app.engine.labels import LabelSet
+from triage_app.engine.prompt import PromptStyle
+
+
+def load_model(choice: ModelChoice, log: Callable[[str], None] | None = None) -> models.LoadedModel:
+    """The model on the device and in the dtype chosen ('auto' resolved here, on this machine).
+
+    log: told the placement and its reason before the weights load, and the model's name after."""
+    placement = device.choose(choice.device, choice.dtype)
+    if log:
+        log(f"placement: {placement.reason}")
+    loaded = models.load(choice.spec, placement, allow_download=choice.download)
+    if log:
+        log(f"model: {loaded.name}")
+    return loaded
+
+
+def classifier_for(loaded: models.LoadedModel, label_set: LabelSet, settings: RunSettings,
+                   style: PromptStyle = PromptStyle()) -> Classifier:
+    """A classifier on a model already loaded; settings.model is not read (the model is here)."""
+    return Classifier(loaded, label_set, style, settings.max_ticket_tokens, settings.scoring)
+
+
+def build_classifier(settings: RunSettings, label_set: LabelSet,
+                     log: Callable[[str], None] | None = None) -> Classifier:
+    """Load settings.model and build the classifier for label_set: the whole way from settings to a run."""
+    return classifier_for(load_model(settings.model, log), label_set, settings)

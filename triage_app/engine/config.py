@@ -1,0 +1,115 @@
+"""The settings a run needs, as plain typed values: no torch here, so the window, the command line,
+bench and Ray workers all build the same objects, and a bad value fails where it is made.
+
+The tensor side reads them: engine/build.py loads a model and builds a Classifier from them,
+engine/scoring.py turns log-probs into probabilities as a Scoring says.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+# The scoring methods: name -> "module:Class", imported only when a classifier is built. Adding a
+# method is a new engine file with a class after engine/method.py's ScoringMethod, and one line here.
+METHOD_CLASSES = {
+    "channel": "triage_app.engine.channel:ChannelMethod",
+    "direct": "triage_app.engine.direct:DirectMethod",
+}
+METHODS = tuple(METHOD_CLASSES)
+DEFAULT_METHOD = "channel"   # measured: README, "Labels worth trusting"
+LENGTHS = ("sum", "mean", "first")
+DEVICES = ("auto", "cpu", "mps", "cuda")
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+DEFAULT_MODEL = "qwen2.5-0.5b"
+DEFAULT_BATCH_SIZE = 32
+DEFAULT_TOKEN_BUDGET = 1024
+DEFAULT_MAX_TICKET_TOKENS = 1024
+
+
+def method_class(name: str) -> type:
+    """The class behind a method's name (engine/method.py's ScoringMethod), imported now."""
+    module, _, cls = METHOD_CLASSES[name].partition(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+@dataclass(slots=True)
+class RunConfig:
+    """Which optimizations a run uses; each can be switched off alone."""
+
+    prefix_cache: bool = True
+    buckets: bool = True
+    full_head: bool = False
+    reference: bool = False      # the slow loop that defines the right answer; ignores the rest
+    batch_size: int = DEFAULT_BATCH_SIZE                  # most rows in one batch
+    token_budget: int | None = DEFAULT_TOKEN_BUDGET      # most rows x width in one batch (None: rows alone decide)
+
+    def __post_init__(self):
+        if self.batch_size < 1:
+            raise ValueError(f"batch size must be at least 1, not {self.batch_size}")
+        if self.token_budget is not None and self.token_budget < 1:
+            raise ValueError(f"token budget must be positive, not {self.token_budget}")
+
+
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """How label-token log-probs become the probabilities a user sees (engine/scoring.py has the why)."""
+
+    length: str = "sum"
+    calibrate: bool = True
+    temperature: float = 1.0
+    method: str = DEFAULT_METHOD
+
+    def __post_init__(self):
+        if self.method not in METHODS:
+            raise ValueError(f"the scoring method must be one of {', '.join(METHODS)}, not {self.method!r}")
+        if self.length not in LENGTHS:
+            raise ValueError(f"length normalisation must be one of {', '.join(LENGTHS)}, not {self.length!r}")
+        if not self.temperature > 0:
+            raise ValueError(f"temperature must be positive, not {self.temperature}")
+
+    # The tensor math is engine/scoring.py's functions; these forward to it for quality/evaluate.py,
+    # which calls them as methods until it moves to those functions. torch is imported on call only.
+    def combine(self, token_logprobs):
+        from triage_app.engine import scoring
+        return scoring.combine(self, token_logprobs)
+
+    def prior(self, content_free):
+        from triage_app.engine import scoring
+        return scoring.prior(self, content_free)
+
+    def decide(self, token_logprobs, log_prior):
+        from triage_app.engine import scoring
+        return scoring.decide(self, token_logprobs, log_prior)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelChoice:
+    """Which model to load, where and in which dtype ('auto': engine/device.py decides on load)."""
+
+    spec: str = DEFAULT_MODEL    # an alias, Hugging Face id, model folder or .gguf file (engine/models.py)
+    device: str = "auto"
+    dtype: str = "auto"
+    download: bool = False       # fetch a Hugging Face model that is not in the local cache
+
+    def __post_init__(self):
+        if not isinstance(self.spec, str) or not self.spec.strip():
+            raise ValueError("a model choice needs a model: an alias, Hugging Face id, folder or .gguf file")
+        if self.device not in DEVICES:
+            raise ValueError(f"unknown device {self.device!r}: use {', '.join(DEVICES)}")
+        if self.dtype not in DTYPES:
+            raise ValueError(f"unknown dtype {self.dtype!r}: use {', '.join(DTYPES)}")
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """Everything a whole run is built and run from, besides the label set and the tickets."""
+
+    model: ModelChoice = field(default_factory=ModelChoice)
+    scoring: Scoring = field(default_factory=Scoring)
+    max_ticket_tokens: int | None = DEFAULT_MAX_TICKET_TOKENS   # longer tickets keep their head (None: the context)
+    run: RunConfig = field(default_factory=RunConfig)
+
+    def __post_init__(self):
+        if self.max_ticket_tokens is not None and self.max_ticket_tokens < 0:   # 0, like None: the context's room
+            raise ValueError(f"the ticket limit cannot be negative: {self.max_ticket_tokens}")
