@@ -28,7 +28,7 @@ class Placement:
 
 def cpu_has_native_bf16() -> bool:
     # oneDNN reports bf16 only where the CPU has the instructions (AVX512-BF16 / AMX);
-    # elsewhere bf16 matmuls fall back to slow emulation (7x slower than fp32 on an AVX2 EPYC).
+    # elsewhere bf16 matmuls fall back to slow emulation (docs/bench/cpu_bfloat16.txt).
     try:
         return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
     except (AttributeError, RuntimeError):

@@ -75,10 +75,8 @@ class LabelSet:
     @classmethod
     def default(cls) -> LabelSet:
         # No examples: measured with the bundled model, which examples help depends on the ticket
-        # file. Channel scoring (the default): 2 random tickets per label gained 7 points on the
-        # sample; a user's corrections cost 4 to 22; the model's most confident tickets helped one
-        # file and hurt the other. Direct scoring: three hand-written ones cost 14 (README,
-        # "Labels worth trusting").
+        # file, under either scoring method, so none is right for every file (README, "Labels
+        # worth trusting", and docs/quality/).
         return cls(
             labels=(
                 Label("billing", "payments, invoices, charges, refunds, subscriptions and pricing"),

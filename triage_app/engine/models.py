@@ -241,7 +241,8 @@ def _from_gguf(path: Path):
 
 
 def _converted_gguf(path: Path) -> Path | None:
-    """GGUF weights are de-quantized on load (20 s for 135M); the result is kept in the user cache."""
+    """GGUF weights are de-quantized on load, slowly (README has the time); the result is kept in the
+    user cache."""
     key = hashlib.sha256(file_identity(path).encode()).hexdigest()[:16]
     folder = user_cache_dir() / "models" / f"{path.stem}-{key}"
     if not (folder / "config.json").is_file():
