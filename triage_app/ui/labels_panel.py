@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMessageBox,
                                QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from triage_app.engine.labels import Example, Label, LabelSet
+
+# why the panel asks: measured with `triage-app eval --compare` and scripts/experiments/confident_examples.py
+# (README, "Few-shot examples under channel"; docs/quality/channel_examples_smollm2.txt)
+CORRECTIONS_WARNING = (
+    "With channel scoring (the default), corrected tickets made poor examples when measured: accuracy on "
+    "the rest of the tickets fell, on both files tried (README, “Few-shot examples under channel”). The "
+    "tickets a model gets wrong are the ambiguous ones, and as a label's example one of them pulls "
+    "unrelated tickets to that label.\n\n"
+    "What helped on the sample: two ordinary tickets of each label, picked at random (Use as example "
+    "of). Or switch to direct scoring (Model > Settings), where corrections helped.\n\n"
+    "Add them anyway?")
 
 _COMMITTED = Qt.ItemDataRole.UserRole   # a name item remembers its last valid name, to follow renames
 
@@ -104,6 +115,27 @@ class LabelsPanel(QWidget):
             self._show_error("that ticket is already an example")
             return
         self._apply(LabelSet(self._label_set.labels, self._label_set.examples + (Example(text, label),)))
+
+    def add_corrections(self, corrections: list[tuple[str, str]], ask_first: bool) -> int | None:
+        """(ticket, label) pairs a person chose become examples, those not examples already. ask_first:
+        say why they may be poor examples and add them only if the user agrees. Returns how many were
+        added (0: the user said no); None when none was new."""
+        known = {e.text for e in self._label_set.examples}
+        new = tuple(Example(text, label) for text, label in ((str(t).strip(), l) for t, l in corrections)
+                    if text and text not in known)
+        if not new:
+            return None
+        if ask_first and not self._confirm("Add corrections as examples?", CORRECTIONS_WARNING):
+            return 0
+        self.set_label_set(self._label_set.with_examples(self._label_set.examples + new), announce=True)
+        return len(new)
+
+    def _confirm(self, title: str, text: str) -> bool:
+        yes, no = QMessageBox.StandardButton.Yes, QMessageBox.StandardButton.No
+        box = QMessageBox(QMessageBox.Icon.Question, title, text, yes | no, self)
+        box.setDefaultButton(no)
+        box.exec()
+        return box.clickedButton() is box.button(yes)
 
     def remove_selected_example(self) -> None:
         rows = {i.row() for i in self.examples.selectedIndexes()}

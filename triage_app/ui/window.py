@@ -12,11 +12,11 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QFileDialog, QFrame, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTabWidget,
+from PySide6.QtWidgets import (QFileDialog, QFrame, QMainWindow, QScrollArea, QSplitter, QTabWidget,
                                QVBoxLayout, QWidget)
 
 from triage_app.engine import models
-from triage_app.engine.labels import Example, LabelSet
+from triage_app.engine.labels import LabelSet
 from triage_app.files.clean import clean
 from triage_app.files.reader import TicketTable
 from triage_app.quality.metrics import evaluate
@@ -33,17 +33,6 @@ from triage_app.ui.run_panel import RunPanel
 from triage_app.ui.settings import Remembered, SettingsDialog, open_settings
 from triage_app.ui.ticket_pane import TicketPane
 from triage_app.ui.worker import EngineThread
-
-# why the window asks: measured with `triage-app eval --compare` and scripts/experiments/confident_examples.py
-# (README, "Few-shot examples under channel"; docs/quality/channel_examples_smollm2.txt)
-CORRECTIONS_WARNING = (
-    "With channel scoring (the default), corrected tickets made poor examples when measured: accuracy on "
-    "the rest of the tickets fell, on both files tried (README, “Few-shot examples under channel”). The "
-    "tickets a model gets wrong are the ambiguous ones, and as a label's example one of them pulls "
-    "unrelated tickets to that label.\n\n"
-    "What helped on the sample: two ordinary tickets of each label, picked at random (Use as example "
-    "of). Or switch to direct scoring (Model > Settings), where corrections helped.\n\n"
-    "Add them anyway?")
 
 FILE_FILTER = "Ticket files (*.csv *.tsv *.txt *.xlsx *.xlsm *.json *.jsonl);;All files (*)"
 REFRESH_MS = 250        # counts and accuracy follow the table at most this often
@@ -452,25 +441,13 @@ class MainWindow(QMainWindow):
 
     def promote_corrections(self) -> None:
         """Tickets a person labeled become few-shot examples (the prefix is encoded once more, then reused)."""
-        known = {e.text for e in self.label_set.examples}
-        texts = {row: str(self._texts[row]).strip() for row in self.model.manual_labels}
-        new = tuple(Example(texts[row], label) for row, label in sorted(self.model.manual_labels.items())
-                    if texts[row] and texts[row] not in known)
-        if not new:
-            self.show_error("No new corrections to add: label tickets by hand first (keys 1–9).")
-            return
+        corrections = [(self._texts[row], label) for row, label in sorted(self.model.manual_labels.items())]
         risky = self.remembered.method == "channel"    # where corrections were measured to hurt
-        if risky and not self._confirm("Add corrections as examples?", CORRECTIONS_WARNING):
-            return
-        self.labels_panel.set_label_set(self.label_set.with_examples(self.label_set.examples + new), announce=True)
-        self.statusBar().showMessage(f"{len(new)} correction(s) added as examples: Run again to use them.", 10_000)
-
-    def _confirm(self, title: str, text: str) -> bool:
-        yes, no = QMessageBox.StandardButton.Yes, QMessageBox.StandardButton.No
-        box = QMessageBox(QMessageBox.Icon.Question, title, text, yes | no, self)
-        box.setDefaultButton(no)
-        box.exec()
-        return box.clickedButton() is box.button(yes)
+        added = self.labels_panel.add_corrections(corrections, ask_first=risky)
+        if added is None:
+            self.show_error("No new corrections to add: label tickets by hand first (keys 1–9).")
+        elif added:
+            self.statusBar().showMessage(f"{added} correction(s) added as examples: Run again to use them.", 10_000)
 
     def _use_as_example(self, label: str) -> None:
         rows = self.view.selected_source_rows()
