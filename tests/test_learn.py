@@ -174,6 +174,20 @@ def test_tickets_the_model_has_not_scored_are_answered_by_the_learned_part(ticke
     assert set(untaught.labels[200:]) == {-1} and np.isnan(untaught.confidence[200:]).all()
 
 
+def test_rows_scored_after_learning_combine_as_a_retrain_would(ticket_file):
+    """The window shows a run's new batch through the active Learned instead of the raw model answer."""
+    _, gold, features, z = ticket_file
+    early = z.copy()
+    early[200:] = np.nan                                                         # not scored yet
+    taught = {r: gold[r] for r in range(90)}
+    learned, retrained = learn(features, early, taught, NAMES), learn(features, z, taught, NAMES)
+    rows = np.arange(200, 300)
+    assert np.allclose(learned.combine(rows, z[rows]), retrained.scores[rows])
+    assert not np.allclose(learned.scores[rows], retrained.scores[rows])       # the model's part counts
+    untaught = learn(features, early, {}, NAMES)
+    assert np.array_equal(untaught.combine(rows, z[rows]), z[rows])              # nothing learned: the model's
+
+
 def test_skipping_the_model_is_offered_only_when_the_learned_part_alone_is_as_good(ticket_file):
     _, gold, features, _ = ticket_file
     useless = lm_scores(gold, 0.34)

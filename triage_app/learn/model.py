@@ -125,6 +125,7 @@ class Learned:
     estimate: Estimate | None      # None: too few labels to cross-validate
     text_model: TextModel | None   # the learned part alone (None: fewer than two labels taught)
     notes: list[str] = field(default_factory=list)
+    text_scores: np.ndarray | None = None   # [N, L] b * P, the learned part as weighed (None: not learning)
 
     @property
     def confidence(self) -> np.ndarray:
@@ -140,6 +141,14 @@ class Learned:
         """[N] top-1 minus top-2 probability of the combined model (what the review queue sorts by)."""
         top = np.sort(np.exp(self.scores), axis=1)
         return top[:, -1] - top[:, -2] if self.scores.shape[1] > 1 else top[:, -1]
+
+    def combine(self, rows: np.ndarray, lm_scores: np.ndarray) -> np.ndarray:
+        """[R, L] the answer for rows the language model scored after this was learned: what learn()
+        gives them with the same labels, as long as no labelled row's score changed (those fit a and b)."""
+        z = np.asarray(lm_scores, dtype=np.float64)                                  # [R, L]
+        if self.text_scores is None:
+            return z.copy()
+        return _combined(self.weights, z, self.text_scores[rows])
 
     def changed_since(self, before: Learned) -> np.ndarray:
         """[C] rows whose answer differs from an earlier result on the same file (the window's "N changed")."""
@@ -197,12 +206,12 @@ def _learn(features, lm_scores, labels, names, config) -> Learned:
     if held_out is not None and scored.any():
         weights = fit_weights(z[teaching.rows][scored], held_out[scored], teaching.targets[scored], config)
     model = TextModel.fit(features.rows(teaching.rows), teaching.targets, len(names), config) if teaching.n else None
+    text = None
     if model is None or not weights.is_learning:
         scores, sources = z.copy(), np.full(features.n, MODEL, dtype=object)
     else:
-        p = model.log_probs(features.matrix)                                         # [N, L]
-        blank = ~np.isfinite(z).all(axis=1)
-        scores = log_softmax(weights.lm * np.where(blank[:, None], 0.0, z) + weights.learned * p, axis=1)
+        text = weights.learned * model.log_probs(features.matrix)                    # [N, L]
+        scores = _combined(weights, z, text)
         sources = np.full(features.n, LEARNED, dtype=object)
     answered = np.isfinite(scores).all(axis=1)
     out = np.where(answered, np.argmax(np.where(answered[:, None], scores, 0.0), axis=1), -1)
@@ -210,7 +219,13 @@ def _learn(features, lm_scores, labels, names, config) -> Learned:
     sources[teaching.rows] = PERSON
     estimate = _estimate(z[teaching.rows][scored], held_out[scored], teaching.targets[scored], weights) \
         if held_out is not None and scored.any() else None
-    return Learned(list(names), scores, out, sources, weights, teaching, estimate, model, notes)
+    return Learned(list(names), scores, out, sources, weights, teaching, estimate, model, notes, text)
+
+
+def _combined(weights: Weights, z: np.ndarray, text: np.ndarray) -> np.ndarray:
+    """[N, L] softmax(a z + text) as log-probabilities; a row of NaN in z (not scored) is the learned part alone."""
+    blank = ~np.isfinite(z).all(axis=1)                                              # [N]
+    return log_softmax(weights.lm * np.where(blank[:, None], 0.0, z) + text, axis=1)
 
 
 def cross_validated(features: TicketFeatures, teaching: Teaching, config: LearnConfig) -> np.ndarray | None:
