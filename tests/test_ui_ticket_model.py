@@ -2,11 +2,13 @@
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from PySide6.QtCore import Qt
 
 from triage_app.engine.classifier import Prediction
+from triage_app.learn import LEARNED, MODEL, PERSON, TicketFeatures, learn
 from triage_app.ui.ticket_model import (CONFIDENCE, LABEL, LOW_CONFIDENCE, MARGIN, SORT_ROLE, TicketFilterProxy,
                                         TicketTableModel, contiguous_runs)
 
@@ -158,3 +160,104 @@ def test_proxy_sorts_by_confidence_and_review_queue_by_margin(answered):
     margins = [answered.margin(proxy.source_row(r)) for r in range(proxy.rowCount())]
     assert [proxy.source_row(r) for r in range(proxy.rowCount())] == [1, 2, 0]   # manual row 3 left
     assert margins == sorted(margins)
+
+
+# learned answers (triage_app.learn), shown in place
+
+WORDS = {"billing": "invoice charge refund price receipt", "technical": "error crash bug outage timeout",
+         "account": "login password user profile email"}
+
+
+@pytest.fixture
+def taught():
+    """60 tickets whose words say the label; the model answers billing for every one; 12 labelled by a person."""
+    rng = np.random.default_rng(0)
+    gold = [NAMES[r % 3] for r in range(60)]
+    texts = [" ".join(rng.choice(WORDS[g].split(), 3).tolist() + ["please", "help"]) for g in gold]
+    model = TicketTableModel(pd.DataFrame({"text": texts}, dtype=object))
+    model.set_label_names(NAMES)
+    model.apply_predictions([prediction(r, [0.5, 0.3, 0.2]) for r in range(40)])       # rows 40-59: not run yet
+    model.set_manual_labels({r: gold[r] for r in range(12)})
+    return model, gold, TicketFeatures(texts)
+
+
+def relearn(model, features):
+    return learn(features, model.lm_scores, model.manual_labels, NAMES)
+
+
+def test_learned_answers_show_in_place_but_never_on_a_persons_rows(taught):
+    model, gold, features = taught
+    learned = relearn(model, features)
+    assert learned.weights.is_learning
+    changed = []
+    model.dataChanged.connect(lambda top, bottom, *_: changed.append((top.row(), bottom.row())))
+    assert model.apply_learned(learned)
+    assert [model.label_of(r) for r in range(12, 60)] == gold[12:]                    # the words won
+    assert [model.label_of(r) for r in range(12)] == gold[:12] and model.is_manual(0)
+    assert model.confidence(20) == pytest.approx(float(np.exp(learned.scores[20]).max()))
+    assert {model.source(r) for r in range(12, 60)} == {LEARNED} and model.source(0) == PERSON
+    assert changed == [(12, 59)]                                                       # one run, manual rows left out
+    tip = model.data(model.index(20, LABEL), Qt.ItemDataRole.ToolTipRole)
+    assert "learned from your labels: " in tip and "model: billing 0.50" in tip
+    changed.clear()
+    assert model.apply_learned(learned) and changed == []                              # nothing new: no signal
+    assert model.apply_learned(learn(features, model.lm_scores, {}, NAMES))           # every label taken back
+    assert model.label_of(20) == "billing" and model.source(20) == MODEL and model.label_of(50) is None
+    model.set_label_names(["sales", "support", "other"])
+    assert not model.apply_learned(learned) and model.learned is None                # another label set: refused
+
+
+def test_a_runs_new_batch_is_shown_through_the_active_learned_not_raw(taught):
+    model, gold, features = taught
+    learned = relearn(model, features)
+    model.apply_learned(learned)
+    assert model.label_of(50) == gold[50] and model.source(50) == LEARNED               # the words alone, unscored
+    model.apply_predictions([prediction(r, [0.5, 0.3, 0.2]) for r in range(40, 60)])
+    assert model.prediction(50).label == "billing"                                     # the raw answer is kept...
+    assert [model.label_of(r) for r in range(40, 60)] == gold[40:]                     # ...but not shown
+    assert model.confidence(50) == pytest.approx(float(np.exp(relearn(model, features).scores[50]).max()))
+    assert model.source(50) == LEARNED
+
+
+def test_the_export_writes_what_the_table_shows_and_its_source(taught):
+    from triage_app.files.export import results_frame
+
+    model, gold, features = taught
+    model.apply_learned(relearn(model, features))
+    model.apply_predictions([prediction(59, [0.2, 0.3, 0.5])])
+    out = results_frame(model.frame, model.answers, NAMES, model.manual_labels, sources=model.sources)
+    assert out["label"].tolist() == [model.label_of(r) for r in range(60)] == gold
+    assert out["source"].tolist() == [PERSON] * 12 + [LEARNED] * 48
+    assert out["confidence"].tolist() == [model.confidence(r) for r in range(60)]
+    assert out["p_account"][59] == pytest.approx(float(np.exp(model.learned.combine(np.array([59]),
+                                                                                     model.lm_scores[[59]]))[0, 2]))
+    fresh = TicketTableModel(model.frame)
+    fresh.set_label_names(NAMES)
+    assert fresh.sources == [MODEL] * 60 and fresh.answers == []
+
+
+def test_confirming_makes_the_shown_answer_a_persons_label(qtbot, answered):
+    with qtbot.waitSignal(answered.manual_changed, check_params_cb=lambda row, label: (row, label) == (2, "account")):
+        assert answered.confirm(2)
+    assert answered.is_manual(2) and answered.source(2) == PERSON
+    assert not answered.confirm(2)                                                     # already theirs
+    empty = TicketTableModel(answered.frame)
+    empty.set_label_names(NAMES)
+    assert not empty.confirm(0) and not empty.is_manual(0)                             # no answer to agree with
+
+
+def test_next_to_label_shows_the_queue_in_its_order_until_each_is_labelled(answered):
+    proxy = TicketFilterProxy()
+    proxy.setSourceModel(answered)
+    proxy.sort(CONFIDENCE, Qt.SortOrder.DescendingOrder)
+    shown = lambda: [proxy.source_row(r) for r in range(proxy.rowCount())]
+    proxy.set_next_to_label([3, 0, 2])
+    assert shown() == [3, 0, 2] and proxy.filtering
+    answered.set_manual(0, "billing")
+    assert shown() == [3, 2]
+    proxy.set_next_to_label([2, 1])                                                    # after a retrain
+    assert shown() == [2, 1]
+    proxy.set_next_to_label(None)
+    assert shown() == [0, 2, 3, 1]                                                     # the sort before
+    assert (proxy.sortColumn(), proxy.sortOrder()) == (CONFIDENCE, Qt.SortOrder.DescendingOrder)
+    assert "filterAcceptsRow" not in vars(proxy)

@@ -1,18 +1,23 @@
-"""The ticket table: the file's rows as read, the model's answers, and the labels a person chose.
+"""The ticket table: the file's rows as read, the answers shown, and the labels a person chose.
 
 Row r of the model is always row r of the file (and ticket index r of a run), so batches,
 exports and the store line up without translation; the proxy does every sort and filter.
+An answer is the language model's, or, once the window has learned from a person's labels,
+the learned one (triage_app.learn): each row says which, and the export writes it.
 """
 
 from __future__ import annotations
 
 import math
 from contextlib import contextmanager
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QColor, QFont
+
+from triage_app.learn.model import LEARNED, MODEL, PERSON
 
 LABEL, CONFIDENCE, MARGIN = 0, 1, 2
 RESULT_HEADERS = ("label", "confidence", "margin")
@@ -21,6 +26,17 @@ SORT_ROLE = Qt.ItemDataRole.UserRole + 1     # raw values: floats, or None for "
 _LOW_TINT = QColor(255, 228, 181)
 _MANUAL_TINT = QColor(214, 234, 248)
 _CELL_CHARS = 240                            # a table cell shows the head of a ticket; the tooltip all of it
+
+
+class Answer(NamedTuple):
+    """A row's answer as shown, in the shape files.export.results_frame reads."""
+
+    index: int
+    label: str | None
+    confidence: float | None
+    margin: float | None
+    probabilities: list[float]
+    truncated: bool
 
 
 class TicketTableModel(QAbstractTableModel):
@@ -76,13 +92,63 @@ class TicketTableModel(QAbstractTableModel):
             self._manual = manual
 
     def apply_predictions(self, predictions) -> None:
-        """One batch's answers (objects with index, label, confidence, margin); a dataChanged per run of rows."""
+        """One batch's answers (engine Predictions: index, labels, scores); a dataChanged per run of rows.
+
+        While a Learned is applied, a row the model scores shows the learned answer for its new
+        scores (Learned.combine), not the raw one: a person who taught the window does not see a
+        run undo it. The model's own answer stays in the tooltip.
+        """
+        scored = [p for p in predictions if p.scores]
         for p in predictions:
             self._predictions[p.index] = p
-            self._label[p.index] = p.label
-            self._confidence[p.index] = p.confidence if p.confidence is not None else np.nan
-            self._margin[p.index] = p.margin if p.margin is not None else np.nan
+            if not p.scores:
+                self._lm[p.index] = np.nan
+                self._show(np.array([p.index]), np.full((1, self._lm.shape[1]), np.nan), MODEL)
+        if scored:
+            rows = np.array([p.index for p in scored])
+            self._lm[rows] = [p.scores for p in scored]                                 # [B, L]
+            if self._learned is not None:
+                self._show(rows, self._learned.combine(rows, self._lm[rows]), self._learned_source)
+            else:
+                self._show(rows, self._lm[rows], MODEL)
         self._rows_changed(p.index for p in predictions)
+
+    def apply_learned(self, learned) -> bool:
+        """A retrain's answers (triage_app.learn.Learned) on every row a person has not labelled and
+        the model has not found blank; a dataChanged per run of rows whose answer changed.
+
+        Combined with the model's scores as they are now, not as the retrain read them: rows a run
+        scored while it trained get the answer a retrain would give them. False, and nothing
+        changes, when it was learned for other label names or another file.
+        """
+        if learned.names != self.label_names or len(learned.labels) != self._rows:
+            return False
+        self._learned = learned
+        self._learned_source = LEARNED if learned.weights.is_learning else MODEL
+        blank = np.array([p is not None and not p.scores for p in self._predictions], dtype=bool)
+        open_rows = np.flatnonzero(~blank & ~np.isin(np.arange(self._rows), list(self._manual)))
+        before = self._label[open_rows], self._confidence[open_rows], self._margin[open_rows]
+        self._show(open_rows, learned.combine(open_rows, self._lm[open_rows]), self._learned_source)
+        after = self._label[open_rows], self._confidence[open_rows], self._margin[open_rows]
+        self._rows_changed(open_rows[(before[0] != after[0]) | ~_same(before[1], after[1]) | ~_same(before[2], after[2])])
+        return True
+
+    @property
+    def learned(self):
+        """The Learned whose answers are shown, or None (the model's own answers)."""
+        return self._learned
+
+    def _show(self, rows: np.ndarray, scores: np.ndarray, source: str) -> None:
+        """rows: [R]; scores: [R, L] log-probabilities of the answer shown (a row of NaN: none)."""
+        answered = _answered(scores)                                                    # [R]
+        probs = np.exp(np.where(answered[:, None], scores, -np.inf))                     # [R, L]
+        top = -np.sort(-probs, axis=1)                                                 # [R, L] descending
+        names = np.array([*self.label_names, None], dtype=object)
+        self._answer[rows] = scores
+        self._label[rows] = names[np.where(answered, np.argmax(probs, axis=1), -1)]
+        self._confidence[rows] = np.where(answered, top[:, 0] if top.shape[1] else np.nan, np.nan)
+        self._margin[rows] = np.where(answered, top[:, 0] - top[:, 1] if top.shape[1] > 1 else np.nan, np.nan)
+        self._source[rows] = source
 
     def set_manual_labels(self, manual: dict[int, str]) -> None:
         """Bulk: the labels a person chose earlier (from the store); no manual_changed signals."""
@@ -100,11 +166,48 @@ class TicketTableModel(QAbstractTableModel):
     def set_manual(self, row: int, label: str | None) -> bool:
         return self.setData(self.index(row, LABEL), label, Qt.ItemDataRole.EditRole)
 
+    def confirm(self, row: int) -> bool:
+        """The answer shown becomes the person's label (agreeing teaches too); False: no answer, or already theirs."""
+        return row not in self._manual and self._label[row] is not None and self.set_manual(row, self._label[row])
+
     def prediction(self, row: int):
         return self._predictions[row]
 
     def predicted_label(self, row: int) -> str | None:
+        """The answer shown under a person's label: learned or the model's."""
         return self._label[row]
+
+    def source(self, row: int) -> str | None:
+        """PERSON, LEARNED or MODEL; None where there is no answer yet."""
+        if row in self._manual:
+            return PERSON
+        return self._source[row] if self._label[row] is not None else None
+
+    @property
+    def sources(self) -> list[str]:
+        """Every row's source for the export: as the command line writes it, model where there is no answer."""
+        out = self._source.copy()
+        out[list(self._manual)] = PERSON
+        return out.tolist()
+
+    @property
+    def lm_scores(self) -> np.ndarray:
+        """[N, L] the language model's log-probabilities as its runs gave them (NaN: not scored): what learning reads."""
+        return self._lm.copy()
+
+    @property
+    def answers(self) -> list[Answer]:
+        """Every row a run or a retrain has answered, as shown (the export's rows)."""
+        out = []
+        answered = _answered(self._answer)
+        for row in np.flatnonzero(answered | self._has_prediction()):
+            p = self._predictions[row]
+            out.append(Answer(int(row), self._label[row], self.confidence(row), self.margin(row),
+                              np.exp(self._answer[row]).tolist() if answered[row] else [], bool(p and p.truncated)))
+        return out
+
+    def _has_prediction(self) -> np.ndarray:
+        return np.array([p is not None for p in self._predictions], dtype=bool)
 
     def label_of(self, row: int) -> str | None:
         """What the row is labeled: a person's choice wins over the model's."""
@@ -138,7 +241,7 @@ class TicketTableModel(QAbstractTableModel):
 
     @property
     def predicted_labels(self) -> list[str | None]:
-        return list(self._label)
+        return self._label.tolist()
 
     @property
     def rows_answered(self) -> int:
@@ -169,11 +272,17 @@ class TicketTableModel(QAbstractTableModel):
             self.endResetModel()
 
     def _clear_results(self, n: int) -> None:
+        labels = len(self.label_names)
         self._predictions: list = [None] * n
-        self._label: list[str | None] = [None] * n
+        self._lm = np.full((n, labels), np.nan)                 # [N, L] the language model's log-probs
+        self._answer = np.full((n, labels), np.nan)             # [N, L] log-probs of the answer shown
+        self._label = np.full(n, None, dtype=object)            # [N] label name shown (None: no answer)
         self._confidence = np.full(n, np.nan)
         self._margin = np.full(n, np.nan)
+        self._source = np.full(n, MODEL, dtype=object)          # [N] MODEL or LEARNED (PERSON is _manual)
         self._manual: dict[int, str] = {}
+        self._learned = None
+        self._learned_source = MODEL
 
     # QAbstractTableModel
     def rowCount(self, parent=QModelIndex()) -> int:
@@ -259,6 +368,9 @@ class TicketTableModel(QAbstractTableModel):
         lines = []
         if row in self._manual:
             lines.append(f"labeled by you: {self._manual[row]} (a run never overwrites it)")
+        elif self.source(row) == LEARNED:
+            lines.append("learned from your labels: " + ", ".join(
+                f"{n} {p:.2f}" for n, p in zip(self.label_names, np.exp(self._answer[row]))))
         if prediction is not None and not prediction.is_blank:
             lines.append("model: " + ", ".join(f"{n} {p:.2f}" for n, p in
                                                zip(prediction.labels, prediction.probabilities)))
@@ -269,23 +381,33 @@ class TicketTableModel(QAbstractTableModel):
 
 def contiguous_runs(rows) -> list[tuple[int, int]]:
     """Sorted (first, last) runs of consecutive row numbers: [5, 1, 2, 3, 9] -> [(1, 3), (5, 5), (9, 9)]."""
-    runs: list[list[int]] = []
-    for row in sorted(set(rows)):
-        if runs and row == runs[-1][1] + 1:
-            runs[-1][1] = row
-        else:
-            runs.append([row, row])
-    return [(first, last) for first, last in runs]
+    rows = np.unique(np.fromiter(rows, dtype=np.int64))                  # vectorised: a retrain changes 100k rows
+    breaks = np.flatnonzero(np.diff(rows) != 1)
+    firsts, lasts = np.r_[rows[:1], rows[breaks + 1]], np.r_[rows[breaks], rows[-1:]]
+    return list(zip(firsts.tolist(), lasts.tolist()))
+
+
+def _answered(scores: np.ndarray) -> np.ndarray:
+    """[R, L] log-probabilities -> [R] rows that hold an answer (no NaN, and a label to answer with)."""
+    return np.isfinite(scores).all(axis=1) & (scores.shape[1] > 0)
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Elementwise equal, NaN equal to NaN (no answer before and after is no change)."""
+    return (a == b) | (np.isnan(a) & np.isnan(b))
 
 
 class TicketFilterProxy(QSortFilterProxyModel):
-    """Sort by any column; filter by label and by text; the review queue (smallest margin first)."""
+    """Sort by any column; filter by label and by text; the review queue (smallest margin first);
+    next to label (the rows learn.queue.next_to_label chose, in its order)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.label_filter: str | None = None
         self.search = ""
         self.review_queue = False
+        self.next_to_label: dict[int, int] | None = None    # row -> place in the queue; None: mode off
+        self._sort_before = (-1, Qt.SortOrder.AscendingOrder)
         self.setSortRole(SORT_ROLE)
         self.setDynamicSortFilter(True)
 
@@ -301,12 +423,23 @@ class TicketFilterProxy(QSortFilterProxyModel):
         if on:
             self.sort(MARGIN, Qt.SortOrder.AscendingOrder)
 
+    def set_next_to_label(self, rows: list[int] | None) -> None:
+        """Show only these rows, in this order, each until a person labels it; None: back to the
+        rows and the sort shown before. Called again with a new queue after each retrain."""
+        if rows is not None and self.next_to_label is None:
+            self._sort_before = (self.sortColumn(), self.sortOrder())
+        self._refilter(lambda: setattr(self, "next_to_label", None if rows is None else
+                                       {row: place for place, row in enumerate(rows)}))
+        column, order = (LABEL, Qt.SortOrder.AscendingOrder) if rows is not None else self._sort_before
+        self.sort(column, order)
+        self.invalidate()           # the same sort column with new places: Qt would not sort again
+
     def source_row(self, proxy_row: int) -> int:
         return self.mapToSource(self.index(proxy_row, 0)).row()
 
     @property
     def filtering(self) -> bool:
-        return bool(self.label_filter or self.search or self.review_queue)
+        return bool(self.label_filter or self.search or self.review_queue or self.next_to_label is not None)
 
     def _refilter(self, change) -> None:
         self.beginFilterChange()
@@ -327,8 +460,12 @@ class TicketFilterProxy(QSortFilterProxyModel):
             return False
         if self.review_queue and (model.is_manual(row) or model.margin(row) is None):
             return False
+        if self.next_to_label is not None and (row not in self.next_to_label or model.is_manual(row)):
+            return False
         return not self.search or self.search in model.search_text(row)
 
     def lessThan(self, left, right) -> bool:
+        if self.next_to_label is not None:
+            return self.next_to_label.get(left.row(), 0) < self.next_to_label.get(right.row(), 0)
         model, column = self.sourceModel(), left.column()
         return model.sort_key(left.row(), column) < model.sort_key(right.row(), column)
