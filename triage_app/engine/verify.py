@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from triage_app.engine.classifier import Classifier, Prediction, RunConfig
+from triage_app.engine.classifier import Classifier, Prediction
+from triage_app.engine.config import RunConfig
 
 # Largest label-score difference expected between a fast path and the reference from rounding
 # alone (batched matmuls sum in another order), measured on both kinds of CPU
