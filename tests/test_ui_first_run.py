@@ -40,7 +40,7 @@ def test_a_first_run_offline_offers_the_bundled_model_and_runs_on_it(qtbot, make
     line = (f"Qwen2.5-0.5B-Instruct is not on {models._THIS_MACHINE} yet and there is no connection "
             f"to download it")
     assert window.banner_text.text() == line and window.banner.isVisible()
-    assert window.bundled_button.isVisible() and window.later_button.isVisible()
+    assert window.bundled_button.isVisible() and window.banner.later_button.isVisible()
     progress = window.run_panel.bar.format()
     assert "did not start" in progress and "cancelled" not in progress, progress
     assert "cancelled" not in window.statusBar().currentMessage().lower()
@@ -63,6 +63,6 @@ def test_download_later_dismisses_the_offer(qtbot, make_window, empty_hub):
     with qtbot.waitSignal(window.error_shown, timeout=60_000):
         window.load_model("qwen2.5-0.5b")
     assert window.bundled_button.isVisible()
-    qtbot.mouseClick(window.later_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.banner.later_button, Qt.MouseButton.LeftButton)
     assert not window.banner.isVisible() and not window.bundled_button.isVisible()
     assert window.model_info is None
