@@ -1,0 +1,47 @@
+"""A column of queues offered as the label set and as labels to learn from: the proposal, the
+person's edits (untick, rename to merge, the rest merged or left out), the dialog offscreen."""
+
+from PySide6.QtCore import Qt
+
+from triage_app.ui.label_offer import OTHER, LabelOfferDialog, column_values, proposed, take
+
+QUEUE = (["Billing"] * 5 + [" billing "] * 2 + ["Technical"] * 4 + ["Tech support"] * 2 + ["Account"] * 3
+         + ["refunds"] * 2 + ["misc"] + [None, "", "  "] * 2)
+
+
+def test_values_are_grouped_as_labels_are_read_and_the_frequent_ones_proposed():
+    found = column_values(QUEUE)
+    assert [(v.shown, v.rows) for v in found] == [("Billing", 7), ("Technical", 4), ("Account", 3),
+                                                   ("refunds", 2), ("Tech support", 2), ("misc", 1)]
+    assert [v.shown for v in proposed(found)] == ["Billing", "Technical", "Account", "refunds", "Tech support"]
+    assert [v.shown for v in proposed(found, cap=2)] == ["Billing", "Technical"]
+
+
+def test_taking_the_column_teaches_the_filled_rows():
+    offer = take(QUEUE, {"billing": "Billing", "technical": "Technical", "tech support": "Technical",
+                         "account": "Account", "refunds": None, "misc": None})
+    assert offer.names == ["Billing", "Technical", "Account"]
+    assert sum(1 for label in offer.labels.values() if label == "Technical") == 6      # merged by renaming
+    assert offer.labels[5] == "Billing" and len(offer.labels) == 16                    # " billing " row
+    assert offer.left_out == 3 and 17 not in offer.labels and 20 not in offer.labels   # refunds, misc; blanks
+    assert offer.line() == ("3 labels from the column; learning from 16 tickets; 3 tickets with a value not "
+                            "taken are left out")
+
+
+def test_the_dialog_proposes_and_the_person_edits(qtbot):
+    dialog = LabelOfferDialog("queue", QUEUE)
+    qtbot.addWidget(dialog)
+    assert dialog.offer().names == ["Billing", "Technical", "Account", "refunds", "Tech support"]
+    assert dialog.offer().left_out == 1                                                # misc: one ticket
+    dialog.table.item(4, 0).setText("Technical")                                       # merge Tech support
+    dialog.table.item(3, 0).setCheckState(Qt.CheckState.Unchecked)                    # refunds out
+    offer = dialog.offer()
+    assert offer.names == ["Billing", "Technical", "Account"] and offer.left_out == 3
+    assert dialog.summary.text() == offer.line()
+    dialog.rest.setCurrentIndex(1)                                                     # the rest into "other"
+    offer = dialog.offer()
+    assert offer.names == ["Billing", "Technical", "Account", OTHER] and offer.left_out == 0
+    assert [offer.labels[r] for r in (16, 17, 18)] == [OTHER, OTHER, OTHER]
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.grab().save("/tmp/offer.png")

@@ -1,0 +1,145 @@
+"""A file that already has a column of queues, half filled in: its values offered as the label set,
+and its filled rows as labels to learn from, so a new user types nothing.
+
+The values are grouped as labels_from_column reads them (case and surrounding spaces ignored),
+most frequent first. The most frequent few are proposed (keys 1–9 reach nine); a value on a
+single ticket cannot be cross-validated, so it is not proposed. The person can rename a value
+(two values renamed alike are merged), untick it, and choose whether the values not taken are
+left out or merged into one "other" label.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView,
+                               QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout)
+
+from triage_app.learn import labels_from_column
+
+OTHER = "other"
+_NAME, _ROWS, _VALUE = 0, 1, 2
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnValue:
+    key: str           # the value as labels_from_column compares it: stripped, lower-cased
+    shown: str         # its commonest spelling in the file
+    rows: int
+
+
+@dataclass(slots=True)
+class Offer:
+    """What the person took: the label set, and the rows it teaches."""
+
+    names: list[str]
+    labels: dict[int, str]     # row -> label name
+    left_out: int              # filled rows whose value was not taken
+
+    def line(self) -> str:
+        out = f"{len(self.names)} labels from the column; learning from {len(self.labels):,} tickets"
+        return out + (f"; {self.left_out:,} tickets with a value not taken are left out" if self.left_out else "")
+
+
+def column_values(values) -> list[ColumnValue]:
+    """The column's filled values, grouped, most frequent first (ties: alphabetical)."""
+    spellings: dict[str, Counter] = {}
+    for value in values:
+        text = _text(value)
+        if text:
+            spellings.setdefault(text.lower(), Counter())[text] += 1
+    found = [ColumnValue(key, c.most_common(1)[0][0], sum(c.values())) for key, c in spellings.items()]
+    return sorted(found, key=lambda v: (-v.rows, v.key))
+
+
+def proposed(found: list[ColumnValue], cap: int = 9, min_rows: int = 2) -> list[ColumnValue]:
+    """The values offered as labels: on at least min_rows tickets, the cap most frequent."""
+    return [v for v in found if v.rows >= min_rows][:cap]
+
+
+def take(values, names_by_key: dict[str, str | None]) -> Offer:
+    """The column read through the person's choices: key -> label name, or None (left out)."""
+    names = list(dict.fromkeys(n for n in names_by_key.values() if n))
+    mapped = [names_by_key.get(_text(v).lower()) for v in values]
+    found = labels_from_column(mapped, names)
+    left_out = sum(1 for v, m in zip(values, mapped) if _text(v) and m is None)
+    return Offer(names, found.labels, left_out)
+
+
+def _text(value) -> str:
+    return "" if value is None or (isinstance(value, float) and value != value) else str(value).strip()
+
+
+class LabelOfferDialog(QDialog):
+    """Accepted: offer() says what was taken."""
+
+    def __init__(self, column: str, values: list, parent=None, cap: int = 9, min_rows: int = 2):
+        super().__init__(parent)
+        self.values = list(values)
+        self.found = column_values(self.values)
+        taken = {v.key for v in proposed(self.found, cap, min_rows)}
+        filled = sum(v.rows for v in self.found)
+        self.setWindowTitle(f"Labels from “{column}”")
+        intro = QLabel(f"“{column}” is filled in on {filled:,} of {len(self.values):,} tickets, with "
+                       f"{len(self.found)} different values. Use them as the labels, and learn from the tickets "
+                       f"where it is filled in? The rest are labeled from what those teach.\n"
+                       f"Rename a label to merge it with another; untick one to leave it out.")
+        intro.setWordWrap(True)
+        self.table = QTableWidget(len(self.found), 3)
+        self.table.setHorizontalHeaderLabels(["label", "tickets", "value in the file"])
+        self.table.verticalHeader().hide()
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        for r, value in enumerate(self.found):
+            name = QTableWidgetItem(value.shown)
+            name.setFlags(name.flags() | Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEditable)
+            name.setCheckState(Qt.CheckState.Checked if value.key in taken else Qt.CheckState.Unchecked)
+            self.table.setItem(r, _NAME, name)
+            for column, text in ((_ROWS, f"{value.rows:,}"), (_VALUE, value.shown)):
+                item = QTableWidgetItem(text)
+                item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                self.table.setItem(r, column, item)
+        self.table.horizontalHeader().setSectionResizeMode(_NAME, QHeaderView.ResizeMode.Stretch)
+        self.rest = QComboBox()
+        self.rest.addItem("are left out (not learned from)", False)
+        self.rest.addItem(f"are merged into one label, “{OTHER}”", True)
+        rest_row = QHBoxLayout()
+        rest_row.addWidget(QLabel("Values not ticked"))
+        rest_row.addWidget(self.rest, 1)
+        self.summary = QLabel()
+        buttons = QDialogButtonBox()
+        buttons.addButton("Use these labels", QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton("Not now", QDialogButtonBox.ButtonRole.RejectRole)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        for part in (intro, self.table):
+            layout.addWidget(part)
+        layout.addLayout(rest_row)
+        layout.addWidget(self.summary)
+        layout.addWidget(buttons)
+        self.table.itemChanged.connect(self._show_summary)
+        self.rest.currentIndexChanged.connect(self._show_summary)
+        self._show_summary()
+        self.resize(520, 420)
+
+    def names_by_key(self) -> dict[str, str | None]:
+        merge_rest = self.rest.currentData()
+        out = {}
+        for r, value in enumerate(self.found):
+            item = self.table.item(r, _NAME)
+            name = item.text().strip()
+            out[value.key] = name if item.checkState() == Qt.CheckState.Checked and name else (
+                OTHER if merge_rest else None)
+        return out
+
+    def offer(self) -> Offer:
+        return take(self.values, self.names_by_key())
+
+    def _show_summary(self, *_) -> None:
+        offer = self.offer()
+        line = offer.line()
+        if len(offer.names) > 9:
+            line += "; keys 1–9 reach the first nine"
+        self.summary.setText(line)
