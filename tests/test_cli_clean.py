@@ -65,21 +65,23 @@ def test_a_ray_actor_scores_the_text_cleaned_as_the_local_run_does(tiny_qwen):
     import pandas as pd
     import torch
 
-    from triage_app.engine.classifier import Classifier, RunConfig
+    from triage_app.engine.build import classifier_for
+    from triage_app.engine.config import RunSettings, Scoring
     from triage_app.engine.labels import LabelSet
-    from triage_app.engine.scoring import Scoring
     from triage_app.scale.ray_job import TicketScorer
+    from triage_app.scale.recipe import ClassifierRecipe
     from triage_app.scale.rows import SCORES
 
-    class Recipe:
-        def build(self):
-            return Classifier(tiny_qwen, LabelSet.from_names(NAMES), scoring=Scoring(method="direct"))
+    class TinyRecipe(ClassifierRecipe):
+        def build(self):   # the tiny model is already loaded here; a real actor loads settings.model
+            return classifier_for(tiny_qwen, self.label_set, self.settings)
 
+    recipe = TinyRecipe.of(LabelSet.from_names(NAMES), RunSettings(scoring=Scoring(method="direct")))
     block = pd.DataFrame({"body": [HTML_TWIN, PLAIN_TWIN]})
     threads = torch.get_num_threads()       # an actor sets its own; the rest of the suite keeps ours
     try:
-        cleaned = TicketScorer(Recipe(), RunConfig(), "body", None, threads)(block)[SCORES].tolist()
-        raw = TicketScorer(Recipe(), RunConfig(), "body", None, threads, TextCleaning.off())(block)[SCORES].tolist()
+        cleaned = TicketScorer(recipe, "body", None, threads)(block)[SCORES].tolist()
+        raw = TicketScorer(recipe, "body", None, threads, TextCleaning.off())(block)[SCORES].tolist()
     finally:
         torch.set_num_threads(threads)
     assert cleaned[0] == pytest.approx(cleaned[1], abs=1e-5)

@@ -9,6 +9,7 @@ import os
 import pandas as pd
 import pytest
 
+from triage_app.engine.config import ModelChoice, RunSettings
 from triage_app.engine.labels import LabelSet
 from triage_app.scale.recipe import ClassifierRecipe
 from triage_app.scale.rows import ROW, RowsNotExactlyOnce, in_order
@@ -16,6 +17,7 @@ from triage_app.scale.writer import write_results
 
 TICKETS = 200
 CRASH_TICKETS = 60
+SMOLLM2_CPU = RunSettings(ModelChoice("smollm2-135m", "cpu", "float32"))
 # Ray 2.60's own DataContext() trips the deprecations of fields it sets itself
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.*")
 
@@ -62,19 +64,31 @@ def test_ray_arguments():
 
 def test_a_recipe_checks_its_labels_on_the_driver():
     with pytest.raises(TypeError, match="LabelSet"):
-        ClassifierRecipe("smollm2-135m", LabelSet.default())
+        ClassifierRecipe(RunSettings(), LabelSet.default())
     with pytest.raises(ValueError):
-        ClassifierRecipe("smollm2-135m", {"labels": [{"name": "only one"}]})
-    assert ClassifierRecipe.of("m", LabelSet.default()).label_set == LabelSet.default()
+        ClassifierRecipe(RunSettings(), {"labels": [{"name": "only one"}]})
+    assert ClassifierRecipe.of(LabelSet.default()).label_set == LabelSet.default()
 
 
-def test_the_command_recipe_resolves_labels_on_the_driver(tmp_path):
-    from triage_app.scale.recipe import CommandRecipe
+def test_the_command_line_ships_its_own_settings_and_a_label_file_read_on_the_driver(tmp_path):
+    """Every classify option reaches the actors as the local command builds it; the labels file need
+    not exist on a worker."""
+    import pickle
 
-    labels = LabelSet.from_names(["refund", "bug"])
-    args = argparse.Namespace(labels_file=str(tmp_path / "only-here.json"), device="cuda")
-    recipe = CommandRecipe.of(args, labels)
-    assert recipe.label_set == labels and recipe.device == "cuda"
+    from triage_app import cli
+
+    labels_file = tmp_path / "only-here.json"
+    LabelSet.from_names(["refund", "bug"]).save(labels_file)
+    args = cli._parser().parse_args(["classify", "t.csv", "-o", "o.csv", "--labels-file", str(labels_file),
+                                     "--device", "cuda", "--method", "direct", "--length", "mean",
+                                     "--no-buckets", "--max-ticket-tokens", "300", "--ray"])
+    recipe = ClassifierRecipe.of(cli._label_set(args), cli._settings(args))
+    labels_file.unlink()
+    shipped = pickle.loads(pickle.dumps(recipe))
+    assert shipped.label_set.names == ["refund", "bug"] and shipped.device == "cuda"
+    assert shipped.settings == cli._settings(args)
+    assert (shipped.settings.scoring.method, shipped.settings.scoring.length) == ("direct", "mean")
+    assert shipped.settings.run.buckets is False and shipped.settings.max_ticket_tokens == 300
 
 
 def test_the_job_gets_the_cache_and_offline_settings_and_never_a_token(monkeypatch):
@@ -145,7 +159,7 @@ def local_results(short_tickets, tmp_path_factory):
 
 
 def smollm2_recipe():
-    return ClassifierRecipe.of("smollm2-135m", LabelSet.default(), device="cpu", dtype="float32")
+    return ClassifierRecipe.of(LabelSet.default(), SMOLLM2_CPU)
 
 
 def test_ray_labels_identical_to_local_command(ray_local, short_tickets, local_results, tmp_path):
@@ -217,7 +231,7 @@ def test_a_worker_killed_mid_block_is_retried_and_every_row_comes_once(ray_local
             classifier.run = run_or_die
             return classifier
 
-    recipe = CrashOnce.of("smollm2-135m", LabelSet.default(), device="cpu", dtype="float32")
+    recipe = CrashOnce.of(LabelSet.default(), SMOLLM2_CPU)
     out = tmp_path / "ray.csv"
     summary = classify_with_ray(short_tickets, out, recipe, actors=2, rows_per_block=20, limit=CRASH_TICKETS,
                                 db=str(tmp_path / "results.db"))

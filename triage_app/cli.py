@@ -8,10 +8,10 @@ import os
 import sys
 from pathlib import Path
 
+from triage_app.engine import config  # the run's settings and their defaults; no torch
 from triage_app.scale import command as scale_command  # light: imports neither ray nor torch
 
 EXIT_BAD_INPUT = 2
-METHODS = ("channel", "direct")  # engine/scoring.py's scoring methods (a test keeps them equal)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,9 +100,9 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--n", type=int, default=600, help="tickets from the sample set")
     bench.add_argument("--workload", default="short-prompt", help="short-prompt, long-prefix or app")
     bench.add_argument("--modes", default="reference,buckets,prefix,prefix+buckets,fast")
-    bench.add_argument("--batch-size", type=int, default=32)
-    bench.add_argument("--token-budget", type=int, default=1024)
-    bench.add_argument("--method", choices=METHODS, default="direct",
+    bench.add_argument("--batch-size", type=int, default=config.DEFAULT_BATCH_SIZE)
+    bench.add_argument("--token-budget", type=int, default=config.DEFAULT_TOKEN_BUDGET)
+    bench.add_argument("--method", choices=config.METHODS, default="direct",
                        help="the scoring method every mode uses (the published setups measured direct)")
     bench.add_argument("--json", help="write the results here")
     bench.set_defaults(func=_bench)
@@ -149,10 +149,10 @@ def _ticket_args(p):
 
 
 def _model_args(p):
-    p.add_argument("--model", default="qwen2.5-0.5b",
+    p.add_argument("--model", default=config.DEFAULT_MODEL,
                    help="HF id or alias (qwen2.5-0.5b, smollm2-135m, random:qwen2.5-0.5b), folder or .gguf")
-    p.add_argument("--device", default="auto", choices=["auto", "cpu", "mps", "cuda"])
-    p.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16", "float16"])
+    p.add_argument("--device", default="auto", choices=config.DEVICES)
+    p.add_argument("--dtype", default="auto", choices=config.DTYPES)
     p.add_argument("--download", action="store_true", help="download the model if it is not cached")
 
 
@@ -163,29 +163,30 @@ def _label_args(p):
 
 
 def _run_args(p):
-    p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--token-budget", type=int, default=1024, help="most rows x tokens in one batch")
-    p.add_argument("--max-ticket-tokens", type=int, default=1024, help="longer tickets keep their head")
+    p.add_argument("--batch-size", type=int, default=config.DEFAULT_BATCH_SIZE)
+    p.add_argument("--token-budget", type=int, default=config.DEFAULT_TOKEN_BUDGET, help="most rows x tokens in one batch")
+    p.add_argument("--max-ticket-tokens", type=int, default=config.DEFAULT_MAX_TICKET_TOKENS,
+                   help="longer tickets keep their head")
     p.add_argument("--no-prefix-cache", action="store_true")
     p.add_argument("--no-buckets", action="store_true")
     p.add_argument("--full-head", action="store_true")
-    p.add_argument("--method", choices=METHODS,
+    p.add_argument("--method", choices=config.METHODS,
                    help="channel (the default): score the ticket after each label, more accurate with small "
                         "models, one pass per label; direct: score the label after the ticket, one pass")
-    p.add_argument("--length", choices=["sum", "mean", "first"], default="sum",
+    p.add_argument("--length", choices=config.LENGTHS, default="sum",
                    help="how a multi-token label's token log-probs combine")
     p.add_argument("--no-calibrate", action="store_true", help="keep the model's prior over the labels")
     p.add_argument("--temperature", type=float, default=1.0, help="confidence temperature (fit it with eval)")
 
 
 def _load_model(args):
-    from triage_app.engine import device, models
+    from triage_app.engine.build import load_model
 
-    placement = device.choose(args.device, args.dtype, _method(args))
-    print(f"placement: {placement.reason}", file=sys.stderr)
-    loaded = models.load(args.model, placement, allow_download=args.download)
-    print(f"model: {loaded.name}", file=sys.stderr)
-    return loaded
+    return load_model(_model_choice(args), log=lambda line: print(line, file=sys.stderr))
+
+
+def _model_choice(args) -> config.ModelChoice:
+    return config.ModelChoice(args.model, args.device, args.dtype, args.download)
 
 
 def _label_set(args):
@@ -226,31 +227,20 @@ def _cleaning(args):
     return cleaning.without(*args.keep) if args.keep else cleaning
 
 
-def _run_config(args, reference=False):
-    from triage_app.engine.classifier import RunConfig
-
-    return RunConfig(prefix_cache=not args.no_prefix_cache, buckets=not args.no_buckets,
-                     full_head=args.full_head, reference=reference, batch_size=args.batch_size,
-                     token_budget=args.token_budget)
-
-
-def _method(args) -> str:
-    from triage_app.engine.scoring import DEFAULT_METHOD
-
-    return args.method or DEFAULT_METHOD
+def _settings(args, reference: bool = False) -> config.RunSettings:
+    """The run options of classify, verify and eval as the engine's typed settings."""
+    scoring = config.Scoring(args.length, not args.no_calibrate, args.temperature,
+                             args.method or config.DEFAULT_METHOD)
+    run = config.RunConfig(prefix_cache=not args.no_prefix_cache, buckets=not args.no_buckets,
+                           full_head=args.full_head, reference=reference, batch_size=args.batch_size,
+                           token_budget=args.token_budget)
+    return config.RunSettings(_model_choice(args), scoring, args.max_ticket_tokens, run)
 
 
-def _scoring(args):
-    from triage_app.engine.scoring import Scoring
+def _classifier(args, label_set=None, loaded=None):
+    from triage_app.engine.build import classifier_for
 
-    return Scoring(args.length, not args.no_calibrate, args.temperature, _method(args))
-
-
-def _classifier(args, label_set=None):
-    from triage_app.engine.classifier import Classifier
-
-    return Classifier(_load_model(args), label_set or _label_set(args), max_ticket_tokens=args.max_ticket_tokens,
-                      scoring=_scoring(args))
+    return classifier_for(loaded or _load_model(args), label_set or _label_set(args), _settings(args))
 
 
 def _read_tickets(args):
@@ -277,14 +267,14 @@ def _classify(args) -> int:
         if _same_file(args.input, output):
             raise ValueError(f"{output}: that is the input file; write the results to another")
     cleaning = _cleaning(args)
+    settings = _settings(args, reference=args.reference)
     if scale_command.wants_ray(args):
         if args.learn_from:  # the learned layer needs every row's scores in one place
             raise ValueError("--learn-from works on one machine; leave out --ray")
-        return scale_command.run(args)
+        return scale_command.run(args, settings, _label_set(args), cleaning)
     if Path(args.output).suffix.lower().lstrip(".") not in FORMATS:
         raise ValueError(f"{args.output}: the output must end in .{', .'.join(FORMATS)}")
     table, texts = _read_tickets(args)
-    config = _run_config(args, reference=args.reference)
     label_set = _label_set(args)
     taught = _column_labels(table, args.learn_from, label_set.names) if args.learn_from else None
     renames = renamed_input_columns(table.frame.columns, label_set.names)
@@ -297,7 +287,7 @@ def _classify(args) -> int:
         print(f"results database: {store.path}", file=sys.stderr)
         classifier = _classifier(args, label_set)
         with tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
-            for step in run_job(classifier, store, texts, config, fresh=args.fresh or args.reference,
+            for step in run_job(classifier, store, texts, settings.run, fresh=args.fresh or args.reference,
                                 cleaning=cleaning):
                 predictions += step.predictions
                 stats = step.stats
@@ -415,7 +405,7 @@ def _verify(args) -> int:
     cleaning = _cleaning(args)
     _, texts = _read_tickets(args)
     classifier = _classifier(args)
-    report = verify(classifier, clean_texts(texts, cleaning), args.probes, _run_config(args))
+    report = verify(classifier, clean_texts(texts, cleaning), args.probes, _settings(args).run)
     for d in report.disagreements:
         kind = "near-tie" if d.near_tie else "DISAGREEMENT"
         print(f"  ticket {d.index}: reference {d.reference}, fast {d.fast} "
@@ -427,7 +417,9 @@ def _verify(args) -> int:
 def _eval(args) -> int:
     import random
 
-    from triage_app.engine.classifier import Classifier
+    from dataclasses import replace
+
+    from triage_app.engine.build import classifier_for
     from triage_app.files import reader
     from triage_app.quality.evaluate import GoldSet, run_eval
     from triage_app.quality.metrics import reliability_plot
@@ -448,9 +440,9 @@ def _eval(args) -> int:
     loaded = _load_model(args)
     if args.learning_curve:
         return _eval_curve(args, loaded, gold_set, label_set, table, column)
-    make = lambda labels, scoring: Classifier(loaded, labels, max_ticket_tokens=args.max_ticket_tokens,
-                                              scoring=scoring)
-    out = run_eval(make, gold_set, label_set, _scoring(args), _run_config(args), args.examples_per_label,
+    settings = _settings(args)
+    make = lambda labels, scoring: classifier_for(loaded, labels, replace(settings, scoring=scoring))
+    out = run_eval(make, gold_set, label_set, settings.scoring, settings.run, args.examples_per_label,
                    args.compare, log=lambda line: print(line, file=sys.stderr))
     out.update(model=loaded.name, dtype=loaded.placement.dtype_name, file=str(table.path), gold_column=column,
                cleaning=list(cleaning.steps))
@@ -471,11 +463,11 @@ def _check_curve_args(args) -> None:
 
 
 def _eval_curve(args, loaded, gold_set, label_set, table, column) -> int:
-    from triage_app.engine.classifier import Classifier
     from triage_app.quality.evaluate import learning_curve_eval
 
-    classifier = Classifier(loaded, label_set, max_ticket_tokens=args.max_ticket_tokens, scoring=_scoring(args))
-    curve, scored = learning_curve_eval(classifier, gold_set, _scoring(args), _run_config(args), args.draws,
+    settings = _settings(args)
+    classifier = _classifier(args, label_set, loaded)
+    curve, scored = learning_curve_eval(classifier, gold_set, settings.scoring, settings.run, args.draws,
                                         log=lambda line: print(line, file=sys.stderr))
     out = dict(curve.to_dict(), set=table.path.stem, model=loaded.name, dtype=loaded.placement.dtype_name,
                file=str(table.path), gold_column=column, n=len(gold_set.texts), lm_seconds=scored.seconds,

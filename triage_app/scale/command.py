@@ -1,8 +1,8 @@
 """`classify ... --ray [ADDRESS]`: the command line's way onto a Ray cluster.
 
-The classify command adds these arguments with add_arguments(parser) and hands over to run(args)
-when wants_ray(args); the rest of its arguments (model, labels, run options) mean what they mean
-locally. `python -m triage_app.scale.command` is the same command on its own.
+The classify command adds these arguments with add_arguments(parser) and, when wants_ray(args),
+hands over to run() with the settings, label set and cleaning it built from the rest of its
+arguments, which mean what they mean locally. Nothing here imports the command line.
 """
 
 from __future__ import annotations
@@ -32,23 +32,22 @@ def wants_ray(args: argparse.Namespace) -> bool:
     return getattr(args, "ray", None) is not None
 
 
-def run(args: argparse.Namespace) -> int:
-    from triage_app import cli
+def run(args: argparse.Namespace, settings, label_set, cleaning) -> int:
+    """classify --ray: the command's settings, label set and cleaning, already built by the command line."""
     from triage_app.files.export import REVIEW_BELOW
     from triage_app.scale.ray_job import classify_with_ray
-    from triage_app.scale.recipe import CommandRecipe
+    from triage_app.scale.recipe import ClassifierRecipe
 
-    if args.reference:
+    if settings.run.reference:
         raise ValueError("--reference is the one-by-one loop that defines right; run it without --ray")
     if args.sheet:
         raise ValueError("--sheet: a Ray run reads CSV, TSV, Parquet and JSONL, not XLSX")
-    review_below = getattr(args, "review_below", None)
     summary = classify_with_ray(
-        args.input, args.output, CommandRecipe.of(args, cli._label_set(args)), cli._run_config(args),
+        args.input, args.output, ClassifierRecipe.of(label_set, settings),
         text_column=args.text_column, with_subject=args.with_subject, limit=args.limit,
         address=None if args.ray == LOCAL else args.ray, actors=args.actors, cpus_per_actor=args.cpus_per_actor,
         rows_per_block=args.rows_per_block, db=args.db, excel_bom=args.excel_bom,
-        review_below=REVIEW_BELOW if review_below is None else review_below, cleaning=_cleaning(args))
+        review_below=REVIEW_BELOW if args.review_below is None else args.review_below, cleaning=cleaning)
     print(f"{summary.rows} tickets on {summary.actors} Ray actor(s) in {summary.seconds:.1f} s "
           f"({summary.items_per_s:.2f} items/s; reading, model loading and writing included, Ray's own "
           f"start not) -> {summary.output}", file=sys.stderr)
@@ -57,41 +56,3 @@ def run(args: argparse.Namespace) -> int:
                 "actors": summary.actors, "ray": args.ray}
         Path(args.stats_json).write_text(json.dumps(data, indent=2) + "\n")
     return 0
-
-
-def _cleaning(args: argparse.Namespace):
-    """classify's cleaning flags; the standalone command has none and cleans by default."""
-    from triage_app import cli
-    from triage_app.files.clean import TextCleaning
-
-    return cli._cleaning(args) if hasattr(args, "no_clean") else TextCleaning()
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The Ray run alone, until (and besides) classify --ray: the classify arguments it uses."""
-    from triage_app import cli
-    from triage_app.engine.models import ModelNotAvailable
-    from triage_app.files.reader import BadInput
-
-    parser = argparse.ArgumentParser(prog="python -m triage_app.scale.command",
-                                     description="Classify a ticket file on Ray Data.")
-    parser.add_argument("input")
-    parser.add_argument("-o", "--output", required=True, help="Parquet or CSV, by its suffix")
-    for add in (cli._ticket_args, cli._label_args, cli._model_args, cli._run_args, add_arguments):
-        add(parser)
-    parser.add_argument("--limit", type=int, help="only the first N tickets")
-    parser.add_argument("--db", help="the results database whose manual labels win")
-    parser.add_argument("--stats-json", help="write rows, seconds and items/s here")
-    parser.add_argument("--excel-bom", action="store_true", help="CSV output with a UTF-8 BOM, for Excel")
-    parser.add_argument("--review-below", type=float, help="mark labels less confident than this as needs_review")
-    args = parser.parse_args(argv)
-    args.reference, args.ray = False, args.ray or LOCAL
-    try:
-        return run(args)
-    except (BadInput, ModelNotAvailable, ValueError) as exc:
-        print(f"triage-app: {exc}", file=sys.stderr)
-        return cli.EXIT_BAD_INPUT
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from triage_app.engine.classifier import RunConfig
 from triage_app.files import reader
 from triage_app.files.clean import TextCleaning, clean_texts
 from triage_app.files.export import REVIEW_BELOW
-from triage_app.scale.recipe import ClassifierRecipe, CommandRecipe
+from triage_app.scale.recipe import ClassifierRecipe
 from triage_app.scale.rows import CARRIED, FALLBACK, ROW, SCORES, TRUNCATED, add_row_index, in_order, num_rows
 from triage_app.scale.writer import block_results, output_format, write_results
 
@@ -50,14 +49,14 @@ class RayRunSummary:
 class TicketScorer:
     """One Ray actor: builds the Classifier once, then scores whole blocks with the fast path."""
 
-    def __init__(self, recipe: ClassifierRecipe | CommandRecipe, config: RunConfig, text_column: str,
-                 subject_column: str | None, threads: int, cleaning: TextCleaning = TextCleaning()):
+    def __init__(self, recipe: ClassifierRecipe, text_column: str, subject_column: str | None, threads: int,
+                 cleaning: TextCleaning = TextCleaning()):
         import torch
 
         # Ray sets OMP_NUM_THREADS=1 for workers; an actor that holds N CPUs should use them.
         torch.set_num_threads(max(1, threads))
         self.classifier = recipe.build()
-        self.config = config
+        self.config = recipe.settings.run
         self.text_column = text_column
         self.subject_column = subject_column
         self.cleaning = cleaning
@@ -82,8 +81,7 @@ def block_texts(block: pd.DataFrame, text: str, subject: str | None) -> list[str
     return reader.TicketTable(Path("block"), frame, "block").texts(text, subject)
 
 
-def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierRecipe | CommandRecipe,
-                      config: RunConfig = RunConfig(), *, text_column: str | None = None,
+def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierRecipe, *, text_column: str | None = None,
                       with_subject: bool = False, limit: int | None = None, address: str | None = None,
                       actors: int = 1, cpus_per_actor: int | None = None, gpus_per_actor: float | None = None,
                       rows_per_block: int = 512, object_store_gb: float = 1.5,
@@ -99,7 +97,7 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
     max_task_retries=-1); Ray 2.60 deprecates setting them per call, so they are left at that.
     An exception raised by the engine is not retried: it would only fail the same way again.
     db: the results database whose manual labels win, as in the local command.
-    recipe: a ClassifierRecipe, or the command's CommandRecipe (anything with build(), label_set, device).
+    recipe: the model, scoring and run options, and the label set, as the actors build them.
     cleaning: what the actors do to each ticket's text before scoring, as the local run does.
     """
     ray = _import_ray()
@@ -133,7 +131,7 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
             ds = ds.repartition(target_num_rows_per_block=rows_per_block)
             gpus = _gpus_per_actor(ray, recipe) if gpus_per_actor is None else gpus_per_actor
             scored = ds.map_batches(
-                TicketScorer, fn_constructor_args=(recipe, config, text, subject, cpus, cleaning),
+                TicketScorer, fn_constructor_args=(recipe, text, subject, cpus, cleaning),
                 batch_format="pandas", batch_size=rows_per_block, compute=ActorPoolStrategy(size=actors),
                 num_cpus=cpus, num_gpus=gpus or None)
             label_names, fingerprint = recipe.label_set.names, recipe.label_set.fingerprint
