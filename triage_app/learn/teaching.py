@@ -82,7 +82,7 @@ def labels_from_column(values: Iterable[object], names: Iterable[str]) -> Column
     canon = {name.strip().lower(): name for name in names}
     labels, unknown, blank = {}, Counter(), 0
     for row, value in enumerate(values):
-        text = "" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value).strip()
+        text = cell_text(value)
         if not text:
             blank += 1
         elif text.lower() in canon:
@@ -90,3 +90,8 @@ def labels_from_column(values: Iterable[object], names: Iterable[str]) -> Column
         else:
             unknown[text] += 1
     return ColumnLabels(labels, dict(sorted(unknown.items(), key=lambda kv: (-kv[1], kv[0]))), blank)
+
+
+def cell_text(value: object) -> str:
+    """A column's cell as a label is read from it: stripped; blank for None and NaN."""
+    return "" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value).strip()

@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView,
                                QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
-from triage_app.learn import labels_from_column
+from triage_app.learn.teaching import cell_text, labels_from_column
 
 OTHER = "other"
 _NAME, _ROWS, _VALUE = 0, 1, 2
@@ -47,7 +47,7 @@ def column_values(values) -> list[ColumnValue]:
     """The column's filled values, grouped, most frequent first (ties: alphabetical)."""
     spellings: dict[str, Counter] = {}
     for value in values:
-        text = _text(value)
+        text = cell_text(value)
         if text:
             spellings.setdefault(text.lower(), Counter())[text] += 1
     found = [ColumnValue(key, c.most_common(1)[0][0], sum(c.values())) for key, c in spellings.items()]
@@ -62,14 +62,10 @@ def proposed(found: list[ColumnValue], cap: int = 9, min_rows: int = 2) -> list[
 def take(values, names_by_key: dict[str, str | None]) -> Offer:
     """The column read through the person's choices: key -> label name, or None (left out)."""
     names = list(dict.fromkeys(n for n in names_by_key.values() if n))
-    mapped = [names_by_key.get(_text(v).lower()) for v in values]
+    mapped = [names_by_key.get(cell_text(v).lower()) for v in values]
     found = labels_from_column(mapped, names)
-    left_out = sum(1 for v, m in zip(values, mapped) if _text(v) and m is None)
+    left_out = sum(1 for v, m in zip(values, mapped) if cell_text(v) and m is None)
     return Offer(names, found.labels, left_out)
-
-
-def _text(value) -> str:
-    return "" if value is None or (isinstance(value, float) and value != value) else str(value).strip()
 
 
 class LabelOfferDialog(QDialog):
