@@ -83,17 +83,17 @@ def test_verify_command(tickets_csv):
 
 def test_bench_prints_the_table_and_json(tmp_path):
     out = tmp_path / "bench.json"
-    result = triage("bench", "--model", "smollm2-135m", "--dtype", "float32", "--n", "6",
-                    "--workload", "long-prefix", "--modes", "reference,prefix,fast", "--json", str(out))
+    result = triage("bench", "--model", "smollm2-135m", "--dtype", "float32", "--n", "4",
+                    "--workload", "short-prompt", "--modes", "reference,prefix,fast", "--json", str(out))
     data = json.loads(out.read_text())
     assert set(data["modes"]) == {"reference", "prefix", "fast"}
     for mode in data["modes"].values():
         assert {"seconds", "items_per_s", "speedup", "padding_fraction", "agreement", "max_score_diff"} <= mode.keys()
         assert mode["agreement"] == 1.0
-    assert data["n"] == 6 and data["workload"] == "long-prefix" and data["dense_tokens_per_s"] > 0
+    assert data["n"] == 4 and data["workload"] == "short-prompt" and data["dense_tokens_per_s"] > 0
     assert data["method"] == "direct"                         # what the published setups measured
     assert "speedup" in result.stdout and "dense-forward rate" in result.stdout
-    triage("bench", "--model", "smollm2-135m", "--dtype", "float32", "--n", "3", "--workload", "long-prefix",
+    triage("bench", "--model", "smollm2-135m", "--dtype", "float32", "--n", "2", "--workload", "short-prompt",
            "--method", "channel", "--modes", "reference,buckets", "--json", str(out))
     data = json.loads(out.read_text())
     assert data["method"] == "channel" and data["modes"]["buckets"]["agreement"] == 1.0
