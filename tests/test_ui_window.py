@@ -257,19 +257,26 @@ def test_an_export_that_fails_is_one_line(qtbot, make_window, tmp_path):
     assert window.banner_text.text().startswith("Export failed") and "\n" not in window.banner_text.text()
 
 
-def test_settings_ask_for_a_reload_when_the_auto_dtype_may_change(qtbot):
+def test_settings_ask_for_a_reload_when_the_placement_changes(qtbot):
+    from triage_app.engine.config import ModelChoice, RunConfig
     from triage_app.ui.settings import SettingsDialog
 
     remembered = Remembered()
     dialog = SettingsDialog(remembered, "")
     qtbot.addWidget(dialog)
     assert dialog.apply_to(remembered) is False                     # nothing changed
-    dialog.method.setCurrentText("direct")                          # auto dtype: it depends on the method
-    assert dialog.apply_to(remembered) is True and remembered.method == "direct"
+    dialog.method.setCurrentText("direct")                          # the method does not decide the placement
+    assert dialog.apply_to(remembered) is False and remembered.method == "direct"
     dialog.dtype.setCurrentText("float32")
-    assert dialog.apply_to(remembered) is True                      # the dtype itself changed
-    dialog.method.setCurrentText("channel")                         # pinned dtype: the method alone does not
-    assert dialog.apply_to(remembered) is False and remembered.method == "channel"
+    dialog.batch_size.setValue(7)
+    assert dialog.apply_to(remembered) is True                      # the dtype changed
+    # what is remembered becomes the engine's typed settings when a load or run is asked for
+    assert remembered.model_choice("smollm2-135m") == ModelChoice("smollm2-135m", "auto", "float32", True)
+    settings = remembered.run_settings()
+    assert settings.scoring.method == "direct" and settings.run == RunConfig(batch_size=7)
+    remembered.batch_size = 0
+    with pytest.raises(ValueError, match="batch size"):             # a bad value fails where it is made
+        remembered.run_settings()
 
 
 def test_main_renders_a_screenshot_and_exits(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, fields
 
@@ -9,12 +10,12 @@ from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
                                QSpinBox, QVBoxLayout, QWidget)
 
+from triage_app.engine.config import (DEFAULT_BATCH_SIZE, DEFAULT_METHOD, DEFAULT_MODEL, DEFAULT_TOKEN_BUDGET,
+                                      DEVICES, DTYPES, METHODS, ModelChoice, RunConfig, RunSettings, Scoring)
+from triage_app.engine.labels import LabelSet
 from triage_app.files.clean import STEPS, TextCleaning
 
 SETTINGS_FILE_ENV = "TRIAGE_SETTINGS_FILE"   # an .ini path; tests and portable installs set it
-DEVICES = ("auto", "cpu", "mps", "cuda")
-DTYPES = ("auto", "float32", "bfloat16", "float16")
-METHODS = ("channel", "direct")   # the engine's scoring methods (engine/scoring.py; a test keeps them equal)
 
 
 def open_settings() -> QSettings:
@@ -34,13 +35,13 @@ def open_settings() -> QSettings:
 class Remembered:
     last_folder: str = ""
     label_set: str = ""          # the label set as JSON ("" = the default set)
-    model: str = "qwen2.5-0.5b"
+    model: str = DEFAULT_MODEL
     model_loaded_before: bool = False   # load it in the background at start-up
     device: str = "auto"
     dtype: str = "auto"
-    batch_size: int = 32
-    token_budget: int = 1024
-    method: str = "channel"
+    batch_size: int = DEFAULT_BATCH_SIZE
+    token_budget: int = DEFAULT_TOKEN_BUDGET
+    method: str = DEFAULT_METHOD
     allow_download: bool = True
     cleaning_steps: str = " ".join(TextCleaning().steps)   # the steps on, space-separated ("" = none)
     geometry: bytes = b""
@@ -69,6 +70,30 @@ class Remembered:
         out.batch_size = max(1, out.batch_size)
         out.token_budget = max(64, out.token_budget)
         return out
+
+    def model_choice(self, spec: str) -> ModelChoice:
+        """spec placed as remembered; raises ValueError on a choice the engine cannot take."""
+        return ModelChoice(spec, self.device, self.dtype, self.allow_download)
+
+    def run_settings(self) -> RunSettings:
+        """What a run, verify or prompt preview is built from; raises ValueError on a bad value. Its
+        model is left at the default: the worker builds on the model it holds (engine.build.classifier_for)."""
+        return RunSettings(scoring=Scoring(method=self.method),
+                           run=RunConfig(batch_size=self.batch_size, token_budget=self.token_budget))
+
+    @property
+    def labels(self) -> LabelSet:
+        """The label set kept; the default one where none was or it no longer reads."""
+        if self.label_set:
+            try:
+                return LabelSet.from_dict(json.loads(self.label_set))
+            except ValueError:
+                pass
+        return LabelSet.default()
+
+    @labels.setter
+    def labels(self, label_set: LabelSet) -> None:
+        self.label_set = json.dumps(label_set.to_dict(), ensure_ascii=False)
 
     @property
     def cleaning(self) -> TextCleaning:
@@ -144,11 +169,8 @@ class SettingsDialog(QDialog):
         form.addRow(buttons)
 
     def apply_to(self, remembered: Remembered) -> bool:
-        """Write the choices into remembered; True if the model must be loaded again (its "auto" dtype
-        depends on the scoring method too)."""
-        placement = (self.device.currentText(), self.dtype.currentText())
-        reload = placement != (remembered.device, remembered.dtype) or (
-            self.dtype.currentText() == "auto" and self.method.currentText() != remembered.method)
+        """Write the choices into remembered; True if the model must be loaded again (placed anew)."""
+        reload = (self.device.currentText(), self.dtype.currentText()) != (remembered.device, remembered.dtype)
         remembered.device = self.device.currentText()
         remembered.dtype = self.dtype.currentText()
         remembered.batch_size = self.batch_size.value()
