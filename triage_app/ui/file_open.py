@@ -1,6 +1,7 @@
-"""Files the OS asks the app to open (Finder "Open With", a drop on the Dock icon): QFileOpenEvent.
+"""Files from outside the app: those the OS asks it to open (Finder "Open With", a drop on the Dock
+icon: QFileOpenEvent), and those dropped on the window. Either way one open function takes them.
 
-macOS sends these to the QApplication, not to a window, and the first one can arrive as soon as the
+macOS sends QFileOpenEvents to the QApplication, not to a window, and the first one can arrive as soon as the
 event loop starts, before the main window exists (a double-clicked CSV launches the app). So the
 paths are queued here until a handler is registered, then handed over in order.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 
 class FileOpenQueue(QObject):
@@ -37,6 +38,27 @@ class FileOpenQueue(QObject):
             self.pending.append(path)
         else:
             self._handler(path)
+        return True
+
+
+class FileDrops(QObject):
+    """An event filter that makes widget take drops of local files, and hand the first to open_file."""
+
+    def __init__(self, widget: QWidget, open_file: Callable[[str], None]):
+        super().__init__(widget)
+        self._open = open_file
+        widget.setAcceptDrops(True)
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() not in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
+            return False
+        files = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if not files:
+            return False      # not ours: the widget's own handling ignores it
+        event.acceptProposedAction()
+        if event.type() == QEvent.Type.Drop:
+            self._open(files[0])
         return True
 
 

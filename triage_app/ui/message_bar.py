@@ -42,6 +42,15 @@ class MessageBar(QFrame):
         self.text.setText(message)
         self.show()
 
+    def clear(self, standing: str | None = None) -> None:
+        """Hide the last message, unless standing (a problem that lasts, like a database that cannot be
+        used): that line, and its way out, stay until the user takes it."""
+        self.show_model_offer(False)
+        if standing:
+            self.text.setText(standing)
+        else:
+            self.hide()
+
     def show_model_offer(self, shown: bool) -> None:
         self.bundled_button.setVisible(shown)
         self.later_button.setVisible(shown)

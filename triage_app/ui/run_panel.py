@@ -100,6 +100,18 @@ class RunPanel(QGroupBox):
     def finish(self, text: str) -> None:
         self.bar.setFormat(f"{self.bar.value():,} / {self.bar.maximum():,} — {text}")
 
+    def show_end(self, how: str, rows_answered: int) -> str:
+        """how: "done", "cancelled" or "failed"; returns the line the status bar says it in ("" for failed:
+        the failure's own message says it)."""
+        if how == "done":
+            self.finish("done")
+            return f"Done: {rows_answered:,} rows answered."
+        if how == "cancelled":
+            self.finish(f"cancelled; {rows_answered:,} labeled rows kept")
+            return f"Cancelled: the {rows_answered:,} rows labeled so far are kept."
+        self.finish("stopped")
+        return ""
+
     def show_verifying(self, probes: int) -> None:
         self._show_verify(f"Verifying {probes} tickets against the reference loop…", "")
 

@@ -92,6 +92,15 @@ class TicketPane(QWidget):
                 self.view.selectRow(0)
         self.shown_changed.emit()
 
+    def show_opened(self, opened, manual: dict[int, str]) -> None:
+        """opened: a files.opening OpenedFile; manual: the labels a person gave its rows before."""
+        table = opened.table
+        self.columns.set_columns(table.columns, opened.text_column, opened.subject_column, opened.gold_column)
+        self.model.set_frame(table.frame)
+        self.model.set_manual_labels(manual)
+        self.show_table(True)
+        self.size_columns()
+
     def show_table(self, shown: bool) -> None:
         """The table and its controls once a file is open; before, how to open one."""
         for widget in (self.view, self.columns, self.show_label, self.search, self.label_filter, self.review_button,

@@ -1,0 +1,33 @@
+"""The window's latest run: which rows its answers may land on, and how to start it again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from triage_app.engine.labels import LabelSet
+
+
+@dataclass(slots=True)
+class Run:
+    """One run asked for from the window. Its answers land only on the rows it was asked about: the
+    table's generation changes with every new file or text column, so a batch already on its way
+    from an earlier run never lands on rows that are now other tickets."""
+
+    id: int = 0                      # the worker's run id, carried by every signal of the run
+    generation: int = -1             # the table's generation when the run was asked for
+    label_set: LabelSet | None = None
+    fresh: bool = False              # what run() was asked: enough to start it again on another model
+    limit: int | None = None
+    running: bool = False
+    waiting: bool = False            # did not start for want of a model: loading the bundled one starts it
+
+    def owns(self, run_id: int, generation: int, label_names: list[str]) -> bool:
+        """run_id's answers belong on the table: this run, and the table's rows and labels are still its own."""
+        return run_id == self.id and generation == self.generation and self.label_set.names == label_names
+
+    def end(self, run_id: int) -> bool:
+        """True once, for this run's own end; False for a stale one or a run that ended already."""
+        if run_id != self.id or not self.running:
+            return False
+        self.running = False
+        return True

@@ -1,0 +1,39 @@
+"""The window's right-hand column: the model, the run, and the labels and accuracy tabs."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QScrollArea, QTabWidget, QVBoxLayout, QWidget
+
+from triage_app.engine.labels import LabelSet
+from triage_app.ui.accuracy_panel import AccuracyPanel
+from triage_app.ui.labels_panel import LabelsPanel
+from triage_app.ui.model_panel import ModelPanel
+from triage_app.ui.run_panel import RunPanel
+
+
+class SidePanels(QScrollArea):
+    """A small screen scrolls the panels instead of forcing a big window."""
+
+    def __init__(self, label_set: LabelSet, run_buttons=(), parent=None):
+        """run_buttons: the window's actions the run panel shows as buttons."""
+        super().__init__(parent)
+        self.model_panel = ModelPanel()
+        self.run_panel = RunPanel(run_buttons)
+        self.labels_panel = LabelsPanel(label_set)
+        self.accuracy_panel = AccuracyPanel()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.labels_panel, "Labels")
+        self.tabs.addTab(self.accuracy_panel, "Accuracy")
+        column = QWidget()
+        layout = QVBoxLayout(column)
+        layout.setContentsMargins(0, 6, 6, 6)
+        layout.addWidget(self.model_panel)
+        layout.addWidget(self.run_panel)
+        layout.addWidget(self.tabs, 1)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setWidget(column)
+        column.setMinimumHeight(700)
+        self.setMinimumWidth(460)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
