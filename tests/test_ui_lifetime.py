@@ -105,12 +105,14 @@ def test_an_unusable_results_database_is_one_line_and_the_window_keeps_working(q
 def test_a_failed_run_carries_its_id_and_a_stale_failure_is_ignored(qtbot, tiny_window):
     window = tiny_window(4)
     failed = Relay(window.worker.failed)        # the relay sees the first argument: the run id
-    window.remembered.batch_size = 0            # the engine refuses it on the worker's thread: the run fails
+    plain = window.label_set
+    # an example longer than the tiny model's context: building the run fails on the worker's thread
+    window.labels_panel.add_example("a very long ticket " * 200, plain.names[0])
     with qtbot.waitSignal(window.run_ended, timeout=60_000) as ended:
         first = window.run()
     assert ended.args == ["failed"] and failed.seen == [first]
-    assert "batch size" in window.banner_text.text() and "stopped" in window.run_panel.bar.format()
-    window.remembered.batch_size = 2
+    assert "no room for a ticket" in window.banner_text.text() and "stopped" in window.run_panel.bar.format()
+    window.labels_panel.set_label_set(plain)
     with qtbot.waitSignal(window.run_ended, timeout=60_000) as ended:
         assert window.run() != first
         window.worker.failed.emit(first, "a late word from the first run")    # stale: not this run's end

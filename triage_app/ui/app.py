@@ -107,7 +107,7 @@ async def _screenshot(window, args) -> int:
             await ended
     window.tabs.setCurrentIndex(1 if args.tab == "accuracy" else 0)
     if args.review:
-        window.set_review_queue(True)
+        window.tickets.set_review_queue(True)
     await asyncio.sleep(0.5)   # let the throttled counts, accuracy and chart catch up
     path = Path(args.screenshot)
     path.parent.mkdir(parents=True, exist_ok=True)

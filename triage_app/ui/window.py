@@ -1,36 +1,37 @@
 """The main window: open a file, label it, review, export. Every slow step runs off the UI thread.
 
 The parts have their own modules: the ticket pane (ticket_pane), the file reader (file_reader, over
-files.opening), the results database (results_db), the engine worker (worker), the side panels.
-The window wires them together and keeps what ties them: which rows a run's answers belong to.
+files.opening), the results database (results_db), the engine worker (worker) and the model it
+holds (model_session), the side panels (side_panels). The window wires them together and keeps
+what ties them: which rows a run's answers belong to (run.Run).
 """
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QFileDialog, QFrame, QMainWindow, QScrollArea, QSplitter, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtCore import QSettings, QTimer, Signal
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from triage_app.engine import models
+from triage_app.engine.config import RunConfig
 from triage_app.engine.labels import LabelSet
 from triage_app.files.clean import clean
 from triage_app.files.reader import TicketTable
 from triage_app.quality.metrics import evaluate
-from triage_app.ui.accuracy_panel import AccuracyPanel
 from triage_app.ui.exporting import ExportFailed, ask_export_path, export_results
+from triage_app.ui.file_open import FileDrops
 from triage_app.ui.file_reader import FileReader
-from triage_app.ui.labels_panel import LabelsPanel
 from triage_app.ui.menus import WindowActions
 from triage_app.ui.message_bar import MessageBar
-from triage_app.ui.model_panel import ModelPanel
+from triage_app.ui.model_session import ModelSession
 from triage_app.ui.prompt_preview import PromptPreview
 from triage_app.ui.results_db import ResultsDb, store_file
-from triage_app.ui.run_panel import RunPanel
-from triage_app.ui.settings import Remembered, SettingsDialog, open_settings
+from triage_app.ui.run import Run
+from triage_app.ui.settings import Remembered, open_settings
+from triage_app.ui.side_panels import SidePanels
 from triage_app.ui.ticket_pane import TicketPane
 from triage_app.ui.worker import EngineThread
 
@@ -51,20 +52,11 @@ class MainWindow(QMainWindow):
         self.table: TicketTable | None = None
         self._texts: list[str] = []
         self._read_request = 0
-        # what the rows mean: changes with every new file or text column, so that a batch of a run
-        # started before (it may already be on its way) never lands on rows that are now other tickets
-        self._generation = 0
-        self._run_generation = -1
-        self._run_id = 0
+        self._generation = 0                   # what the rows mean: one more with every new file or text column
+        self.latest = Run()
         self._asked = (0, 0)                   # the latest verify and prompt requests: their failures are shown
         self.close_wait_ms = CLOSE_WAIT_MS
-        self._run_label_set: LabelSet | None = None
-        self._run_request: dict = {}           # run()'s arguments, to start it again on another model
-        self._waiting_run: dict | None = None  # a run that did not start for want of a model
-        self.running = False
-        self.model_info = None
-        self.model_loading = False
-        self.label_set = self._remembered_label_set()
+        self.label_set = self.remembered.labels
 
         self.db = ResultsDb(store_path)        # the one owner of the results database
         self.db.unavailable.connect(self._store_unavailable)
@@ -75,10 +67,15 @@ class MainWindow(QMainWindow):
         self.reader.failed.connect(self._file_failed)
 
         self._build()
+        self.session = ModelSession(self.worker, self.model_panel, self.remembered, self)
+        self.session.busy.connect(self._update_actions)
+        self.session.ready.connect(self._model_ready)
+        self.session.failed.connect(self._model_failed)
         self._connect_worker()
+        self._update_actions()
         self._throttle = QTimer(self, singleShot=True, interval=REFRESH_MS)
         self._throttle.timeout.connect(self._refresh_derived)
-        self.setAcceptDrops(True)
+        FileDrops(self, self.open_file)
         self.setWindowTitle("Triage")
         self.resize(1440, 880)
         if self.remembered.geometry:
@@ -115,50 +112,24 @@ class MainWindow(QMainWindow):
         left_layout.addWidget(self.banner)
         left_layout.addWidget(self.tickets, 1)
 
-        self.model_panel = ModelPanel()
-        self.model_panel.load_requested.connect(
-            lambda spec: self.load_model(spec, remember=self.model_panel.picked_by_user))
-        self.run_panel = RunPanel(self.actions.run_panel_buttons)
-        self.labels_panel = LabelsPanel(self.label_set)
+        self.side = SidePanels(self.label_set, self.actions.run_panel_buttons)
+        self.model_panel, self.run_panel, self.tabs = self.side.model_panel, self.side.run_panel, self.side.tabs
+        self.labels_panel, self.accuracy_panel = self.side.labels_panel, self.side.accuracy_panel
         self.labels_panel.changed.connect(self._labels_changed)
         self.labels_panel.preview_requested.connect(self.show_prompt)
         self.labels_panel.example_requested.connect(self._use_as_example)
         self.labels_panel.message.connect(self._panel_message)
-        self.accuracy_panel = AccuracyPanel()
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self.labels_panel, "Labels")
-        self.tabs.addTab(self.accuracy_panel, "Accuracy")
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 6, 6, 6)
-        right_layout.addWidget(self.model_panel)
-        right_layout.addWidget(self.run_panel)
-        right_layout.addWidget(self.tabs, 1)
-
-        # a small screen scrolls the side panels instead of forcing a big window
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(right)
-        right.setMinimumHeight(700)
-        scroll.setMinimumWidth(460)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.splitter = QSplitter()
         self.splitter.addWidget(left)
-        self.splitter.addWidget(scroll)
+        self.splitter.addWidget(self.side)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([900, 520])
         self.setCentralWidget(self.splitter)
         self.prompt_preview = PromptPreview(self)
-        self._update_actions()
 
     def _connect_worker(self) -> None:
         w = self.worker
-        w.model_loading.connect(self._model_loading)
-        w.model_loaded.connect(self._model_loaded)
-        w.model_failed.connect(self._model_failed)
-        w.model_not_downloaded.connect(self._model_not_downloaded)
         w.started.connect(self._run_started)
         w.batch_done.connect(self._batch_done)
         w.progress.connect(self._progress)
@@ -188,14 +159,10 @@ class MainWindow(QMainWindow):
             return
         self._clear_error()
         self._generation += 1
-        table = self.table = opened.table
+        table, self._texts = opened.table, opened.texts
+        self.table = table
         self.remembered.last_folder = str(Path(table.path).resolve().parent)
-        self.columns.set_columns(table.columns, opened.text_column, opened.subject_column, opened.gold_column)
-        self.model.set_frame(table.frame)
-        self._texts = opened.texts
-        self.model.set_manual_labels(manual)
-        self.tickets.show_table(True)
-        self.tickets.size_columns()
+        self.tickets.show_opened(opened, manual)
         self.statusBar().showMessage(f"{table.path.name}: {len(table.frame):,} tickets", 10_000)
         if opened.notes:
             self.show_error(" ".join(opened.notes))
@@ -207,19 +174,6 @@ class MainWindow(QMainWindow):
     def _file_failed(self, request: int, message: str) -> None:
         if request == self._read_request:
             self.show_error(message)
-
-    def dragEnterEvent(self, event) -> None:
-        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
-            event.acceptProposedAction()
-
-    def dragMoveEvent(self, event) -> None:
-        self.dragEnterEvent(event)
-
-    def dropEvent(self, event) -> None:
-        files = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
-        if files:
-            event.acceptProposedAction()
-            self.open_file(files[0])
 
     def _texts_changed(self) -> None:
         if self.table is None:
@@ -241,77 +195,44 @@ class MainWindow(QMainWindow):
     # the model
     def load_model(self, spec: str | None = None, remember: bool = True) -> None:
         """remember: the spec becomes the model to start on next time (an explicit pick, not a stand-in)."""
-        if spec is None:
-            spec, remember = self.model_panel.spec, False
-        self.model_panel.set_spec(spec)
-        if remember:
-            self.remembered.model = spec
-        self.model_loading = True
-        self._update_actions()
-        r = self.remembered
-        self.worker.load_model(spec, r.device, r.dtype, r.allow_download, r.method)
+        self.session.load(spec, remember)
 
     def use_model(self, loaded) -> None:
         """Adopt an already loaded engine model (tests, and callers that loaded one themselves)."""
-        self.model_loading = True
-        self.worker.use_model(loaded)
+        self.session.adopt(loaded)
 
-    def _model_loading(self, spec: str) -> None:
-        self.model_loading = True
-        self.model_panel.show_loading(spec)
-        self._update_actions()
+    @property
+    def model_info(self):
+        return self.session.info
 
-    def _model_loaded(self, info) -> None:
-        self.model_loading = False
-        self.model_info = info
-        self.remembered.model_loaded_before = True
-        self.model_panel.show_loaded(info)
+    def _model_ready(self, info) -> None:
         self.statusBar().showMessage(f"Model ready: {info.name}", 8000)
         self._update_actions()
 
-    def _model_failed(self, message: str) -> None:
-        self._load_failed(message)
-        self.show_error(f"The model could not be loaded: {message}")
-
-    def _model_not_downloaded(self, failure) -> None:
-        """A Hub model not on this machine and not fetchable now: say why, and offer the bundled one."""
-        self._load_failed(str(failure))
-        self.model_panel.mark_not_downloaded(failure.spec)
-        self.show_error(str(failure), offer_bundled=True)
-
-    def _load_failed(self, message: str) -> None:
-        self.model_loading = False
-        self.model_info = None
-        self.remembered.model_loaded_before = False
-        self.model_panel.show_failed(message)
+    def _model_failed(self, message: str, offer_bundled: bool) -> None:
         if self.running:   # the run queued behind this load never starts: say so, not "cancelled"
             self.worker.cancel()
-            self._waiting_run = dict(self._run_request)
-            self.running = False
+            self.latest.running, self.latest.waiting = False, True
             self.run_panel.finish("did not start: no model loaded")
             self.statusBar().showMessage("The run did not start: no model is loaded.", 10_000)
             self.run_ended.emit("failed")
         self._update_actions()
+        self.show_error(message, offer_bundled)
 
     def use_bundled_model(self) -> None:
         """Load the bundled model now (not remembered as the user's choice); a waiting run starts on it."""
-        waiting, self._waiting_run = self._waiting_run, None
+        waiting, self.latest.waiting = self.latest.waiting, False
         self._clear_error()
-        self.load_model(models.SMOLLM2, remember=False)
-        if waiting is not None and self.table is not None:
-            self.run(**waiting)
+        self.session.load(models.SMOLLM2, remember=False)
+        if waiting and self.table is not None:
+            self.run(self.latest.fresh, self.latest.limit)
 
     def _download_later(self) -> None:
-        self._waiting_run = None
+        self.latest.waiting = False
         self._clear_error()
 
     def settings_dialog(self) -> None:
-        detected = f"{self.model_info.device}, {self.model_info.dtype} — {self.model_info.reason}" \
-            if self.model_info else ""
-        dialog = SettingsDialog(self.remembered, detected, self)
-        if dialog.exec():
-            if dialog.apply_to(self.remembered) and self.model_info is not None:
-                self.load_model(self.model_info.spec, remember=False)   # the same model, placed anew
+        if self.session.configure(self):
             self._save_settings()
 
     # running
@@ -326,21 +247,20 @@ class MainWindow(QMainWindow):
             self.show_error("Choose the column that holds the ticket text.")
             return None
         self._clear_error()
-        if self.model_info is None and not self.model_loading:
-            self.load_model()
-        config = {"batch_size": self.remembered.batch_size, "token_budget": self.remembered.token_budget,
-                  "method": self.remembered.method}
-        self.running = True
-        self._run_request = {"fresh": fresh, "limit": limit}
-        self._waiting_run = None
-        self._run_label_set = self.label_set
-        self._run_generation = self._generation
+        settings = self.remembered.run_settings()
+        if not self.session.asked:
+            self.session.load()
         texts = self._texts[:limit] if limit else self._texts
-        self._run_id = self.worker.run(texts, self.label_set, config, fresh, self.remembered.cleaning)
+        run_id = self.worker.run(texts, self.label_set, settings, fresh, self.remembered.cleaning)
+        self.latest = Run(run_id, self._generation, self.label_set, fresh, limit, running=True)
         self.run_panel.start(len(texts))
         self.statusBar().showMessage("Running…")
         self._update_actions()
-        return self._run_id
+        return run_id
+
+    @property
+    def running(self) -> bool:
+        return self.latest.running
 
     def cancel(self) -> None:
         if self.running:
@@ -349,21 +269,16 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Cancelling after the current batch…")
 
     def _run_started(self, run_id: int) -> None:
-        if run_id == self._run_id:
+        if run_id == self.latest.id:
             self.statusBar().showMessage("Running…")
 
-    def _on_these_rows(self, run_id: int) -> bool:
-        """The run is the latest and its rows are still the table's: same file, same text column, same labels."""
-        return (run_id == self._run_id and self._run_generation == self._generation
-                and self._run_label_set.names == self.model.label_names)
-
     def _batch_done(self, batch) -> None:
-        if self._on_these_rows(batch.run_id):
+        if self.latest.owns(batch.run_id, self._generation, self.model.label_names):
             self.model.apply_predictions(batch.predictions)
             self._schedule_refresh()
 
     def _progress(self, progress) -> None:
-        if self._on_these_rows(progress.run_id):
+        if self.latest.owns(progress.run_id, self._generation, self.model.label_names):
             self.run_panel.update_progress(progress)
 
     def _run_finished(self, run_id: int) -> None:
@@ -379,20 +294,13 @@ class MainWindow(QMainWindow):
             self._run_ended(request, "failed", message)
 
     def _run_ended(self, run_id: int, how: str, message: str = "") -> None:
-        # not the latest run (its end is stale), or not running: ended already (its model failed)
-        if run_id != self._run_id or not self.running:
+        if not self.latest.end(run_id):   # a stale end, or ended already (its model failed)
             return
-        self.running = False
-        done = self.model.rows_answered
-        if how == "done":
-            self.run_panel.finish("done")
-            self.statusBar().showMessage(f"Done: {done:,} rows answered.", 10_000)
-        elif how == "cancelled":
-            self.run_panel.finish(f"cancelled; {done:,} labeled rows kept")
-            self.statusBar().showMessage(f"Cancelled: the {done:,} rows labeled so far are kept.", 10_000)
-        else:
-            self.run_panel.finish("stopped")
+        line = self.run_panel.show_end(how, self.model.rows_answered)
+        if how == "failed":
             self.show_error(message)
+        else:
+            self.statusBar().showMessage(line, 10_000)
         self._update_actions()
         self._refresh_derived()
         self.run_ended.emit(how)
@@ -402,22 +310,24 @@ class MainWindow(QMainWindow):
         if self.table is None:
             self.show_error("Open a ticket file first: verify checks a spread of its tickets.")
             return
-        if self.model_info is None and not self.model_loading:
-            self.load_model()
+        if not self.session.asked:
+            self.session.load()
         self.run_panel.show_verifying(probes)
-        request = self.worker.verify(self._texts, self.label_set, {"method": self.remembered.method}, probes)
+        # the fast path batched as RunConfig() does, not at the remembered batch size: as it always was here
+        settings = dataclasses.replace(self.remembered.run_settings(), run=RunConfig())
+        request = self.worker.verify(self._texts, self.label_set, settings, probes)
         self._asked = (request, self._asked[1])
 
     def _verify_done(self, report) -> None:
         self.statusBar().showMessage(self.run_panel.show_verify(report), 10_000)
 
     def show_prompt(self) -> None:
-        self.prompt_preview.show_waiting(self.model_info is not None or self.model_loading)
-        if self.model_info is not None or self.model_loading:
+        self.prompt_preview.show_waiting(self.session.asked)
+        if self.session.asked:
             rows = self.view.selected_source_rows()
             # what the model reads: the ticket cleaned as a run would clean it
             ticket = clean(self._texts[rows[0]], self.remembered.cleaning) if rows and self._texts else ""
-            request = self.worker.preview_prompt(self.label_set, ticket, self.remembered.method)
+            request = self.worker.preview_prompt(self.label_set, ticket, self.remembered.run_settings())
             self._asked = (self._asked[0], request)
         self.prompt_preview.show()
         self.prompt_preview.raise_()
@@ -425,7 +335,7 @@ class MainWindow(QMainWindow):
     # labels
     def _labels_changed(self, label_set: LabelSet) -> None:
         old, self.label_set = self.label_set, label_set
-        self.remembered.label_set = json.dumps(label_set.to_dict(), ensure_ascii=False)
+        self.remembered.labels = label_set
         if label_set.names != old.names:
             if self.running:
                 self.cancel()
@@ -497,10 +407,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Using a fresh results database{where}.", 15_000)
         return moved
 
-    # review and export
-    def set_review_queue(self, on: bool) -> None:
-        self.tickets.set_review_queue(on)
-
+    # export
     def export_dialog(self) -> None:
         if self.table is None:
             self.show_error("Nothing to export yet: open a ticket file first.")
@@ -547,7 +454,7 @@ class MainWindow(QMainWindow):
         a.cancel.setEnabled(self.running)
         a.verify.setEnabled(has_file and not self.running)
         a.export.setEnabled(has_file)
-        a.load.setEnabled(not self.model_loading)
+        a.load.setEnabled(not self.session.loading)
 
     # messages
     def show_error(self, message: str, offer_bundled: bool = False) -> None:
@@ -558,13 +465,8 @@ class MainWindow(QMainWindow):
         self.error_shown.emit(message)
 
     def _clear_error(self) -> None:
-        """A new file or run clears the last message, except that the database is unavailable: that
-        line, and its way out, stay until the user takes it."""
-        self.banner.show_model_offer(False)
-        if self.db.problem:
-            self.banner_text.setText(self.db.problem)
-        else:
-            self.banner.hide()
+        """A new file or run clears the last message, but not that the database cannot be used."""
+        self.banner.clear(self.db.problem)
 
     def _panel_message(self, message: str) -> None:
         if message.startswith("Cannot"):
@@ -573,14 +475,6 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(message, 8000)
 
     # remembering
-    def _remembered_label_set(self) -> LabelSet:
-        if self.remembered.label_set:
-            try:
-                return LabelSet.from_dict(json.loads(self.remembered.label_set))
-            except ValueError:
-                pass
-        return LabelSet.default()
-
     def _save_settings(self) -> None:
         self.remembered.geometry = bytes(self.saveGeometry().data())
         self.remembered.splitter = bytes(self.splitter.saveState().data())

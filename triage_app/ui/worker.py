@@ -57,11 +57,11 @@ class EngineWorker(QObject):
     """Lives on its own QThread; the main thread only calls the request methods and cancel()."""
 
     # requests, served on the worker thread
-    _load_requested = Signal(str, str, str, bool, str, int)
+    _load_requested = Signal(object, int)
     _adopt_requested = Signal(object)
     _run_requested = Signal(int, object, object, object, bool, int, object)
     _verify_requested = Signal(int, object, object, object, int)
-    _prompt_requested = Signal(int, object, str, str)
+    _prompt_requested = Signal(int, object, str, object)
 
     # reports
     model_loading = Signal(str)       # a model spec started loading
@@ -83,6 +83,7 @@ class EngineWorker(QObject):
         self.db = db
         self._loaded = None
         self._classifier = None
+        self._built_for = None          # what the classifier was built for: (label set, scoring, ticket limit)
         self._closing = False
         self._next_request = 0          # run, verify and prompt requests share one count: failed names one
         self._loads = 0                 # load requests so far; a run remembers the one it follows
@@ -95,36 +96,35 @@ class EngineWorker(QObject):
         self._prompt_requested.connect(self._prompt)
 
     # requests (call from the main thread)
-    def load_model(self, spec: str, device: str = "auto", dtype: str = "auto", allow_download: bool = False,
-                   method: str = ""):
-        """method: the scoring method the model is for ("" = the default); "auto" dtype depends on it."""
+    def load_model(self, choice) -> None:
+        """choice: an engine.config ModelChoice; "auto" device and dtype are resolved on this machine."""
         self._loads += 1
-        self._load_requested.emit(spec, device, dtype, allow_download, method, self._loads)
+        self._load_requested.emit(choice, self._loads)
 
     def use_model(self, loaded) -> None:
         """Adopt a model loaded elsewhere (tests share one across windows)."""
         self._loads += 1                # runs after this follow a load that cannot fail
         self._adopt_requested.emit(loaded)
 
-    def run(self, texts: list[str], label_set, config: dict | None = None, fresh: bool = False,
-            cleaning=None) -> int:
+    # settings: an engine.config RunSettings; its model is not read (the one loaded here is used)
+    def run(self, texts: list[str], label_set, settings, fresh: bool = False, cleaning=None) -> int:
         """Classify texts (the originals; the model reads them cleaned as cleaning, a files.clean
-        TextCleaning, says; None: the default); config: RunConfig fields. Returns the run id its
-        signals will carry."""
+        TextCleaning, says; None: the default). Returns the run id its signals will carry."""
         request = self._new_request()
-        self._run_requested.emit(request, list(texts), label_set, config, fresh, self._loads, cleaning)
+        self._run_requested.emit(request, list(texts), label_set, settings, fresh, self._loads, cleaning)
         return request
 
-    def verify(self, texts: list[str], label_set, config: dict | None = None, probes: int = 16) -> int:
-        """Returns the request id a failure will carry."""
+    def verify(self, texts: list[str], label_set, settings, probes: int = 16) -> int:
+        """The fast path as settings.run batches it, against the reference loop. Returns the request
+        id a failure will carry."""
         request = self._new_request()
-        self._verify_requested.emit(request, list(texts), label_set, config, probes)
+        self._verify_requested.emit(request, list(texts), label_set, settings, probes)
         return request
 
-    def preview_prompt(self, label_set, ticket: str, method: str) -> int:
+    def preview_prompt(self, label_set, ticket: str, settings) -> int:
         """Returns the request id a failure will carry."""
         request = self._new_request()
-        self._prompt_requested.emit(request, label_set, ticket, method)
+        self._prompt_requested.emit(request, label_set, ticket, settings)
         return request
 
     def _new_request(self) -> int:
@@ -145,15 +145,16 @@ class EngineWorker(QObject):
         return self._loaded is not None
 
     # served on the worker thread
-    @Slot(str, str, str, bool, str, int)
-    def _load(self, spec, device, dtype, allow_download, method, load_id):
-        from triage_app.engine import device as devices, models
+    @Slot(object, int)
+    def _load(self, choice, load_id):
+        from triage_app.engine import models
+        from triage_app.engine.build import load_model
 
         if self._closing:
             return
-        self.model_loading.emit(spec)
+        self.model_loading.emit(choice.spec)
         try:
-            loaded = models.load(spec, devices.choose(device, dtype, method or None), allow_download=allow_download)
+            loaded = load_model(choice)
         except models.ModelNotDownloaded as exc:   # its own signal: the window offers the bundled model there
             self._failed_loads.add(load_id)
             self.model_not_downloaded.emit(exc)
@@ -167,13 +168,13 @@ class EngineWorker(QObject):
 
     @Slot(object)
     def _adopt(self, loaded):
-        self._loaded, self._classifier = loaded, None
+        self._loaded, self._classifier, self._built_for = loaded, None, None
         placement = loaded.placement
         self.model_loaded.emit(ModelInfo(loaded.spec, loaded.name, placement.device, placement.dtype_name,
                                          placement.reason))
 
     @Slot(int, object, object, object, bool, int, object)
-    def _run(self, run_id, texts, label_set, config, fresh, after_load, cleaning):
+    def _run(self, run_id, texts, label_set, settings, fresh, after_load, cleaning):
         from triage_app.files.clean import TextCleaning
         from triage_app.job import run_job
 
@@ -184,10 +185,10 @@ class EngineWorker(QObject):
             return
         store = None
         try:
-            classifier = self._classifier_for(label_set, _method(config))
+            classifier = self._classifier_for(label_set, settings)
             self.started.emit(run_id)
             store = self.db.open()      # None while the database is unavailable: nothing resumed or saved
-            steps = run_job(classifier, store, texts, _config(config), fresh=fresh,
+            steps = run_job(classifier, store, texts, settings.run, fresh=fresh,
                             cleaning=cleaning or TextCleaning())
             for step in steps:
                 # a finished batch is already saved, so it is shown even when Cancel came meanwhile
@@ -213,23 +214,22 @@ class EngineWorker(QObject):
         self.finished.emit(run_id)
 
     @Slot(int, object, object, object, int)
-    def _verify(self, request, texts, label_set, config, probes):
+    def _verify(self, request, texts, label_set, settings, probes):
         from triage_app.engine.verify import verify
 
         if self._closing:
             return
         try:
-            self.verify_done.emit(verify(self._classifier_for(label_set, _method(config)), texts, probes,
-                                         _config(config)))
+            self.verify_done.emit(verify(self._classifier_for(label_set, settings), texts, probes, settings.run))
         except Exception as exc:
             self.failed.emit(request, _one_line("verify stopped", exc))
 
-    @Slot(int, object, str, str)
-    def _prompt(self, request, label_set, ticket, method):
+    @Slot(int, object, str, object)
+    def _prompt(self, request, label_set, ticket, settings):
         if self._closing:
             return
         try:
-            classifier = self._classifier_for(label_set, method)
+            classifier = self._classifier_for(label_set, settings)
             if classifier.channel:
                 channel = classifier.channel
                 self.prompt_ready.emit(PromptInfo(channel.texts[0], ticket.strip(), "", len(channel.ids[0]), {}, [],
@@ -242,16 +242,15 @@ class EngineWorker(QObject):
         except Exception as exc:
             self.failed.emit(request, _one_line("cannot build the prompt", exc))
 
-    def _classifier_for(self, label_set, method: str | None):
-        from triage_app.engine.classifier import Classifier
-        from triage_app.engine.scoring import Scoring
+    def _classifier_for(self, label_set, settings):
+        """The classifier for label_set on the model held, built again only when what it is built for changed."""
+        from triage_app.engine.build import classifier_for
 
         if self._loaded is None:
             raise RuntimeError("no model is loaded; pick one and press Load")
-        c = self._classifier
-        scoring = Scoring(method=method) if method else Scoring()
-        if c is None or c.label_set != label_set or c.scoring != scoring:
-            self._classifier = Classifier(self._loaded, label_set, scoring=scoring)
+        wanted = (label_set, settings.scoring, settings.max_ticket_tokens)
+        if self._classifier is None or self._built_for != wanted:
+            self._classifier, self._built_for = classifier_for(self._loaded, label_set, settings), wanted
         return self._classifier
 
 
@@ -290,17 +289,6 @@ class EngineThread:
                 return False
             cls.outliving.remove(engine)
         return True
-
-
-def _config(config: dict | None):
-    """The run settings arrive as a plain dict: the UI thread never imports the engine's torch side."""
-    from triage_app.engine.classifier import RunConfig
-
-    return RunConfig(**{k: v for k, v in (config or {}).items() if k != "method"})
-
-
-def _method(config: dict | None) -> str | None:
-    return (config or {}).get("method")   # None: the engine's default
 
 
 def _one_line(what: str, exc: BaseException) -> str:
