@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# torch's OpenMP threads spin while they wait for work; on a CPU shared with other jobs (CI runners,
+# a loaded laptop) two spinning threads per process made runs 7x slower and UI tests time out.
+# Set before torch is imported, and inherited by the CLI tests' subprocesses.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # converted GGUF weights are cached per user; keep the suite's copy out of the user's cache
 os.environ.setdefault("TRIAGE_CACHE_DIR", str(Path(__file__).resolve().parents[1] / ".cache" / "triage"))
 # results databases: one fresh folder per test session, never the user's own
