@@ -63,17 +63,23 @@ def test_low_confidence_rows_are_tinted(answered):
     assert answered.data(answered.index(0, 4), background) is None
 
 
-def test_the_python_filter_runs_only_while_a_filter_is_on(answered):
-    """Qt's own accept-everything otherwise: a new big file must not call Python once per row."""
+def test_the_proxy_never_reads_a_row_at_a_time(answered, monkeypatch):
+    """Sorts and filters read the model's columns whole: a batch on a 100k-row table sorted by margin
+    must not call Python once per row or per comparison (docs/bench/table_updates.txt)."""
     proxy = TicketFilterProxy()
     proxy.setSourceModel(answered)
-    assert not proxy.filtering and "filterAcceptsRow" not in vars(proxy)
+    for one_row in ("label_of", "sort_key", "margin", "confidence", "is_manual", "cell", "data"):
+        monkeypatch.setattr(answered, one_row, lambda *args, name=one_row: pytest.fail(f"{name} read a row"))
+    assert not proxy.filtering
+    for column in range(5):
+        proxy.sort(column, Qt.SortOrder.DescendingOrder)
     proxy.set_search("password")
-    assert "filterAcceptsRow" in vars(proxy) and proxy.rowCount() == 1
+    assert proxy.rowCount() == 1
     proxy.set_search("")
-    assert "filterAcceptsRow" not in vars(proxy) and proxy.rowCount() == 4
+    proxy.set_label_filter("technical")
     proxy.set_review_queue(True)
-    assert "filterAcceptsRow" in vars(proxy)
+    answered.apply_predictions([prediction(0, [0.2, 0.7, 0.1])])
+    assert [proxy.source_row(r) for r in range(proxy.rowCount())] == [1, 3, 0]     # smallest margin first
 
 
 def test_a_batch_is_one_data_changed_per_run_of_rows(model):
@@ -89,23 +95,20 @@ def test_a_batch_is_one_data_changed_per_run_of_rows(model):
     assert contiguous_runs([9, 5, 1, 2, 3, 2]) == [(1, 3), (5, 5), (9, 9)] and contiguous_runs([]) == []
 
 
-def test_the_review_queue_looks_only_at_the_rows_a_batch_changed():
-    """A batch's rows are spread over a big file; the sorted proxy must not re-filter the rows between them."""
-    class CountingProxy(TicketFilterProxy):
-        def accepts_row(self, row, parent):
-            self.seen.append(row)
-            return super().accepts_row(row, parent)
-
+def test_a_batch_joins_the_review_queue_in_one_insertion():
+    """A batch's rows are spread over a big file: one dataChanged per run, but the sorted proxy
+    re-sorts once, after the last of them."""
     model = TicketTableModel(pd.DataFrame({"text": [f"ticket {k}" for k in range(2000)]}, dtype=object))
     model.set_label_names(NAMES)
-    proxy = CountingProxy()
-    proxy.seen = []
+    proxy = TicketFilterProxy()
     proxy.setSourceModel(model)
     proxy.set_review_queue(True)
-    proxy.seen.clear()
-    model.apply_predictions([prediction(k, [0.5, 0.3, 0.2]) for k in (3, 700, 1999)])
-    assert sorted(set(proxy.seen)) == [3, 700, 1999]
-    assert [proxy.source_row(r) for r in range(proxy.rowCount())] == [3, 700, 1999]   # in the queue now
+    inserted = []
+    proxy.rowsInserted.connect(lambda parent, first, last: inserted.append((first, last)))
+    model.apply_predictions([prediction(k, p) for k, p in ((3, [0.5, 0.3, 0.2]), (700, [0.4, 0.35, 0.25]),
+                                                           (1999, [0.8, 0.1, 0.1]))])
+    assert inserted == [(0, 2)]
+    assert [proxy.source_row(r) for r in range(proxy.rowCount())] == [700, 3, 1999]   # in the queue now
 
 
 def test_set_data_reports_and_signals(qtbot, answered):

@@ -1,7 +1,8 @@
 """The ticket table: the file's rows as read, the answers shown, and the labels a person chose.
 
 Row r of the model is always row r of the file (and ticket index r of a run), so batches,
-exports and the store line up without translation; the proxy does every sort and filter.
+exports and the store line up without translation; the proxy does every sort and filter, reading
+the model's columns whole (sort_keys, the masks) rather than a row at a time.
 An answer is the language model's, or, once the window has learned from a person's labels,
 the learned one (triage_app.learn): each row says which, and the export writes it.
 """
@@ -14,10 +15,11 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 
 from triage_app.learn.model import LEARNED, MODEL, PERSON
+from triage_app.ui.ticket_proxy import RowOrderProxy, contiguous_runs
 
 LABEL, CONFIDENCE, MARGIN = 0, 1, 2
 RESULT_HEADERS = ("label", "confidence", "margin")
@@ -43,6 +45,7 @@ class TicketTableModel(QAbstractTableModel):
     """Columns: label, confidence, margin, then the file's own columns in file order."""
 
     manual_changed = Signal(int, object)     # row, label (None: back to the model's answer)
+    answers_changed = Signal()               # a change's dataChanged are all out: a sorted proxy re-sorts once
 
     def __init__(self, frame: pd.DataFrame | None = None, parent=None):
         super().__init__(parent)
@@ -50,7 +53,8 @@ class TicketTableModel(QAbstractTableModel):
         self._frame = pd.DataFrame()
         self._cells = np.empty((0, 0), dtype=object)
         self._rows, self._columns = 0, len(RESULT_HEADERS)
-        self._search: list[str] | None = None
+        self._search: pd.Series | None = None
+        self._file_keys: dict[int, np.ndarray] = {}
         self._clear_results(0)
         if frame is not None:
             self.set_frame(frame)
@@ -63,6 +67,7 @@ class TicketTableModel(QAbstractTableModel):
             # Qt asks for the counts thousands of times per batch (every index() it makes): kept as ints
             self._rows, self._columns = self._cells.shape[0], len(RESULT_HEADERS) + self._cells.shape[1]
             self._search = None
+            self._file_keys = {}
             self._clear_results(len(frame))
 
     @property
@@ -145,7 +150,8 @@ class TicketTableModel(QAbstractTableModel):
         top = -np.sort(-probs, axis=1)                                                 # [R, L] descending
         names = np.array([*self.label_names, None], dtype=object)
         self._answer[rows] = scores
-        self._label[rows] = names[np.where(answered, np.argmax(probs, axis=1), -1)]
+        self._label_index[rows] = np.where(answered, np.argmax(probs, axis=1), -1)
+        self._label[rows] = names[self._label_index[rows]]
         self._confidence[rows] = np.where(answered, top[:, 0] if top.shape[1] else np.nan, np.nan)
         self._margin[rows] = np.where(answered, top[:, 0] - top[:, 1] if top.shape[1] > 1 else np.nan, np.nan)
         self._source[rows] = source
@@ -162,6 +168,7 @@ class TicketTableModel(QAbstractTableModel):
         make the sorted, filtered proxy look at every row in between, per batch."""
         for first, last in contiguous_runs(rows):
             self.dataChanged.emit(self.index(first, LABEL), self.index(last, MARGIN))
+        self.answers_changed.emit()
 
     def set_manual(self, row: int, label: str | None) -> bool:
         return self.setData(self.index(row, LABEL), label, Qt.ItemDataRole.EditRole)
@@ -248,12 +255,6 @@ class TicketTableModel(QAbstractTableModel):
         """Rows a run has finished, blank tickets (which get no label) included."""
         return sum(p is not None for p in self._predictions)
 
-    def search_text(self, row: int) -> str:
-        """Every cell of the row, lower-cased: what the search box matches against."""
-        if self._search is None:
-            self._search = [" ".join(map(str, r)).lower() for r in self._cells]
-        return self._search[row]
-
     def sort_key(self, row: int, column: int):
         if column == LABEL:
             return self.label_of(row) or ""
@@ -261,6 +262,53 @@ class TicketTableModel(QAbstractTableModel):
             value = (self._confidence if column == CONFIDENCE else self._margin)[row]
             return -1.0 if math.isnan(value) else float(value)
         return str(self._cells[row, column - len(RESULT_HEADERS)]).lower()
+
+    # whole columns at once, for the proxy (100k rows per batch)
+    def sort_keys(self, column: int) -> np.ndarray:
+        """[N] numbers that order the rows as sort_key does, ties equal."""
+        if column == LABEL:
+            names = np.array([*self.label_names, ""], dtype=object)      # label index -1, no answer: ""
+            rank = np.empty(len(names))
+            rank[np.argsort(names)] = np.arange(len(names))
+            return rank[self._label_indexes()]
+        if column in (CONFIDENCE, MARGIN):
+            values = self._confidence if column == CONFIDENCE else self._margin
+            return np.where(np.isnan(values), -1.0, values)
+        if column not in self._file_keys:        # the file does not change: ranked once per column
+            cells = np.array([str(c).lower() for c in self._cells[:, column - len(RESULT_HEADERS)]], dtype=object)
+            self._file_keys[column] = pd.factorize(cells, sort=True)[0]
+        return self._file_keys[column]
+
+    def labelled_as(self, label: str) -> np.ndarray:
+        """[N] rows whose label_of is this label."""
+        if label not in self.label_names:
+            return np.zeros(self._rows, dtype=bool)
+        return self._label_indexes() == self.label_names.index(label)
+
+    def manual_mask(self) -> np.ndarray:
+        """[N] rows a person labelled."""
+        mask = np.zeros(self._rows, dtype=bool)
+        mask[list(self._manual)] = True
+        return mask
+
+    def margin_mask(self) -> np.ndarray:
+        """[N] rows with a margin: answered, with two labels or more."""
+        return ~np.isnan(self._margin)
+
+    def search_mask(self, text: str) -> np.ndarray:
+        """[N] rows where some cell holds the lower-cased text."""
+        if self._search is None:      # every cell of a row, lower-cased, in Arrow strings: one C loop a search
+            self._search = pd.Series([" ".join(map(str, r)).lower() for r in self._cells],
+                                     dtype=pd.StringDtype("pyarrow"))
+        return self._search.str.contains(text, regex=False).to_numpy(dtype=bool)
+
+    def _label_indexes(self) -> np.ndarray:
+        """[N] index in label_names of each row's label_of; -1: no answer."""
+        shown = self._label_index.copy()
+        if self._manual:
+            index = {name: k for k, name in enumerate(self.label_names)}
+            shown[list(self._manual)] = [index[label] for label in self._manual.values()]
+        return shown
 
     @contextmanager
     def resetting(self):
@@ -277,6 +325,7 @@ class TicketTableModel(QAbstractTableModel):
         self._lm = np.full((n, labels), np.nan)                 # [N, L] the language model's log-probs
         self._answer = np.full((n, labels), np.nan)             # [N, L] log-probs of the answer shown
         self._label = np.full(n, None, dtype=object)            # [N] label name shown (None: no answer)
+        self._label_index = np.full(n, -1, dtype=np.int64)      # [N] its index in label_names (-1: none)
         self._confidence = np.full(n, np.nan)
         self._margin = np.full(n, np.nan)
         self._source = np.full(n, MODEL, dtype=object)          # [N] MODEL or LEARNED (PERSON is _manual)
@@ -285,6 +334,13 @@ class TicketTableModel(QAbstractTableModel):
         self._learned_source = MODEL
 
     # QAbstractTableModel
+    def index(self, row: int, column: int, parent=QModelIndex()) -> QModelIndex:
+        # Qt's own checks the place through rowCount and columnCount, each a call into Python; the
+        # proxy asks for an index per cell painted
+        if parent.isValid() or not (0 <= row < self._rows and 0 <= column < self._columns):
+            return QModelIndex()
+        return self.createIndex(row, column)
+
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else self._rows
 
@@ -346,6 +402,7 @@ class TicketTableModel(QAbstractTableModel):
         else:
             self._manual[row] = label
         self.dataChanged.emit(self.index(row, LABEL), self.index(row, MARGIN))
+        self.answers_changed.emit()
         self.manual_changed.emit(row, label)
         return True
 
@@ -379,14 +436,6 @@ class TicketTableModel(QAbstractTableModel):
         return "\n".join(lines) or None
 
 
-def contiguous_runs(rows) -> list[tuple[int, int]]:
-    """Sorted (first, last) runs of consecutive row numbers: [5, 1, 2, 3, 9] -> [(1, 3), (5, 5), (9, 9)]."""
-    rows = np.unique(np.fromiter(rows, dtype=np.int64))                  # vectorised: a retrain changes 100k rows
-    breaks = np.flatnonzero(np.diff(rows) != 1)
-    firsts, lasts = np.r_[rows[:1], rows[breaks + 1]], np.r_[rows[breaks], rows[-1:]]
-    return list(zip(firsts.tolist(), lasts.tolist()))
-
-
 def _answered(scores: np.ndarray) -> np.ndarray:
     """[R, L] log-probabilities -> [R] rows that hold an answer (no NaN, and a label to answer with)."""
     return np.isfinite(scores).all(axis=1) & (scores.shape[1] > 0)
@@ -397,9 +446,10 @@ def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a == b) | (np.isnan(a) & np.isnan(b))
 
 
-class TicketFilterProxy(QSortFilterProxyModel):
+class TicketFilterProxy(RowOrderProxy):
     """Sort by any column; filter by label and by text; the review queue (smallest margin first);
-    next to label (the rows learn.queue.next_to_label chose, in its order)."""
+    next to label (the rows learn.queue.next_to_label chose, in its order). Each is numpy over the
+    model's whole columns: a batch or a retrain re-sorts in one pass (ticket_proxy.py says why)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -407,65 +457,87 @@ class TicketFilterProxy(QSortFilterProxyModel):
         self.search = ""
         self.review_queue = False
         self.next_to_label: dict[int, int] | None = None    # row -> place in the queue; None: mode off
-        self._sort_before = (-1, Qt.SortOrder.AscendingOrder)
-        self.setSortRole(SORT_ROLE)
-        self.setDynamicSortFilter(True)
+        self._sort = (-1, Qt.SortOrder.AscendingOrder)      # column (-1: as the file has them), order
+        self._sort_before = self._sort
+
+    def setSourceModel(self, model) -> None:
+        if self.sourceModel() is not None:
+            self.sourceModel().answers_changed.disconnect(self.settle)
+        super().setSourceModel(model)
+        if model is not None:
+            model.answers_changed.connect(self.settle)
 
     def set_label_filter(self, label: str | None) -> None:
-        self._refilter(lambda: setattr(self, "label_filter", label or None))
+        self.label_filter = label or None
+        self.refresh()
 
     def set_search(self, text: str) -> None:
-        self._refilter(lambda: setattr(self, "search", text.strip().lower()))
+        self.search = text.strip().lower()
+        self.refresh()
 
     def set_review_queue(self, on: bool) -> None:
         """Rows the model answered and nobody has checked, least sure (smallest margin) first."""
-        self._refilter(lambda: setattr(self, "review_queue", on))
+        self.review_queue = on
         if on:
             self.sort(MARGIN, Qt.SortOrder.AscendingOrder)
+        else:
+            self.refresh()
 
     def set_next_to_label(self, rows: list[int] | None) -> None:
         """Show only these rows, in this order, each until a person labels it; None: back to the
         rows and the sort shown before. Called again with a new queue after each retrain."""
         if rows is not None and self.next_to_label is None:
-            self._sort_before = (self.sortColumn(), self.sortOrder())
-        self._refilter(lambda: setattr(self, "next_to_label", None if rows is None else
-                                       {row: place for place, row in enumerate(rows)}))
-        column, order = (LABEL, Qt.SortOrder.AscendingOrder) if rows is not None else self._sort_before
-        self.sort(column, order)
-        self.invalidate()           # the same sort column with new places: Qt would not sort again
+            self._sort_before = self._sort
+        self.next_to_label = None if rows is None else {row: place for place, row in enumerate(rows)}
+        self.sort(*((LABEL, Qt.SortOrder.AscendingOrder) if rows is not None else self._sort_before))
 
-    def source_row(self, proxy_row: int) -> int:
-        return self.mapToSource(self.index(proxy_row, 0)).row()
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        self._sort = (column, order)
+        self.refresh()
+
+    def sortColumn(self) -> int:
+        return self._sort[0]
+
+    def sortOrder(self) -> Qt.SortOrder:
+        return self._sort[1]
 
     @property
     def filtering(self) -> bool:
         return bool(self.label_filter or self.search or self.review_queue or self.next_to_label is not None)
 
-    def _refilter(self, change) -> None:
-        self.beginFilterChange()
-        change()
-        # The filter is Python, called once per row whenever the rows change: a new 100k-row file cost
-        # the UI thread far more with it than without. So it is an instance attribute, there only while
-        # a filter is on; PySide looks the override up on the instance each time, and Qt's own
-        # accept-everything runs otherwise.
-        if self.filtering:
-            self.filterAcceptsRow = self.accepts_row
-        elif "filterAcceptsRow" in vars(self):
-            del self.filterAcceptsRow
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+    def order_reads_data(self) -> bool:
+        return 0 <= self._sort[0] < len(RESULT_HEADERS) or bool(self.label_filter or self.review_queue or
+                                                                self.next_to_label is not None)
 
-    def accepts_row(self, row, parent) -> bool:
+    def row_mask(self) -> np.ndarray | None:
+        """[N] the rows every filter on lets through; None: no filter on."""
         model = self.sourceModel()
-        if self.label_filter and model.label_of(row) != self.label_filter:
-            return False
-        if self.review_queue and (model.is_manual(row) or model.margin(row) is None):
-            return False
-        if self.next_to_label is not None and (row not in self.next_to_label or model.is_manual(row)):
-            return False
-        return not self.search or self.search in model.search_text(row)
-
-    def lessThan(self, left, right) -> bool:
+        masks = []
         if self.next_to_label is not None:
-            return self.next_to_label.get(left.row(), 0) < self.next_to_label.get(right.row(), 0)
-        model, column = self.sourceModel(), left.column()
-        return model.sort_key(left.row(), column) < model.sort_key(right.row(), column)
+            queue = np.zeros(model.rowCount(), dtype=bool)
+            queue[[row for row in self.next_to_label if row < model.rowCount()]] = True
+            masks.append(queue)
+        if self.label_filter:
+            masks.append(model.labelled_as(self.label_filter))
+        if self.review_queue or self.next_to_label is not None:
+            masks.append(~model.manual_mask())
+        if self.review_queue:
+            masks.append(model.margin_mask())
+        if self.search:
+            masks.append(model.search_mask(self.search))
+        return np.logical_and.reduce(masks) if masks else None
+
+    def row_keys(self) -> np.ndarray | None:
+        model = self.sourceModel()
+        column, descending = self._sort[0], self._sort[1] == Qt.SortOrder.DescendingOrder
+        if not 0 <= column < model.columnCount():
+            return None
+        if self.next_to_label is not None:              # the queue's order, whichever column is clicked
+            keys = np.zeros(model.rowCount())
+            for row, place in self.next_to_label.items():
+                if row < model.rowCount():
+                    keys[row] = place
+        else:
+            keys = model.sort_keys(column)
+        # descending, equal keys still in file order, as Qt's stable sort kept them
+        return -keys if descending else keys
