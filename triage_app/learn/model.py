@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import optimize
@@ -169,6 +169,8 @@ class Learned:
         e, fewest = self.estimate, min(self.teaching.per_label.values(), default=0)
         if e is None or e.learned_only is None:
             return SkipAdvice(False, "too few labels to tell")
+        if e.zero_shot is None:
+            return SkipAdvice(False, "the model has not scored the labelled tickets yet")
         if fewest < config.skip_min_per_label:
             return SkipAdvice(False, f"every label needs {config.skip_min_per_label} examples first "
                                      f"(the fewest has {fewest})")
@@ -205,6 +207,8 @@ def _learn(features, lm_scores, labels, names, config) -> Learned:
     weights = Weights()
     if held_out is not None and scored.any():
         weights = fit_weights(z[teaching.rows][scored], held_out[scored], teaching.targets[scored], config)
+    elif held_out is not None:
+        weights = Weights(lm=0.0, learned=1.0)   # no labelled ticket has the model's scores yet: labels are all there is
     model = TextModel.fit(features.rows(teaching.rows), teaching.targets, len(names), config) if teaching.n else None
     text = None
     if model is None or not weights.is_learning:
@@ -217,8 +221,12 @@ def _learn(features, lm_scores, labels, names, config) -> Learned:
     out = np.where(answered, np.argmax(np.where(answered[:, None], scores, 0.0), axis=1), -1)
     out[teaching.rows] = teaching.targets
     sources[teaching.rows] = PERSON
-    estimate = _estimate(z[teaching.rows][scored], held_out[scored], teaching.targets[scored], weights) \
-        if held_out is not None and scored.any() else None
+    if held_out is not None and scored.any():
+        estimate = _estimate(z[teaching.rows][scored], held_out[scored], teaching.targets[scored], weights)
+    elif held_out is not None:   # the learned part alone, judged on every labelled row
+        estimate = replace(_estimate(np.zeros_like(held_out), held_out, teaching.targets, weights), zero_shot=None)
+    else:
+        estimate = None
     return Learned(list(names), scores, out, sources, weights, teaching, estimate, model, notes, text)
 
 

@@ -33,7 +33,9 @@ def export_results(table, model, path: str | Path) -> tuple[Path, int]:
     from triage_app.files.export import export, results_frame    # its writers load when first used
 
     try:
-        frame = results_frame(table.frame, model.predictions, model.label_names, model.manual_labels)
+        # what the table shows: learned answers where learning answered, and who gave each label
+        frame = results_frame(table.frame, model.answers, model.label_names, model.manual_labels,
+                              sources=model.sources)
         return export(frame, path), len(frame)
     except (OSError, ValueError) as exc:
         raise ExportFailed(f"Export failed: {_first_line(exc)}") from exc

@@ -31,10 +31,17 @@ class WindowActions:
         self.prompt = action("Show prompt…", window.show_prompt, "Ctrl+P")
         self.promote = action("Add my corrections as examples", window.promote_corrections, None,
                               "Every ticket you labeled by hand becomes a few-shot example")
+        self.from_column = action("Labels from a column…", window.labels_from_column, None,
+                                  "A column of queues or categories, filled on some tickets: its values become "
+                                  "the labels and those tickets teach the rest")
+        self.next_to_label = action("Next to label", lambda: window.learning.show_queue(
+            self.next_to_label.isChecked()), "Ctrl+L", "Only the tickets whose label would teach the most, best first")
+        self.next_to_label.setCheckable(True)
         menus = window.menuBar()
         for title, actions in (("&File", (self.open, self.export, None, self.quit)),
                                ("&Run", (self.run, self.cancel, None, self.verify)),
-                               ("&Labels", (self.promote, self.prompt)),
+                               ("&Labels", (self.next_to_label, self.from_column, None, self.promote,
+                                            self.prompt)),
                                ("&Model", (self.load, None, self.settings))):
             menu = menus.addMenu(title)
             for a in actions:

@@ -72,8 +72,8 @@ class TicketPane(QWidget):
         self.label_filter.setCurrentText(current if current in names else ALL_LABELS)
         self._filter_label(self.label_filter.currentText())
         keys = "  ".join(f"<b>{k + 1}</b> {name}" for k, name in enumerate(names[:9]))
-        self.keys_hint.setText(f"Label the selected row: {keys}  <b>0</b> back to the model's answer · "
-                               f"double-click a label for a list · tinted rows: confidence below 0.7")
+        self.keys_hint.setText(f"Label the selected row: {keys}  <b>Enter</b> agree  <b>0</b> back to the "
+                               f"model's answer · double-click a label for a list · tinted rows: confidence below 0.7")
 
     def _filter_label(self, text: str) -> None:
         self.proxy.set_label_filter(None if text == ALL_LABELS else text)
@@ -119,4 +119,6 @@ class TicketPane(QWidget):
     def show_counts(self) -> None:
         total, shown = self.model.rowCount(), self.proxy.rowCount()
         labeled, manual = self.model.rows_answered, len(self.model.manual_labels)
-        self.counts.setText(f"{shown:,} shown of {total:,} · {labeled:,} answered · {manual:,} by you")
+        learned = self.model.sources.count("learned")
+        self.counts.setText(f"{shown:,} shown of {total:,} · {labeled:,} answered by the model"
+                            + (f" · {learned:,} learned" if learned else "") + f" · {manual:,} by you")

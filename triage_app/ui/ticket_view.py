@@ -1,5 +1,5 @@
-"""The ticket table on screen: 1–9 labels the selected rows, 0 gives them back to the model,
-and the label column edits through a dropdown.
+"""The ticket table on screen: 1–9 labels the selected rows, Enter or Space agrees with the answer
+shown, 0 gives them back to the model, and the label column edits through a dropdown.
 
 The decision columns (label, confidence, margin) are frozen: a second view of the same rows lies
 over the left edge, sharing the selection, so they stay in view while the ticket text scrolls
@@ -168,14 +168,20 @@ class TicketView(QTableView):
 
     def label_selected(self, label: str | None) -> int:
         """Label every selected row; the cursor moves on, so a reviewer can keep typing."""
+        return self._on_selected(lambda model, row: model.set_manual(row, label))
+
+    def confirm_selected(self) -> int:
+        """The answers shown on the selected rows become the person's labels (agreeing teaches too)."""
+        return self._on_selected(lambda model, row: model.confirm(row))
+
+    def _on_selected(self, change) -> int:
         proxy = self.model()
         selected = self.selectionModel().selectedRows()
         if not selected:
             return 0
         last = max(i.row() for i in selected)
         sources = [proxy.mapToSource(i) for i in selected]
-        changed = sum(proxy.sourceModel().setData(s.siblingAtColumn(LABEL), label, Qt.ItemDataRole.EditRole)
-                      for s in sources)
+        changed = sum(bool(change(proxy.sourceModel(), s.row())) for s in sources)
         if len(sources) == 1 and proxy.rowCount():
             # in the review queue the labeled row leaves the view and the next one takes its place
             still_here = last < proxy.rowCount() and proxy.source_row(last) == sources[0].row()
@@ -192,5 +198,8 @@ class TicketView(QTableView):
                 return
         if key in (Qt.Key.Key_0, Qt.Key.Key_Backspace, Qt.Key.Key_Delete) and names:
             self.label_selected(None)
+            return
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space) and names:
+            self.confirm_selected()
             return
         super().keyPressEvent(event)

@@ -24,6 +24,7 @@ from triage_app.quality.metrics import evaluate
 from triage_app.ui.exporting import ExportFailed, ask_export_path, export_results
 from triage_app.ui.file_open import FileDrops
 from triage_app.ui.file_reader import FileReader
+from triage_app.ui.learning_session import LearningSession
 from triage_app.ui.menus import WindowActions
 from triage_app.ui.message_bar import MessageBar
 from triage_app.ui.model_session import ModelSession
@@ -99,6 +100,10 @@ class MainWindow(QMainWindow):
         self.columns.texts_changed.connect(self._texts_changed)
         self.columns.gold_changed.connect(self._schedule_refresh)
         self.statusBar().addPermanentWidget(self.tickets.counts)
+        self.learning = LearningSession(self.model, self.proxy, self)
+        self.learning.changed.connect(self._schedule_refresh)
+        self.learning.message.connect(self._panel_message)
+        self.learning.failed.connect(self.show_error)
 
         self.banner = MessageBar()
         self.banner_text, self.bundled_button = self.banner.text, self.banner.bundled_button
@@ -111,6 +116,7 @@ class MainWindow(QMainWindow):
         left_layout.setContentsMargins(6, 6, 0, 6)
         left_layout.addWidget(self.banner)
         left_layout.addWidget(self.tickets, 1)
+        left_layout.addWidget(self.learning.status)
 
         self.side = SidePanels(self.label_set, self.actions.run_panel_buttons)
         self.model_panel, self.run_panel, self.tabs = self.side.model_panel, self.side.run_panel, self.side.tabs
@@ -163,9 +169,13 @@ class MainWindow(QMainWindow):
         self.table = table
         self.remembered.last_folder = str(Path(table.path).resolve().parent)
         self.tickets.show_opened(opened, manual)
+        self.learning.file_changed(self._texts, self.label_set.names)
         self.statusBar().showMessage(f"{table.path.name}: {len(table.frame):,} tickets", 10_000)
         if opened.notes:
             self.show_error(" ".join(opened.notes))
+        elif opened.gold_column and self.learning.worth_offering(table.frame[opened.gold_column].tolist()):
+            self.statusBar().showMessage(f"“{opened.gold_column}” has labels on some tickets: Labels ▸ "
+                                         "Labels from a column… learns from them.", 15_000)
         self.setWindowTitle(f"Triage — {table.path.name}")
         self._update_actions()
         self._schedule_refresh()
@@ -185,6 +195,7 @@ class MainWindow(QMainWindow):
         self._texts = self.table.texts(column, self.columns.subject_column) if column else []
         self.model.clear_predictions()
         self._load_manual_labels()
+        self.learning.file_changed(self._texts, self.label_set.names)
         self.statusBar().showMessage("The ticket text changed: Run to label it.", 8000)
         self._schedule_refresh()
 
@@ -297,6 +308,8 @@ class MainWindow(QMainWindow):
         if not self.latest.end(run_id):   # a stale end, or ended already (its model failed)
             return
         line = self.run_panel.show_end(how, self.model.rows_answered)
+        if how == "done":
+            self.learning.run_done()
         if how == "failed":
             self.show_error(message)
         else:
@@ -341,6 +354,7 @@ class MainWindow(QMainWindow):
                 self.cancel()
             self.tickets.set_label_names(label_set.names)
             self._load_manual_labels()
+            self.learning.file_changed(self._texts, label_set.names)
             self.statusBar().showMessage("Labels changed: Run to label the tickets with the new set.", 10_000)
         else:
             # same names: a person's labels still mean the same, so they follow the new prompt
@@ -366,6 +380,20 @@ class MainWindow(QMainWindow):
             return
         self.labels_panel.add_example(self._texts[rows[0]], label)
 
+    def labels_from_column(self) -> None:
+        """The gold column's values as the label set, and its filled rows as the person's labels."""
+        column = self.columns.gold_column
+        if self.table is None or column is None:
+            self.show_error("Open a file with a column of labels (a queue or category) first.")
+            return
+        taken = self.learning.offer_column(column, self.table.frame[column].tolist(), self)
+        if taken:
+            names, labels = taken
+            self.labels_panel.set_label_set(LabelSet.from_names(names), announce=True)
+            self.model.set_manual_labels({**labels, **self.model.manual_labels})
+            self._store_manual_labels()
+            self.learning.label_given()
+
     def _selection_changed(self, *_) -> None:
         rows = self.view.selected_source_rows()
         if rows:
@@ -373,6 +401,7 @@ class MainWindow(QMainWindow):
 
     def _manual_changed(self, row: int, label: str | None) -> None:
         self.db.set_manual(self.label_set.fingerprint, self._texts[row], label)   # written off this thread
+        self.learning.label_given()
         self._schedule_refresh()
 
     def _store_manual_labels(self) -> None:
@@ -490,8 +519,9 @@ class MainWindow(QMainWindow):
         self._save_settings()
         stopped = self.engine.stop(self.close_wait_ms)
         self.engine = None
-        if not self.reader.close(self.close_wait_ms):
-            _outliving_readers.append(self.reader)     # its read still refers to it
+        for part in (self.reader, self.learning):
+            if not part.close(self.close_wait_ms):
+                _outliving_readers.append(part)         # its work in flight still refers to it
         self.db.close()
         return stopped
 
@@ -501,4 +531,4 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
-_outliving_readers: list[FileReader] = []
+_outliving_readers: list = []     # FileReader, LearningSession

@@ -1,0 +1,97 @@
+"""Learning in the main window, as a support lead meets it: a file whose queue column is half
+filled in, its values taken as labels, the rest answered from them, Enter to agree, Next to
+label, and an export that says who gave each label. No language model: learning answers alone."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog
+
+from cli_helpers import read_rows
+from ui_helpers import make_window, open_file, settings_file  # noqa: F401
+
+QUEUES = {"Billing": "invoice charge refund price receipt card", "Technical": "error crash bug outage timeout app",
+          "Account": "login password user profile email locked"}
+
+
+@pytest.fixture
+def half_filled(tmp_path):
+    """60 tickets; the queue column is filled on every other one."""
+    rng = np.random.default_rng(0)
+    path = tmp_path / "export.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["id", "text", "queue"])
+        for r in range(60):
+            queue = list(QUEUES)[r % 3]
+            words = " ".join(rng.choice(QUEUES[queue].split(), 3).tolist())
+            writer.writerow([r, f"hello, {words}, please help", queue if r % 2 == 0 else ""])
+    return path
+
+
+@pytest.fixture
+def taught(qtbot, make_window, half_filled, monkeypatch):
+    """The window after Labels ▸ Labels from a column… was accepted as proposed."""
+    monkeypatch.setattr("triage_app.ui.label_offer.LabelOfferDialog.exec", lambda self: QDialog.DialogCode.Accepted)
+    window = make_window(autoload=False)
+    open_file(qtbot, window, half_filled)
+    assert window.columns.gold_column == "queue"
+    with qtbot.waitSignal(window.learning.learning.retrained, timeout=60_000):
+        window.labels_from_column()
+    return window
+
+
+def test_a_half_filled_queue_column_becomes_the_labels_and_teaches_the_rest(taught):
+    window, model = taught, taught.model
+    assert sorted(window.label_set.names) == sorted(QUEUES)
+    assert len(model.manual_labels) == 30 and all(r % 2 == 0 for r in model.manual_labels)
+    sources = model.sources
+    assert {sources[r] for r in range(0, 60, 2)} == {"person"}
+    assert {sources[r] for r in range(1, 60, 2)} == {"learned"}
+    right = sum(model.label_of(r) == list(QUEUES)[r % 3] for r in range(1, 60, 2))
+    assert right >= 27, f"learned {right} of 30 unlabeled tickets right"
+    assert "learned from 30 labels" in window.learning.status.text()
+
+
+def test_the_taught_labels_are_in_the_database_after_a_restart(taught, qtbot, make_window, half_filled):
+    fingerprint = taught.label_set.fingerprint
+    taught.shutdown()
+    again = make_window(autoload=False)
+    assert again.label_set.fingerprint == fingerprint       # the label set was remembered
+    open_file(qtbot, again, half_filled)
+    assert len(again.model.manual_labels) == 30
+
+
+def test_enter_agrees_with_the_answer_shown_and_teaches(taught, qtbot):
+    window, model, view = taught, taught.model, taught.view
+    row = 1                              # learned, not the person's
+    shown = model.label_of(row)
+    view.selectRow(window.proxy.mapFromSource(model.index(row, 0)).row())
+    with qtbot.waitSignal(window.learning.learning.retrained, timeout=60_000):
+        qtbot.keyClick(view, Qt.Key.Key_Return)
+    assert model.manual_labels[row] == shown and model.source(row) == "person"
+    assert "learned from 31 labels" in window.learning.status.text()
+
+
+def test_next_to_label_shows_the_queue_in_its_order(taught):
+    window, proxy = taught, taught.proxy
+    window.actions.next_to_label.trigger()
+    queue = window.learning.queue
+    assert queue and proxy.rowCount() == len(queue)
+    assert [proxy.source_row(r) for r in range(proxy.rowCount())] == queue
+    assert not set(queue) & set(taught.model.manual_labels)
+    window.actions.next_to_label.trigger()
+    assert proxy.rowCount() == 60
+
+
+def test_the_export_says_who_gave_each_label(taught, tmp_path):
+    out = tmp_path / "labeled.csv"
+    assert taught.export_to(out) == out
+    rows = read_rows(out)
+    assert [r["source"] for r in rows[:4]] == ["person", "learned", "person", "learned"]
+    assert all(r["label"] for r in rows)
+    assert rows[1]["label"] == taught.model.label_of(1)
