@@ -80,7 +80,6 @@ def test_no_layer_imports_the_layers_above_it(folder):
     assert upward_imports(folder, LAYERS_ABOVE[folder]) == []
 
 
-@pytest.mark.xfail(strict=True, reason="scale imports cli until the builder is wired")
 def test_scale_imports_neither_the_command_line_nor_the_window():
     assert upward_imports("scale", ("cli", "ui")) == []
 
