@@ -106,6 +106,7 @@ class TicketTableModel(QAbstractTableModel):
         scored = [p for p in predictions if p.scores]
         for p in predictions:
             self._predictions[p.index] = p
+            self._blank[p.index] = not p.scores
             if not p.scores:
                 self._lm[p.index] = np.nan
                 self._show(np.array([p.index]), np.full((1, self._lm.shape[1]), np.nan), MODEL)
@@ -130,8 +131,7 @@ class TicketTableModel(QAbstractTableModel):
             return False
         self._learned = learned
         self._learned_source = LEARNED if learned.weights.is_learning else MODEL
-        blank = np.array([p is not None and not p.scores for p in self._predictions], dtype=bool)
-        open_rows = np.flatnonzero(~blank & ~np.isin(np.arange(self._rows), list(self._manual)))
+        open_rows = np.flatnonzero(~self._blank & ~self.manual_mask())
         before = self._label[open_rows], self._confidence[open_rows], self._margin[open_rows]
         self._show(open_rows, learned.combine(open_rows, self._lm[open_rows]), self._learned_source)
         after = self._label[open_rows], self._confidence[open_rows], self._margin[open_rows]
@@ -322,6 +322,7 @@ class TicketTableModel(QAbstractTableModel):
     def _clear_results(self, n: int) -> None:
         labels = len(self.label_names)
         self._predictions: list = [None] * n
+        self._blank = np.zeros(n, dtype=bool)                   # [N] a run found the ticket blank
         self._lm = np.full((n, labels), np.nan)                 # [N, L] the language model's log-probs
         self._answer = np.full((n, labels), np.nan)             # [N, L] log-probs of the answer shown
         self._label = np.full(n, None, dtype=object)            # [N] label name shown (None: no answer)

@@ -18,7 +18,8 @@ _SORT_HINT = QAbstractItemModel.LayoutChangeHint.VerticalSortHint   # rows move,
 _WITH_HINT = ("QList<QPersistentModelIndex>", "QAbstractItemModel::LayoutChangeHint")   # the overload
 # Up to this many runs of leaving rows are removed where they are, so the current row, if it leaves,
 # passes to its neighbour as Qt does (labelling in the review queue). More (a search typed) are
-# gathered at the top and removed in one signal: one each would cost the views O(rows) apiece.
+# gathered at the end and removed in one signal: one each would cost the views O(rows) apiece, and
+# gathered at the top, the vertical header repaints every section (seconds at 50k rows).
 _RUNS_REMOVED_IN_PLACE = 16
 _MERGED_AT_MOST = 0.05      # changed rows, as a share of the table, placed by search rather than a new sort
 
@@ -65,21 +66,22 @@ class RowOrderProxy(QAbstractProxyModel):
         if not self._changed:
             return
         runs, self._changed = self._changed, []
-        changed = np.unique(np.concatenate([np.arange(first, last + 1) for first, last in runs]))
+        is_changed = np.zeros(len(self._place), dtype=bool)                             # [N]
+        for first, last in runs:
+            is_changed[first:last + 1] = True
+        changed = np.flatnonzero(is_changed)
         if changed.size > _MERGED_AT_MOST * len(self._place):
             moved = self._show(self.wanted_order())
         else:
-            moved = self._show(self._merged(changed))
+            moved = self._show(self._merged(changed, is_changed))
         if not moved:                   # their dataChanged were held back: pass them on now
             for first, last in contiguous_runs(changed):
                 self._pass_on(first, last, 0, self._columns - 1, [])
 
-    def _merged(self, changed: np.ndarray) -> np.ndarray:
+    def _merged(self, changed: np.ndarray, is_changed: np.ndarray) -> np.ndarray:
         """wanted_order() when only these source rows changed: the rest keep their order (their
         keys and filters read the same), so the changed ones are placed into it by search."""
         mask, keys = self.row_mask(), self.row_keys()
-        is_changed = np.zeros(len(self._place), dtype=bool)
-        is_changed[changed] = True
         rest = self._order[~is_changed[self._order]]                                    # [R - C]
         coming = changed if mask is None else changed[mask[changed]]                   # [K] ascending
         if keys is None:
@@ -148,8 +150,8 @@ class RowOrderProxy(QAbstractProxyModel):
                 self.endRemoveRows()
         else:
             staying = order[self._place[order] >= 0]
-            self._relayout(np.concatenate([self._order[leaving], staying]))
-            self.beginRemoveRows(QModelIndex(), 0, leaving.size - 1)
+            self._relayout(np.concatenate([staying, self._order[leaving]]))
+            self.beginRemoveRows(QModelIndex(), staying.size, self._order.size - 1)
             self._set(staying)
             self.endRemoveRows()
         coming = order[self._place[order] < 0]
@@ -223,8 +225,8 @@ class RowOrderProxy(QAbstractProxyModel):
         if model is None:
             return None
         if orientation == Qt.Orientation.Vertical:
-            if not 0 <= section < self._order.size:
-                return None
+            if not 0 <= section < self._order.size or role != Qt.ItemDataRole.DisplayRole:
+                return None                          # row numbers only: asked of 200 rows per batch
             section = int(self._order[section])      # rows keep the file's numbers
         return model.headerData(section, orientation, role)
 
@@ -238,8 +240,9 @@ def _places(order: np.ndarray, n: int) -> np.ndarray:
 
 def contiguous_runs(rows) -> list[tuple[int, int]]:
     """Sorted (first, last) runs of consecutive row numbers: [5, 1, 2, 3, 9] -> [(1, 3), (5, 5), (9, 9)]."""
-    # vectorised: a retrain changes 100k rows
-    rows = np.unique(rows if isinstance(rows, np.ndarray) else np.fromiter(rows, dtype=np.int64))
+    # vectorised: a retrain changes 100k rows (np.unique hashes: several times slower here)
+    rows = np.sort(rows if isinstance(rows, np.ndarray) else np.fromiter(rows, dtype=np.int64))
+    rows = rows[np.r_[True, np.diff(rows) != 0]] if rows.size else rows
     breaks = np.flatnonzero(np.diff(rows) != 1)
     firsts, lasts = np.r_[rows[:1], rows[breaks + 1]], np.r_[rows[breaks], rows[-1:]]
     return list(zip(firsts.tolist(), lasts.tolist()))
