@@ -1,8 +1,8 @@
 """Rows of a flat table in an order and a subset computed all at once, as numpy arrays.
 
-Qt's QSortFilterProxyModel sorts and filters through one call per comparison and per row; in
-Python that is about 10 µs each, and a retrain that changes most answers of a sorted 100k-row table
-froze the window for seconds (docs/learning/window.md). Here a subclass says which rows to show and
+Qt's QSortFilterProxyModel sorts and filters through one Python call per comparison and per row,
+and a retrain that changes most answers of a sorted 100k-row table froze the window for seconds
+(docs/learning/window.md, docs/bench/table_updates.txt). Here a subclass says which rows to show and
 how they sort (`row_mask`, `row_keys`: whole columns), and this class tells the views what moved in
 a few signals: a layout change for a new order, removals and one insertion for rows that leave or
 come, with the selection and the current row carried along. A batch that changes a few rows places
@@ -19,7 +19,7 @@ _WITH_HINT = ("QList<QPersistentModelIndex>", "QAbstractItemModel::LayoutChangeH
 # Up to this many runs of leaving rows are removed where they are, so the current row, if it leaves,
 # passes to its neighbour as Qt does (labelling in the review queue). More (a search typed) are
 # gathered at the end and removed in one signal: one each would cost the views O(rows) apiece, and
-# gathered at the top, the vertical header repaints every section (seconds at 50k rows).
+# gathered at the top, the vertical header repaints every section it had (QTableView's own doing).
 _RUNS_REMOVED_IN_PLACE = 16
 _MERGED_AT_MOST = 0.05      # changed rows, as a share of the table, placed by search rather than a new sort
 
