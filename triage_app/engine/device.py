@@ -61,10 +61,8 @@ def auto_dtype(device: str) -> tuple[torch.dtype, str]:
     return torch.float32, "this CPU has no native bfloat16, float32 is faster"
 
 
-def choose(device: str = "auto", dtype: str = "auto", method: str | None = None) -> Placement:
-    """Resolve 'auto' choices; explicit ones are checked, not second-guessed.
-
-    method: ignored (auto_dtype no longer depends on it); accepted while callers still pass it."""
+def choose(device: str = "auto", dtype: str = "auto") -> Placement:
+    """Resolve 'auto' choices; explicit ones are checked, not second-guessed."""
     if device == "auto":
         device, why_device = detect_device()
     else:
