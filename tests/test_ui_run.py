@@ -11,7 +11,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from triage_app.engine.classifier import Classifier
-from triage_app.engine.scoring import Scoring
+from triage_app.engine.config import Scoring
 from triage_app.files.clean import clean, clean_texts
 from triage_app.files.store import ResultStore
 from ui_helpers import (Relay, make_window, open_file, run_and_wait, sample_rows, settings_file,  # noqa: F401
@@ -175,7 +175,7 @@ def test_accuracy_against_the_gold_column(qtbot, ready):
     # a manual label is a correction, not a prediction: accuracy does not move
     wrong = next(r for r in range(10) if predicted[r] != gold[r]) if expected < 1 else 0
     window.model.set_manual(wrong, gold[wrong])
-    window._refresh_derived()
+    window.summary.refresh()
     assert window.accuracy_panel.scores.accuracy == pytest.approx(expected)
     window.columns.gold.setCurrentText("none")
     qtbot.waitUntil(lambda: window.accuracy_panel.scores is None)

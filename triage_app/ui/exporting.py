@@ -7,9 +7,47 @@ import sys
 import traceback
 from pathlib import Path
 
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 EXPORT_FILTERS = {"csv": "CSV (*.csv)", "xlsx": "Excel workbook (*.xlsx)", "json": "JSON (*.json)"}
+
+
+class Exporting(QObject):
+    """The window's Export: a file's rows with the labels the table shows."""
+
+    failed = Signal(str)          # one line for the message bar
+    message = Signal(str, int)    # one line for the status bar, and how long it stays (ms)
+
+    def __init__(self, model, parent: QWidget):
+        """model: the ticket table's TicketTableModel; parent: the window the save dialog belongs to."""
+        super().__init__(parent)
+        self.model = model
+
+    def ask(self, table, folder: str) -> None:
+        """Ask where to, suggesting folder (the file's own name, labeled), then export there."""
+        if self._nothing(table):
+            return
+        path = ask_export_path(self.parent(), str(Path(folder or ".") / f"{table.path.stem}-labeled.csv"))
+        if path:
+            self.write(table, path)
+
+    def write(self, table, path: str | Path) -> Path | None:
+        """table: the open TicketTable, or None; returns the file written."""
+        if self._nothing(table):
+            return None
+        try:
+            written, rows = export_results(table, self.model, path)
+        except ExportFailed as exc:
+            self.failed.emit(str(exc))
+            return None
+        self.message.emit(f"Exported {rows:,} rows to {written}", 10_000)
+        return written
+
+    def _nothing(self, table) -> bool:
+        if table is None:
+            self.failed.emit("Nothing to export yet: open a ticket file first.")
+        return table is None
 
 
 class ExportFailed(Exception):

@@ -1,18 +1,19 @@
 """The main window: open a file, label it, review, export. Every slow step runs off the UI thread.
 
 The parts have their own modules: the ticket pane (ticket_pane), the file reader (file_reader, over
-files.opening), the results database (results_db), the engine worker (worker) and the model it
-holds (model_session), the side panels (side_panels). The window wires them together and keeps
-what ties them: which rows a run's answers belong to (run.Run).
+files.opening), the results database (results_db) and its way out when it fails (fresh_store), the
+engine worker (worker) and the model it holds (model_session), the side panels (side_panels), a
+person's labels (manual_labels), live learning (learning_session), the counts and accuracy
+(table_summary) and export (exporting). The window wires them together and keeps what ties them:
+which rows a run's answers belong to (run.Run).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import time
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QTimer, Signal
+from PySide6.QtCore import QSettings, Signal
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from triage_app.engine import models
@@ -20,24 +21,25 @@ from triage_app.engine.config import RunConfig
 from triage_app.engine.labels import LabelSet
 from triage_app.files.clean import clean
 from triage_app.files.reader import TicketTable
-from triage_app.quality.metrics import evaluate
-from triage_app.ui.exporting import ExportFailed, ask_export_path, export_results
+from triage_app.ui.exporting import Exporting
 from triage_app.ui.file_open import FileDrops
 from triage_app.ui.file_reader import FileReader
+from triage_app.ui.fresh_store import FreshStoreOffer
 from triage_app.ui.learning_session import LearningSession
+from triage_app.ui.manual_labels import ManualLabels
 from triage_app.ui.menus import WindowActions
 from triage_app.ui.message_bar import MessageBar
 from triage_app.ui.model_session import ModelSession
 from triage_app.ui.prompt_preview import PromptPreview
-from triage_app.ui.results_db import ResultsDb, store_file
+from triage_app.ui.results_db import ResultsDb
 from triage_app.ui.run import Run
 from triage_app.ui.settings import Remembered, open_settings
 from triage_app.ui.side_panels import SidePanels
+from triage_app.ui.table_summary import TableSummary
 from triage_app.ui.ticket_pane import TicketPane
 from triage_app.ui.worker import EngineThread
 
 FILE_FILTER = "Ticket files (*.csv *.tsv *.txt *.xlsx *.xlsm *.json *.jsonl);;All files (*)"
-REFRESH_MS = 250        # counts and accuracy follow the table at most this often
 CLOSE_WAIT_MS = 10_000   # how long closing waits for the batch in flight before the window goes anyway
 
 
@@ -60,7 +62,8 @@ class MainWindow(QMainWindow):
         self.label_set = self.remembered.labels
 
         self.db = ResultsDb(store_path)        # the one owner of the results database
-        self.db.unavailable.connect(self._store_unavailable)
+        self.banner = MessageBar()
+        self.fresh_store = FreshStoreOffer(self.db, self.banner, self)   # before anything opens the database
         self.engine = EngineThread(self.db)
         self.worker = self.engine.worker
         self.reader = FileReader(self.db)
@@ -68,14 +71,13 @@ class MainWindow(QMainWindow):
         self.reader.failed.connect(self._file_failed)
 
         self._build()
+        self._connect_parts()
         self.session = ModelSession(self.worker, self.model_panel, self.remembered, self)
         self.session.busy.connect(self._update_actions)
         self.session.ready.connect(self._model_ready)
         self.session.failed.connect(self._model_failed)
         self._connect_worker()
         self._update_actions()
-        self._throttle = QTimer(self, singleShot=True, interval=REFRESH_MS)
-        self._throttle.timeout.connect(self._refresh_derived)
         FileDrops(self, self.open_file)
         self.setWindowTitle("Triage")
         self.resize(1440, 880)
@@ -94,23 +96,11 @@ class MainWindow(QMainWindow):
         self.model, self.proxy, self.view, self.columns = (self.tickets.model, self.tickets.proxy,
                                                            self.tickets.view, self.tickets.columns)
         self.tickets.set_label_names(self.label_set.names)
-        self.tickets.shown_changed.connect(self._schedule_refresh)
-        self.model.manual_changed.connect(self._manual_changed)
-        self.view.selectionModel().selectionChanged.connect(self._selection_changed)
-        self.columns.texts_changed.connect(self._texts_changed)
-        self.columns.gold_changed.connect(self._schedule_refresh)
         self.statusBar().addPermanentWidget(self.tickets.counts)
         self.learning = LearningSession(self.model, self.proxy, self)
-        self.learning.changed.connect(self._schedule_refresh)
-        self.learning.message.connect(self._panel_message)
-        self.learning.failed.connect(self.show_error)
 
-        self.banner = MessageBar()
         self.banner_text, self.bundled_button = self.banner.text, self.banner.bundled_button
         self.fresh_store_button = self.banner.fresh_store_button
-        self.fresh_store_button.clicked.connect(self.use_fresh_store)
-        self.bundled_button.clicked.connect(self.use_bundled_model)
-        self.banner.later_button.clicked.connect(self._download_later)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(6, 6, 0, 6)
@@ -121,10 +111,10 @@ class MainWindow(QMainWindow):
         self.side = SidePanels(self.label_set, self.actions.run_panel_buttons)
         self.model_panel, self.run_panel, self.tabs = self.side.model_panel, self.side.run_panel, self.side.tabs
         self.labels_panel, self.accuracy_panel = self.side.labels_panel, self.side.accuracy_panel
-        self.labels_panel.changed.connect(self._labels_changed)
-        self.labels_panel.preview_requested.connect(self.show_prompt)
-        self.labels_panel.example_requested.connect(self._use_as_example)
-        self.labels_panel.message.connect(self._panel_message)
+        self.summary = TableSummary(self.tickets, self.accuracy_panel, self)
+        self.manual = ManualLabels(self.label_set, self.model, self.view, self.db, self.labels_panel,
+                                   self.learning, self)
+        self.exporting = Exporting(self.model, self)
         self.splitter = QSplitter()
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.side)
@@ -133,6 +123,24 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([900, 520])
         self.setCentralWidget(self.splitter)
         self.prompt_preview = PromptPreview(self)
+
+    def _connect_parts(self) -> None:
+        for change in (self.tickets.shown_changed, self.columns.gold_changed, self.learning.changed,
+                       self.manual.changed):
+            change.connect(self.summary.schedule)
+        self.columns.texts_changed.connect(self._texts_changed)
+        self.labels_panel.changed.connect(self._labels_changed)
+        self.labels_panel.preview_requested.connect(self.show_prompt)
+        self.bundled_button.clicked.connect(self.use_bundled_model)
+        self.banner.later_button.clicked.connect(self._download_later)
+        self.fresh_store.fresh.connect(self.manual.store)
+        # the parts say things one way: failed -> the message bar, message -> the status bar
+        for part in (self.learning, self.manual, self.fresh_store, self.exporting):
+            part.failed.connect(self.show_error)
+        for part in (self.learning, self.labels_panel):          # a line, or "Cannot …" for the message bar
+            part.message.connect(self._panel_message)
+        for part in (self.manual, self.fresh_store, self.exporting):
+            part.message.connect(self.statusBar().showMessage)
 
     def _connect_worker(self) -> None:
         w = self.worker
@@ -169,7 +177,7 @@ class MainWindow(QMainWindow):
         self.table = table
         self.remembered.last_folder = str(Path(table.path).resolve().parent)
         self.tickets.show_opened(opened, manual)
-        self.learning.file_changed(self._texts, self.label_set.names)
+        self.manual.file_opened(self._texts)
         self.statusBar().showMessage(f"{table.path.name}: {len(table.frame):,} tickets", 10_000)
         if opened.notes:
             self.show_error(" ".join(opened.notes))
@@ -178,7 +186,7 @@ class MainWindow(QMainWindow):
                                          "Labels from a column… learns from them.", 15_000)
         self.setWindowTitle(f"Triage — {table.path.name}")
         self._update_actions()
-        self._schedule_refresh()
+        self.summary.schedule()
         self.file_loaded.emit(table)
 
     def _file_failed(self, request: int, message: str) -> None:
@@ -194,10 +202,9 @@ class MainWindow(QMainWindow):
         column = self.columns.text_column
         self._texts = self.table.texts(column, self.columns.subject_column) if column else []
         self.model.clear_predictions()
-        self._load_manual_labels()
-        self.learning.file_changed(self._texts, self.label_set.names)
+        self.manual.texts_changed(self._texts)
         self.statusBar().showMessage("The ticket text changed: Run to label it.", 8000)
-        self._schedule_refresh()
+        self.summary.schedule()
 
     @property
     def texts(self) -> list[str]:
@@ -286,7 +293,7 @@ class MainWindow(QMainWindow):
     def _batch_done(self, batch) -> None:
         if self.latest.owns(batch.run_id, self._generation, self.model.label_names):
             self.model.apply_predictions(batch.predictions)
-            self._schedule_refresh()
+            self.summary.schedule()
 
     def _progress(self, progress) -> None:
         if self.latest.owns(progress.run_id, self._generation, self.model.label_names):
@@ -315,7 +322,7 @@ class MainWindow(QMainWindow):
         else:
             self.statusBar().showMessage(line, 10_000)
         self._update_actions()
-        self._refresh_derived()
+        self.summary.refresh()
         self.run_ended.emit(how)
 
     # verify and the prompt
@@ -347,38 +354,23 @@ class MainWindow(QMainWindow):
 
     # labels
     def _labels_changed(self, label_set: LabelSet) -> None:
-        old, self.label_set = self.label_set, label_set
+        renamed = label_set.names != self.label_set.names
+        self.label_set = label_set
         self.remembered.labels = label_set
-        if label_set.names != old.names:
+        if renamed:
             if self.running:
                 self.cancel()
             self.tickets.set_label_names(label_set.names)
-            self._load_manual_labels()
-            self.learning.file_changed(self._texts, label_set.names)
+        self.manual.label_set_changed(label_set)
+        if renamed:
             self.statusBar().showMessage("Labels changed: Run to label the tickets with the new set.", 10_000)
-        else:
-            # same names: a person's labels still mean the same, so they follow the new prompt
-            self._store_manual_labels()
-            if self.model.rows_answered:
-                self.statusBar().showMessage("The prompt changed: Run again to update the labels.", 10_000)
-        self._schedule_refresh()
+        elif self.model.rows_answered:
+            self.statusBar().showMessage("The prompt changed: Run again to update the labels.", 10_000)
+        self.summary.schedule()
 
     def promote_corrections(self) -> None:
-        """Tickets a person labeled become few-shot examples (the prefix is encoded once more, then reused)."""
-        corrections = [(self._texts[row], label) for row, label in sorted(self.model.manual_labels.items())]
-        risky = self.remembered.method == "channel"    # where corrections were measured to hurt
-        added = self.labels_panel.add_corrections(corrections, ask_first=risky)
-        if added is None:
-            self.show_error("No new corrections to add: label tickets by hand first (keys 1–9).")
-        elif added:
-            self.statusBar().showMessage(f"{added} correction(s) added as examples: Run again to use them.", 10_000)
-
-    def _use_as_example(self, label: str) -> None:
-        rows = self.view.selected_source_rows()
-        if not rows:
-            self.show_error("Select a ticket in the table first, then “Use as example of”.")
-            return
-        self.labels_panel.add_example(self._texts[rows[0]], label)
+        """Tickets a person labeled become few-shot examples."""
+        self.manual.promote(ask_first=self.remembered.method == "channel")   # where corrections were measured to hurt
 
     def labels_from_column(self) -> None:
         """The gold column's values as the label set, and its filled rows as the person's labels."""
@@ -386,96 +378,19 @@ class MainWindow(QMainWindow):
         if self.table is None or column is None:
             self.show_error("Open a file with a column of labels (a queue or category) first.")
             return
-        taken = self.learning.offer_column(column, self.table.frame[column].tolist(), self)
-        if taken:
-            names, labels = taken
-            self.labels_panel.set_label_set(LabelSet.from_names(names), announce=True)
-            self.model.set_manual_labels({**labels, **self.model.manual_labels})
-            self._store_manual_labels()
-            self.learning.label_given()
-
-    def _selection_changed(self, *_) -> None:
-        rows = self.view.selected_source_rows()
-        if rows:
-            self.labels_panel.suggest_example_label(self.model.label_of(rows[0]))
-
-    def _manual_changed(self, row: int, label: str | None) -> None:
-        self.db.set_manual(self.label_set.fingerprint, self._texts[row], label)   # written off this thread
-        self.learning.label_given()
-        self._schedule_refresh()
-
-    def _store_manual_labels(self) -> None:
-        for row, label in self.model.manual_labels.items():
-            self.db.set_manual(self.label_set.fingerprint, self._texts[row], label)
-
-    def _load_manual_labels(self) -> None:
-        manual = self.db.manual_labels(self.label_set.fingerprint, self._texts) if self._texts else None
-        if manual is not None:      # None: no database; the labels in the table are all there is
-            self.model.set_manual_labels(manual)
+        self.manual.take_column(column, self.table.frame[column].tolist())
 
     # the results database
-    def _store_unavailable(self, message: str) -> None:
-        """Said once; the window goes on without the database: no resume, labels kept in memory."""
-        self.fresh_store_button.show()
-        self.show_error(f"{message.rstrip('. ')}. The window goes on without it: nothing is resumed or "
-                        f"saved until you use a fresh database.")
-
     def use_fresh_store(self) -> Path | None:
         """Move the unusable database aside (kept, renamed) and start an empty one; returns where it went."""
-        try:
-            moved = self.db.use_fresh()
-        except OSError as exc:
-            self.show_error(f"Cannot move {store_file(self.db.path)} aside: {exc.strerror or exc}")
-            return None
-        self.fresh_store_button.hide()
-        self.banner.hide()
-        if self.db.problem:             # the new one failed too (a read-only folder): said already
-            return None
-        self._store_manual_labels()     # what was labeled meanwhile is not lost
-        where = f" (the old one is {moved})" if moved else ""
-        self.statusBar().showMessage(f"Using a fresh results database{where}.", 15_000)
-        return moved
+        return self.fresh_store.use_fresh()
 
     # export
     def export_dialog(self) -> None:
-        if self.table is None:
-            self.show_error("Nothing to export yet: open a ticket file first.")
-            return
-        suggested = Path(self.remembered.last_folder or ".") / f"{self.table.path.stem}-labeled.csv"
-        path = ask_export_path(self, str(suggested))
-        if path:
-            self.export_to(path)
+        self.exporting.ask(self.table, self.remembered.last_folder)
 
     def export_to(self, path: str | Path) -> Path | None:
-        if self.table is None:
-            self.show_error("Nothing to export yet: open a ticket file first.")
-            return None
-        try:
-            written, rows = export_results(self.table, self.model, path)
-        except ExportFailed as exc:
-            self.show_error(str(exc))
-            return None
-        self.statusBar().showMessage(f"Exported {rows:,} rows to {written}", 10_000)
-        return written
-
-    # what follows from the table
-    def _schedule_refresh(self, *_) -> None:
-        if not self._throttle.isActive():
-            self._throttle.start()
-
-    def _refresh_derived(self) -> None:
-        """Counts and accuracy: at most a few times a second, however fast batches arrive, and never
-        more than a tenth of the UI thread's time (on a big file one refresh is not cheap)."""
-        started = time.perf_counter()
-        self.tickets.show_counts()
-        gold = self.columns.gold_column
-        if self.table is None or gold is None:
-            self.accuracy_panel.show_scores(None, None)
-        else:
-            self.accuracy_panel.show_scores(evaluate(self.table.frame[gold].tolist(), self.model.predicted_labels,
-                                                     self.model.label_names, self.model.confidences), gold)
-        cost_ms = 1000 * (time.perf_counter() - started)
-        self._throttle.setInterval(max(REFRESH_MS, int(10 * cost_ms)))
+        return self.exporting.write(self.table, path)
 
     def _update_actions(self) -> None:
         has_file, a = self.table is not None, self.actions

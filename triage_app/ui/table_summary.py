@@ -1,0 +1,39 @@
+"""What follows from the table: the counts under it and the accuracy tab, refreshed at most a few
+times a second however fast batches arrive, and never for more than a tenth of the UI thread's time
+(on a big file one refresh is not cheap)."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QObject, QTimer
+
+from triage_app.quality.metrics import evaluate
+
+REFRESH_MS = 250        # counts and accuracy follow the table at most this often
+
+
+class TableSummary(QObject):
+    def __init__(self, tickets, accuracy_panel, parent=None):
+        """tickets: the TicketPane (its counts, model and gold column); accuracy_panel: the AccuracyPanel."""
+        super().__init__(parent)
+        self.tickets, self.accuracy_panel = tickets, accuracy_panel
+        self._throttle = QTimer(self, singleShot=True, interval=REFRESH_MS)
+        self._throttle.timeout.connect(self.refresh)
+
+    def schedule(self, *_) -> None:
+        """Something in the table changed: refresh once the throttle allows."""
+        if not self._throttle.isActive():
+            self._throttle.start()
+
+    def refresh(self) -> None:
+        started = time.perf_counter()
+        self.tickets.show_counts()
+        model, gold = self.tickets.model, self.tickets.columns.gold_column
+        if gold is None:        # also before a file is open: the gold column is picked from its columns
+            self.accuracy_panel.show_scores(None, None)
+        else:
+            self.accuracy_panel.show_scores(evaluate(model.frame[gold].tolist(), model.predicted_labels,
+                                                     model.label_names, model.confidences), gold)
+        cost_ms = 1000 * (time.perf_counter() - started)
+        self._throttle.setInterval(max(REFRESH_MS, int(10 * cost_ms)))
