@@ -67,9 +67,10 @@ def test_first_labels_of_a_100k_row_file(smollm2, sample_rows):
     from pathlib import Path
 
     from triage_app.engine import classifier as run_module
-    from triage_app.engine.classifier import Classifier, RunConfig
+    from triage_app.engine.classifier import Classifier
+    from triage_app.engine.config import RunConfig
     from triage_app.engine.labels import LabelSet
-    from triage_app.engine.scoring import Scoring
+    from triage_app.engine.config import Scoring
     from triage_app.engine.verify import collect
 
     texts = _hundred_thousand_tickets(sample_rows)

@@ -7,9 +7,11 @@ import torch
 import torch.nn.functional as F
 
 from triage_app.engine.channel import ChannelPrompt
-from triage_app.engine.classifier import Classifier, RunConfig
+from triage_app.engine.classifier import Classifier
+from triage_app.engine.config import RunConfig
 from triage_app.engine.labels import Example, Label, LabelSet
-from triage_app.engine.scoring import Scoring, decide, prior
+from triage_app.engine.config import Scoring
+from triage_app.engine.scoring import decide, prior
 from triage_app.engine.verify import collect
 
 CHANNEL = Scoring(method="channel", calibrate=False)

@@ -3,9 +3,10 @@ test reads direct scoring's prompt; tests/test_channel.py has channel's own)."""
 
 from __future__ import annotations
 
-from triage_app.engine.classifier import Classifier, RunConfig
+from triage_app.engine.classifier import Classifier
+from triage_app.engine.config import RunConfig
 from triage_app.engine.labels import LabelSet
-from triage_app.engine.scoring import Scoring
+from triage_app.engine.config import Scoring
 from triage_app.engine.verify import collect, verify
 
 DIRECT = Scoring(method="direct")

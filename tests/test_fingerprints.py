@@ -9,7 +9,7 @@ import pytest
 
 from triage_app.engine.classifier import Classifier
 from triage_app.engine.labels import Example, Label, LabelSet
-from triage_app.engine.scoring import Scoring
+from triage_app.engine.config import Scoring
 
 LABEL_SETS = {
     "default": LabelSet.default(),

@@ -15,9 +15,10 @@ from dataclasses import replace
 import pytest
 
 from triage_app.engine import models
-from triage_app.engine.classifier import Classifier, RunConfig
+from triage_app.engine.classifier import Classifier
+from triage_app.engine.config import RunConfig
 from triage_app.engine.labels import LabelSet
-from triage_app.engine.scoring import Scoring
+from triage_app.engine.config import Scoring
 from triage_app.files.clean import TextCleaning
 from triage_app.files.store import ResultStore, RunKey, StoredResult, text_hash
 from triage_app.job import run_job, run_key

@@ -11,11 +11,12 @@ import dataclasses
 
 import pytest
 
-from triage_app.engine.classifier import Classifier, RunConfig
+from triage_app.engine.classifier import Classifier
+from triage_app.engine.config import RunConfig
 from triage_app.engine.device import MPS_WIDTH_STEP
 from triage_app.engine.labels import LabelSet
 from triage_app.engine.forward import decoder_of
-from triage_app.engine.scoring import Scoring
+from triage_app.engine.config import Scoring
 from triage_app.engine.verify import collect
 
 LABELS = LabelSet.from_names(["billing", "technical", "account", "refund"])

@@ -7,7 +7,8 @@ import math
 import pytest
 import torch
 
-from triage_app.engine.scoring import Scoring, combine, decide, normalise, prior
+from triage_app.engine.config import Scoring
+from triage_app.engine.scoring import combine, decide, normalise, prior
 
 NAN = float("nan")
 # two tickets, two labels: a two-token label and a one-token label
@@ -54,8 +55,6 @@ def test_bad_scoring_fails_at_construction(kwargs, message):
 # with the real model: every choice keeps the engine's law
 
 def _tokens(classifier, texts, config):
-    from triage_app.engine.classifier import RunConfig  # noqa: F401
-
     parts = {}
     for batch in classifier.run(texts, config):
         parts.update({p.index: lp for p, lp in zip(batch.predictions, batch.token_logprobs)})
@@ -65,7 +64,8 @@ def _tokens(classifier, texts, config):
 @pytest.fixture(scope="module")
 def both_paths(smollm2, sample_rows):
     """Token log-probs of the same tickets (and of the content-free ones) from both paths."""
-    from triage_app.engine.classifier import Classifier, RunConfig
+    from triage_app.engine.classifier import Classifier
+    from triage_app.engine.config import RunConfig
     from triage_app.engine.labels import LabelSet
 
     classifier = Classifier(smollm2, LabelSet.default(), scoring=Scoring(calibrate=False, method="direct"))
@@ -97,7 +97,8 @@ def test_calibration_changes_decisions_on_the_real_model(both_paths):
 
 
 def test_run_with_calibration_matches_its_definition(smollm2, sample_rows):
-    from triage_app.engine.classifier import Classifier, RunConfig
+    from triage_app.engine.classifier import Classifier
+    from triage_app.engine.config import RunConfig
     from triage_app.engine.labels import LabelSet
     from triage_app.engine.verify import collect
 
@@ -117,7 +118,8 @@ def test_run_with_calibration_matches_its_definition(smollm2, sample_rows):
 
 
 def test_aliases_are_what_the_model_reads_and_names_what_the_user_sees(smollm2):
-    from triage_app.engine.classifier import Classifier, RunConfig
+    from triage_app.engine.classifier import Classifier
+    from triage_app.engine.config import RunConfig
     from triage_app.engine.labels import Example, Label, LabelSet
     from triage_app.engine.verify import collect
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from triage_app.engine.classifier import Classifier, Prediction, RunConfig
+from triage_app.engine.classifier import Classifier, Prediction
+from triage_app.engine.config import RunConfig
 from triage_app.engine.stats import RunStats
 from triage_app.files.clean import TextCleaning, clean_texts
 from triage_app.files.store import ResultStore, RunKey, StoredResult, text_hash

@@ -11,9 +11,10 @@ Usage: .venv/bin/python scripts/experiments/confident_examples.py TICKETS.csv LA
 import sys, json, time
 import torch
 from triage_app.engine import device, models
-from triage_app.engine.classifier import Classifier, RunConfig
+from triage_app.engine.classifier import Classifier
+from triage_app.engine.config import RunConfig
 from triage_app.engine.labels import Example, LabelSet
-from triage_app.engine.scoring import Scoring
+from triage_app.engine.config import Scoring
 from triage_app.files.reader import read_tickets
 from triage_app.quality.evaluate import GoldSet, score, report, promote_corrections
 

@@ -69,9 +69,10 @@ def load_set(name: str) -> tuple[list[str], list[str], list[str]]:
 
 def lm_scores(texts: list[str], names: list[str]) -> tuple[np.ndarray, float, str]:
     from triage_app.engine import device, models
-    from triage_app.engine.classifier import Classifier, RunConfig
+    from triage_app.engine.classifier import Classifier
+    from triage_app.engine.config import RunConfig
     from triage_app.engine.labels import LabelSet
-    from triage_app.engine.scoring import Scoring
+    from triage_app.engine.config import Scoring
     from triage_app.quality.evaluate import score
 
     scoring = Scoring()

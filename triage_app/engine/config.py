@@ -68,20 +68,6 @@ class Scoring:
         if not self.temperature > 0:
             raise ValueError(f"temperature must be positive, not {self.temperature}")
 
-    # The tensor math is engine/scoring.py's functions; these forward to it for quality/evaluate.py,
-    # which calls them as methods until it moves to those functions. torch is imported on call only.
-    def combine(self, token_logprobs):
-        from triage_app.engine import scoring
-        return scoring.combine(self, token_logprobs)
-
-    def prior(self, content_free):
-        from triage_app.engine import scoring
-        return scoring.prior(self, content_free)
-
-    def decide(self, token_logprobs, log_prior):
-        from triage_app.engine import scoring
-        return scoring.decide(self, token_logprobs, log_prior)
-
 
 @dataclass(frozen=True, slots=True)
 class ModelChoice:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import torch
 
-from triage_app.engine.config import DEFAULT_METHOD, LENGTHS, METHODS, Scoring  # noqa: F401  (imported from here)
+from triage_app.engine.config import Scoring
 
 # Tickets that say nothing: what the model answers for them is its prior over the labels.
 CONTENT_FREE = ("N/A", "[empty]", "...")

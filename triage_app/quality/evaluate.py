@@ -13,9 +13,10 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from triage_app.engine.classifier import Classifier, RunConfig
+from triage_app.engine.classifier import Classifier
+from triage_app.engine.config import LENGTHS, RunConfig, Scoring
 from triage_app.engine.labels import Example, LabelSet
-from triage_app.engine.scoring import LENGTHS, Scoring, normalise
+from triage_app.engine.scoring import combine, decide, normalise, prior
 from triage_app.files.clean import TextCleaning, clean_texts
 from triage_app.learn.curve import Curve, learning_curve
 from triage_app.quality.metrics import Report, evaluate, fit_temperature
@@ -50,8 +51,8 @@ class Scored:
     first_tokens_distinct: bool      # scoring by the first token alone can tell the labels apart
 
     def scores(self, scoring: Scoring) -> torch.Tensor:
-        prior = scoring.prior(self.content_free) if scoring.calibrate else None
-        return scoring.decide(self.token_logprobs, prior)                      # [N, L]
+        log_prior = prior(scoring, self.content_free) if scoring.calibrate else None
+        return decide(scoring, self.token_logprobs, log_prior)                      # [N, L]
 
 
 def score(classifier: Classifier, texts: list[str], config: RunConfig = RunConfig()) -> Scored:
@@ -128,7 +129,7 @@ def batch_calibrated(scored: Scored, length: str) -> torch.Tensor:
     Measured here only: it needs every ticket of a run before the first label is final, which a
     window that streams labels batch by batch cannot offer as it stands.
     """
-    scores = normalise(Scoring(length, calibrate=False).combine(scored.token_logprobs))   # [N, L]
+    scores = normalise(combine(Scoring(length, calibrate=False), scored.token_logprobs))   # [N, L]
     return normalise(scores - scores.exp().mean(dim=0).log())
 
 
