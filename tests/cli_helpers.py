@@ -5,6 +5,15 @@ from __future__ import annotations
 import csv
 
 
+def write_rows(path, rows: list[dict]):
+    """rows as a CSV with a header of the first row's keys; returns path."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
 def read_rows(path):
     with open(path, encoding="utf-8", newline="") as f:
         return list(csv.DictReader(f))

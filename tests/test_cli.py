@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import read_rows
+from cli_helpers import read_rows, write_rows
 
 STATS_KEYS = {"items", "seconds", "items_per_s", "tokens_processed", "padding_tokens", "padding_fraction",
               "global_padding_inflation", "prefix_tokens_saved", "fallbacks", "truncated", "device", "dtype",
@@ -30,14 +30,9 @@ def triage(*args, check=True):
 
 @pytest.fixture(scope="module")
 def tickets_csv(tmp_path_factory, sample_rows, smollm2):  # smollm2: the converted model is cached first
-    path = tmp_path_factory.mktemp("cli") / "tickets.csv"
     rows = sample_rows[:10]
     rows[3] = dict(rows[3], text="")  # a blank ticket stays in place
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=["id", "subject", "text", "category"])
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
+    return write_rows(tmp_path_factory.mktemp("cli") / "tickets.csv", rows)
 
 
 def test_classify_keeps_every_row_and_column_and_adds_predictions(tickets_csv, tmp_path):
@@ -146,11 +141,7 @@ def test_inspect_bad_file_exits_2_with_the_reason(tmp_path):
 def test_eval_agrees_with_classify_on_the_same_file(tmp_path, smollm2):
     """eval's accuracy and confusion are the ones a person computes from classify's output."""
     rows = read_rows(RESOURCES / "helpdesk_tickets.csv")[:24]
-    path = tmp_path / "helpdesk.csv"
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    path = write_rows(tmp_path / "helpdesk.csv", rows)
     # direct scoring keeps it quick (5 labels would be 5 passes); what is checked is eval's arithmetic
     common = ["--model", "smollm2-135m", "--labels-file", str(RESOURCES / "helpdesk_labels.json"), "--length", "mean",
               "--method", "direct"]
@@ -178,11 +169,7 @@ def test_eval_compare_measures_every_choice_on_the_same_rows(tmp_path):
     """--compare: scoring grid, 0/1/2/4 examples per label, the other method and promoted corrections."""
     short = [r for r in read_rows(RESOURCES / "sample_tickets.csv") if len(r["text"]) < 260]
     rows = [r for label in ("billing", "technical", "account") for r in [x for x in short if x["category"] == label][:6]]
-    path = tmp_path / "gold.csv"
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    path = write_rows(tmp_path / "gold.csv", rows)
     result = triage("eval", str(path), "--model", "smollm2-135m", "--compare", "--method", "direct",
                     "--json", str(tmp_path / "e.json"))
     report = json.loads((tmp_path / "e.json").read_text())

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 
 import pandas as pd
 import pytest
 
+from cli_helpers import write_rows
 from triage_app.engine.config import ModelChoice, RunSettings
 from triage_app.engine.labels import LabelSet
 from triage_app.scale.recipe import ClassifierRecipe
@@ -136,14 +136,9 @@ def ray_local():
 @pytest.fixture(scope="module")
 def short_tickets(tmp_path_factory, sample_rows, smollm2):  # smollm2: the converted model is cached first
     # Subjects as the text: real tickets, short enough that 200 of them take seconds, not minutes.
-    path = tmp_path_factory.mktemp("scale") / "tickets.csv"
     rows = [dict(r, text=r["subject"]) for r in sample_rows[:TICKETS]]
     rows[7] = dict(rows[7], text="")  # a blank ticket keeps its place
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=["id", "subject", "text", "category"])
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
+    return write_rows(tmp_path_factory.mktemp("scale") / "tickets.csv", rows)
 
 
 @pytest.fixture(scope="module")
@@ -163,12 +158,12 @@ def smollm2_recipe():
 
 
 def test_ray_labels_identical_to_local_command(ray_local, short_tickets, local_results, tmp_path):
-    from triage_app.scale import command
+    from triage_app import cli
 
     out = tmp_path / "ray.parquet"
-    assert command.main([str(short_tickets), "-o", str(out), "--model", "smollm2-135m", "--device", "cpu",
-                         "--dtype", "float32", "--db", str(tmp_path / "results.db"), "--ray", "--actors", "2",
-                         "--rows-per-block", "50"]) == 0
+    assert cli.main(["classify", str(short_tickets), "-o", str(out), "--model", "smollm2-135m", "--device", "cpu",
+                     "--dtype", "float32", "--db", str(tmp_path / "results.db"), "--ray", "--actors", "2",
+                     "--rows-per-block", "50"]) == 0
     ray_out = pd.read_parquet(out)
     assert list(ray_out.columns) == list(local_results.columns)
     assert ray_out["id"].tolist() == local_results["id"].tolist()

@@ -35,6 +35,7 @@ def test_a_first_run_offline_offers_the_bundled_model_and_runs_on_it(qtbot, make
         window.load_model("qwen2.5-0.5b")
         assert window.run() is not None
     assert ended.args == ["failed"]
+    qtbot.waitUntil(lambda: bool(not_downloaded.seen))   # the relay's copy may come after the window's
     failure = not_downloaded.seen[0]
     assert failure.why is models.Missing.NO_CONNECTION
     line = (f"Qwen2.5-0.5B-Instruct is not on {models._THIS_MACHINE} yet and there is no connection "

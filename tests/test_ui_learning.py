@@ -39,6 +39,16 @@ def table(texts: list[str], names=NAMES) -> TicketTableModel:
     return model
 
 
+def retrain_held(learning, model, gold, monkeypatch) -> Gate:
+    """Twelve labels taught, and their retrain held inside learn() until gate.open is set."""
+    gate = Gate(monkeypatch)
+    for r in range(12):
+        model.set_manual(r, gold[r])
+    learning.request()
+    assert gate.entered.wait(30)
+    return gate
+
+
 @pytest.fixture
 def live(qtbot):
     texts, gold = tickets(60)
@@ -111,11 +121,7 @@ def test_labels_given_during_a_retrain_make_one_more_not_a_queue(qtbot, live, mo
 
 def test_a_result_for_an_earlier_file_is_dropped(qtbot, live, monkeypatch):
     learning, model, _, gold = live
-    gate = Gate(monkeypatch)
-    for r in range(12):
-        model.set_manual(r, gold[r])
-    learning.request()
-    assert gate.entered.wait(30)
+    gate = retrain_held(learning, model, gold, monkeypatch)
     texts, _ = tickets(30, seed=4)
     model.set_frame(pd.DataFrame({"text": texts}, dtype=object))                   # another file, no labels yet
     learning.set_file(texts, NAMES)
@@ -127,11 +133,7 @@ def test_a_result_for_an_earlier_file_is_dropped(qtbot, live, monkeypatch):
 
 def test_close_waits_for_the_retrain_and_nothing_is_emitted_after(qtbot, live, monkeypatch):
     learning, model, _, gold = live
-    gate = Gate(monkeypatch)
-    for r in range(12):
-        model.set_manual(r, gold[r])
-    learning.request()
-    assert gate.entered.wait(30)
+    gate = retrain_held(learning, model, gold, monkeypatch)
     threading.Timer(0.3, gate.open.set).start()
     with qtbot.assertNotEmitted(learning.retrained, wait=300):
         started = time.perf_counter()
