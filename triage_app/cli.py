@@ -244,16 +244,16 @@ def _classifier(args, label_set=None, loaded=None):
 
 
 def _read_tickets(args):
-    from triage_app.files import reader
+    """The table (its first --limit rows) and its ticket texts, opened as the window opens a file."""
+    from triage_app.files.opening import open_tickets
 
-    table = reader.read_tickets(args.input, args.sheet)
+    opened = open_tickets(args.input, args.sheet, args.text_column, guess=False)
+    table = opened.table
     if getattr(args, "limit", None):
         table.frame = table.frame.head(args.limit)
-    column = reader.check_column(table, args.text_column) if args.text_column else reader.detect_text_column(table)
-    subject = reader.detect_subject_column(table) if args.with_subject else None
-    for warning in table.warnings:
-        print(f"note: {warning}", file=sys.stderr)
-    return table, table.texts(column, subject)
+    for note in opened.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return table, table.texts(opened.text_column, opened.subject_column if args.with_subject else None)
 
 
 def _classify(args) -> int:

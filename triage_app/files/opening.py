@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from triage_app.files.reader import (BadInput, TicketTable, detect_gold_column, detect_subject_column,
-                                     detect_text_column, read_tickets)
+from triage_app.files.reader import (BadInput, TicketTable, check_column, detect_gold_column,
+                                     detect_subject_column, detect_text_column, read_tickets)
 
 
 @dataclass(slots=True)
@@ -25,15 +25,24 @@ class OpenedFile:
     notes: list[str]     # what the user should know: the reader's warnings, a text column guessed
 
 
-def open_tickets(path: str | Path) -> OpenedFile:
-    """Raises BadInput (one line) when the file cannot be used. With no column that looks like
-    ticket text, the first column stands in and a note says so: the user picks the right one."""
-    table = read_tickets(path)
+def open_tickets(path: str | Path, sheet: str | int | None = None, text_column: str | None = None,
+                 guess: bool = True) -> OpenedFile:
+    """Raises BadInput (one line) when the file cannot be used, or text_column is not one of its columns.
+
+    With no text_column and none that looks like ticket text: guess (the window), the first column
+    stands in and a note says so, for the user to pick the right one; otherwise (the command line,
+    which cannot ask) BadInput names the columns."""
+    table = read_tickets(path, sheet)
     notes = list(table.warnings)
-    try:
-        text = detect_text_column(table)
-    except BadInput as exc:
-        text = table.columns[0]
-        notes.append(f"{exc}. Showing “{text}” for now.")
+    if text_column:
+        text = check_column(table, text_column)
+    else:
+        try:
+            text = detect_text_column(table)
+        except BadInput as exc:
+            if not guess:
+                raise
+            text = table.columns[0]
+            notes.append(f"{exc}. Showing “{text}” for now.")
     return OpenedFile(table, text, detect_subject_column(table), detect_gold_column(table), table.texts(text),
                       notes)
