@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import read_rows, write_rows
+from cli_helpers import read_rows, run_main, write_rows
 
 STATS_KEYS = {"items", "seconds", "items_per_s", "tokens_processed", "padding_tokens", "padding_fraction",
               "global_padding_inflation", "prefix_tokens_saved", "fallbacks", "truncated", "device", "dtype",
@@ -62,7 +62,8 @@ def test_classify_keeps_every_row_and_column_and_adds_predictions(tickets_csv, t
 
 def test_reference_and_fast_write_the_same_labels(tickets_csv, tmp_path):
     fast, ref = tmp_path / "fast.csv", tmp_path / "ref.csv"
-    common = ["--model", "smollm2-135m", "--dtype", "float32", "--labels", "billing,technical,account"]
+    common = ["--model", "smollm2-135m", "--dtype", "float32", "--labels", "billing,technical,account",
+              "--limit", "6"]    # the blank ticket (row 3) included
     triage("classify", str(tickets_csv), "-o", str(fast), *common, "--no-buckets", "--full-head")
     triage("classify", str(tickets_csv), "-o", str(ref), *common, "--reference")
     def read(path):
@@ -88,8 +89,14 @@ def test_bench_prints_the_table_and_json(tmp_path):
     assert data["n"] == 4 and data["workload"] == "short-prompt" and data["dense_tokens_per_s"] > 0
     assert data["method"] == "direct"                         # what the published setups measured
     assert "speedup" in result.stdout and "dense-forward rate" in result.stdout
-    triage("bench", "--model", "smollm2-135m", "--dtype", "float32", "--n", "2", "--workload", "short-prompt",
-           "--method", "channel", "--modes", "reference,buckets", "--json", str(out))
+
+
+def test_bench_runs_channel_scoring_too(tmp_path, capsys, tiny_model):
+    """In-process, on the tiny model: what is checked is that --method reaches every mode."""
+    out = tmp_path / "bench.json"
+    code, _, err = run_main(capsys, "bench", "--n", "2", "--workload", "short-prompt", "--method", "channel",
+                            "--modes", "reference,buckets", "--json", out)
+    assert code == 0, err
     data = json.loads(out.read_text())
     assert data["method"] == "channel" and data["modes"]["buckets"]["agreement"] == 1.0
 
@@ -183,13 +190,6 @@ def test_eval_compare_measures_every_choice_on_the_same_rows(tmp_path):
 
 
 # hostile and careless input: exit 2 and exactly one line on stderr, never a traceback
-def run_main(capsys, *args):
-    from triage_app import cli
-
-    code = cli.main([str(a) for a in args])
-    return code, capsys.readouterr().err.splitlines()
-
-
 def hostile_files(folder):
     import openpyxl
 
@@ -206,7 +206,7 @@ def hostile_files(folder):
 def test_hostile_files_get_exit_2_and_one_line(tmp_path, capsys):
     for name in hostile_files(tmp_path):
         for command in (["inspect"], ["classify", "-o", tmp_path / "out.csv", "--model", "/no/such/model.gguf"]):
-            code, err = run_main(capsys, command[0], tmp_path / name, *command[1:])
+            code, _, err = run_main(capsys, command[0], tmp_path / name, *command[1:])
             assert code == 2 and len(err) == 1 and err[0].startswith(f"triage-app: {name}: "), (name, err)
     assert not (tmp_path / "out.csv").exists()
 
@@ -229,7 +229,8 @@ def test_errors_from_anywhere_below_are_one_line(tmp_path, capsys, monkeypatch, 
     def fail(*args):
         raise error
     monkeypatch.setattr(reader, "read_tickets", fail)
-    assert run_main(capsys, "inspect", tmp_path / "t.csv") == (2, [line])
+    code, _, err = run_main(capsys, "inspect", tmp_path / "t.csv")
+    assert (code, err) == (2, [line])
 
 
 def test_output_equal_to_the_input_is_refused_before_the_model_loads(tmp_path, capsys, monkeypatch):
@@ -242,9 +243,9 @@ def test_output_equal_to_the_input_is_refused_before_the_model_loads(tmp_path, c
     os.link(source, tmp_path / "hard.csv")
     for output in (source, tmp_path / "link.csv", "../tickets.csv", tmp_path / "sub" / ".." / "tickets.csv",
                    tmp_path / "hard.csv"):
-        code, err = run_main(capsys, "classify", source, "-o", output, "--model", "/no/such/model.gguf")
+        code, _, err = run_main(capsys, "classify", source, "-o", output, "--model", "/no/such/model.gguf")
         assert (code, err) == (2, [f"triage-app: {output}: that is the input file; write the results to another"])
-    code, err = run_main(capsys, "classify", source, "-o", tmp_path / "out.csv", "--stats-json", "../link.csv",
+    code, _, err = run_main(capsys, "classify", source, "-o", tmp_path / "out.csv", "--stats-json", "../link.csv",
                          "--model", "/no/such/model.gguf")
     assert (code, err) == (2, ["triage-app: ../link.csv: that is the input file; write the results to another"])
     assert source.read_text(encoding="utf-8") == "id,text,label\n1,hello,billing\n"
@@ -253,7 +254,7 @@ def test_output_equal_to_the_input_is_refused_before_the_model_loads(tmp_path, c
 def test_an_unusable_database_fails_before_the_model_loads(tmp_path, capsys):
     (tmp_path / "t.csv").write_text("id,text\n1,hello\n", encoding="utf-8")
     (tmp_path / "results.db").write_bytes(b"this is not a database" * 100)
-    code, err = run_main(capsys, "classify", tmp_path / "t.csv", "-o", tmp_path / "out.csv",
+    code, _, err = run_main(capsys, "classify", tmp_path / "t.csv", "-o", tmp_path / "out.csv",
                          "--db", tmp_path / "results.db", "--model", "/no/such/model.gguf")
     assert code == 2 and len(err) == 1 and str(tmp_path / "results.db") in err[0] and "--db" in err[0], err
     assert "GGUF" not in err[0]                     # the model was never tried
@@ -267,7 +268,7 @@ def test_a_finished_run_exports_control_characters_and_keeps_input_columns(tmp_p
 
     monkeypatch.setattr(cli, "_load_model", lambda args: tiny_qwen)
     (tmp_path / "t.csv").write_text("id,text,label\n1,\"line\x0bbreak\",gold-a\n2,plain,gold-b\n", encoding="utf-8")
-    code, err = run_main(capsys, "classify", tmp_path / "t.csv", "-o", tmp_path / "out.xlsx", "--db",
+    code, _, err = run_main(capsys, "classify", tmp_path / "t.csv", "-o", tmp_path / "out.xlsx", "--db",
                          tmp_path / "r.db", "--labels", "billing,technical")
     assert code == 0, err
     assert "note: the output keeps input column(s) label as label_input; Triage writes its own under those names" in err
@@ -282,7 +283,7 @@ def test_a_failed_export_after_the_run_is_one_line(tmp_path, capsys, monkeypatch
     monkeypatch.setattr(cli, "_load_model", lambda args: tiny_qwen)
     (tmp_path / "t.csv").write_text("id,text\n1,hello\n", encoding="utf-8")
     (tmp_path / "file").write_text("")
-    code, err = run_main(capsys, "classify", tmp_path / "t.csv", "-o", tmp_path / "file" / "out.csv", "--db",
+    code, _, err = run_main(capsys, "classify", tmp_path / "t.csv", "-o", tmp_path / "file" / "out.csv", "--db",
                          tmp_path / "r.db", "--labels", "billing,technical")
     assert code == 2 and err[-1] == f"triage-app: cannot write out.csv: File exists ({tmp_path / 'file'})", err
     assert not any("Traceback" in line for line in err)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import signal
@@ -14,11 +13,11 @@ from dataclasses import replace
 
 import pytest
 
+from cli_helpers import read_rows, write_rows
 from triage_app.engine import models
 from triage_app.engine.classifier import Classifier
-from triage_app.engine.config import RunConfig
+from triage_app.engine.config import RunConfig, Scoring
 from triage_app.engine.labels import LabelSet
-from triage_app.engine.config import Scoring
 from triage_app.files.clean import TextCleaning
 from triage_app.files.store import ResultStore, RunKey, StoredResult, text_hash
 from triage_app.job import run_job, run_key
@@ -157,13 +156,6 @@ def test_identical_texts_are_classified_once_and_a_rerun_classifies_nothing(smol
         assert fresh[0].resumed == 0 and fresh[-1].stats.done == 3
 
 
-def write_tickets(path, rows):
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-
-
 def classify(log, *args):
     """Start a classify process whose output goes to the file log (a pipe could fill and stall it)."""
     with open(log, "w") as out:  # the child keeps its own copy of the descriptor
@@ -173,9 +165,12 @@ def classify(log, *args):
                                 stdout=out, stderr=subprocess.STDOUT)
 
 
+UNIQUE = 24   # distinct tickets in the killed run's file
+
+
 def test_a_run_killed_mid_way_resumes_without_losing_or_repeating_anything(smollm2, sample_rows, tmp_path):
-    rows = sample_rows[:36] + sample_rows[:4]  # four duplicate texts too
-    write_tickets(tmp_path / "t.csv", rows)
+    rows = sample_rows[:UNIQUE] + sample_rows[:4]  # four duplicate texts too
+    write_rows(tmp_path / "t.csv", rows)
     db = tmp_path / "r.db"
     common = [str(tmp_path / "t.csv"), "--db", str(db)]
     victim = classify(tmp_path / "victim.log", *common, "-o", str(tmp_path / "never.csv"))
@@ -194,23 +189,20 @@ def test_a_run_killed_mid_way_resumes_without_losing_or_repeating_anything(smoll
     assert not (tmp_path / "never.csv").exists()
     with sqlite3.connect(db) as con:
         saved = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
-    assert 6 <= saved < 36
+    assert 6 <= saved < UNIQUE
 
     resumed = classify(tmp_path / "resumed.log", *common, "-o", str(tmp_path / "resumed.csv"),
                        "--stats-json", str(tmp_path / "s.json"))
     assert resumed.wait(timeout=600) == 0, (tmp_path / "resumed.log").read_text()
     stats = json.loads((tmp_path / "s.json").read_text())
-    assert stats["items"] == 36 - saved  # classified now: the unique texts not saved before
+    assert stats["items"] == UNIQUE - saved  # classified now: the unique texts not saved before
     with sqlite3.connect(db) as con:
-        assert con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 36
+        assert con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == UNIQUE
 
     whole = classify(tmp_path / "whole.log", *common[:1], "--db", str(tmp_path / "other.db"),
                      "-o", str(tmp_path / "whole.csv"))
     assert whole.wait(timeout=600) == 0, (tmp_path / "whole.log").read_text()
-    def read(path):
-        with open(path, newline="", encoding="utf-8") as f:
-            return list(csv.DictReader(f))
-    got, expected = read(tmp_path / "resumed.csv"), read(tmp_path / "whole.csv")
+    got, expected = read_rows(tmp_path / "resumed.csv"), read_rows(tmp_path / "whole.csv")
     assert [r["id"] for r in got] == [r["id"] for r in rows]
     assert [r["label"] for r in got] == [r["label"] for r in expected]
     for a, b in zip(got, expected):

@@ -37,7 +37,9 @@ class ModeResult:
 
 def dense_rate(loaded: LoadedModel, rows: int = 32, width: int = 100, repeats: int = 2) -> float:
     """Tokens/s of one unpadded batch of real tokens, no cache: the ceiling a batch can reach."""
-    ids = torch.randint(1000, 20000, (rows, width), generator=torch.Generator().manual_seed(0))
+    # ordinary word ids, past the special tokens at either end of small and large vocabularies
+    vocab = loaded.model.get_input_embeddings().num_embeddings
+    ids = torch.randint(vocab // 20, vocab // 2, (rows, width), generator=torch.Generator().manual_seed(0))
     ids = ids.to(loaded.placement.device)
     decoder = decoder_of(loaded.model)
     with torch.inference_mode():
