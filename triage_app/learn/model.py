@@ -204,11 +204,13 @@ def _learn(features, lm_scores, labels, names, config) -> Learned:
         if 0 < teaching.n and teaching.taught_labels < 2 else []
     held_out = cross_validated(features, teaching, config)                           # [T, L] or None
     scored = np.isfinite(z[teaching.rows]).all(axis=1) if teaching.n else np.zeros(0, bool)
-    weights = Weights()
+    weights, estimate = Weights(), None
     if held_out is not None and scored.any():
         weights = fit_weights(z[teaching.rows][scored], held_out[scored], teaching.targets[scored], config)
-    elif held_out is not None:
-        weights = Weights(lm=0.0, learned=1.0)   # no labelled ticket has the model's scores yet: labels are all there is
+        estimate = _estimate(z[teaching.rows][scored], held_out[scored], teaching.targets[scored], weights)
+    elif held_out is not None:   # no labelled ticket has the model's scores yet: the labels are all there is
+        weights = Weights(lm=0.0, learned=1.0)
+        estimate = replace(_estimate(np.zeros_like(held_out), held_out, teaching.targets, weights), zero_shot=None)
     model = TextModel.fit(features.rows(teaching.rows), teaching.targets, len(names), config) if teaching.n else None
     text = None
     if model is None or not weights.is_learning:
@@ -221,12 +223,6 @@ def _learn(features, lm_scores, labels, names, config) -> Learned:
     out = np.where(answered, np.argmax(np.where(answered[:, None], scores, 0.0), axis=1), -1)
     out[teaching.rows] = teaching.targets
     sources[teaching.rows] = PERSON
-    if held_out is not None and scored.any():
-        estimate = _estimate(z[teaching.rows][scored], held_out[scored], teaching.targets[scored], weights)
-    elif held_out is not None:   # the learned part alone, judged on every labelled row
-        estimate = replace(_estimate(np.zeros_like(held_out), held_out, teaching.targets, weights), zero_shot=None)
-    else:
-        estimate = None
     return Learned(list(names), scores, out, sources, weights, teaching, estimate, model, notes, text)
 
 

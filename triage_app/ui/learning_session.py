@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QDialog, QLabel
 
-from triage_app.ui.label_offer import LabelOfferDialog, column_values
+from triage_app.ui.label_offer import LabelOfferDialog, column_values, proposed
 from triage_app.ui.learning import LiveLearning
 
 
@@ -68,8 +68,7 @@ class LearningSession(QObject):
     def worth_offering(values: list) -> bool:
         """A column of a few repeated values, filled on some rows: a helpdesk's queue half filled in."""
         found = column_values(values)
-        filled = sum(v.rows for v in found)
-        return 2 <= len(found) <= 50 and 0 < filled and sum(v.rows >= 2 for v in found) >= 2
+        return len(found) <= 50 and len(proposed(found)) >= 2      # the dialog would propose two labels
 
     def close(self, timeout_ms: int) -> bool:
         return self.learning.close(timeout_ms)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
+from triage_app.learn.model import LEARNED
 from triage_app.ui.column_picker import ColumnPicker
 from triage_app.ui.ticket_model import CONFIDENCE, LABEL, MARGIN, TicketFilterProxy, TicketTableModel
 from triage_app.ui.ticket_view import TicketView
@@ -119,6 +120,6 @@ class TicketPane(QWidget):
     def show_counts(self) -> None:
         total, shown = self.model.rowCount(), self.proxy.rowCount()
         labeled, manual = self.model.rows_answered, len(self.model.manual_labels)
-        learned = self.model.sources.count("learned")
+        learned = self.model.sources.count(LEARNED)
         self.counts.setText(f"{shown:,} shown of {total:,} · {labeled:,} answered by the model"
                             + (f" · {learned:,} learned" if learned else "") + f" · {manual:,} by you")
