@@ -198,6 +198,11 @@ def test_skipping_the_model_is_offered_only_when_the_learned_part_alone_is_as_go
     noise = TicketFeatures([f"ticket number {r} hello" for r in range(300)])
     advice = learn(noise, lm_scores(gold, 1.0), taught, NAMES).skip_advice()
     assert not advice.offer
+    # enough labels, but the model has scored only a few of them (a run just started): too soon to compare
+    early = useless.copy()
+    early[list(taught)[6:]] = np.nan
+    advice = learn(features, early, taught, NAMES).skip_advice()
+    assert not advice.offer and "scored too few" in advice.reason
 
 
 def test_estimate_is_cross_validated_with_a_spread(ticket_file):

@@ -1,6 +1,7 @@
 """Learning in the main window, as a support lead meets it: a file whose queue column is half
 filled in, its values taken as labels, the rest answered from them, Enter to agree, Next to
-label, and an export that says who gave each label. No language model: learning answers alone."""
+label, and an export that says who gave each label; and, with the real model running, the offer to
+stop it once the person's labels answer as well."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog
 
+from triage_app.learn import LearnConfig
 from cli_helpers import read_rows
-from ui_helpers import make_window, open_file, settings_file  # noqa: F401
+from ui_helpers import make_window, open_file, settings_file, with_model  # noqa: F401
 
 QUEUES = {"Billing": "invoice charge refund price receipt card", "Technical": "error crash bug outage timeout app",
           "Account": "login password user profile email locked"}
@@ -35,10 +37,13 @@ def half_filled(tmp_path):
 
 @pytest.fixture
 def taught(qtbot, make_window, half_filled, monkeypatch):
-    """The window after Labels ▸ Labels from a column… was accepted as proposed."""
+    """The window after Labels ▸ Labels from a column… was accepted as proposed (no model loaded)."""
+    return teach(qtbot, make_window(autoload=False), half_filled, monkeypatch)
+
+
+def teach(qtbot, window, path, monkeypatch):
     monkeypatch.setattr("triage_app.ui.label_offer.LabelOfferDialog.exec", lambda self: QDialog.DialogCode.Accepted)
-    window = make_window(autoload=False)
-    open_file(qtbot, window, half_filled)
+    open_file(qtbot, window, path)
     assert window.columns.gold_column == "queue"
     with qtbot.waitSignal(window.learning.learning.retrained, timeout=60_000):
         window.labels_from_column()
@@ -95,3 +100,32 @@ def test_the_export_says_who_gave_each_label(taught, tmp_path):
     assert [r["source"] for r in rows[:4]] == ["person", "learned", "person", "learned"]
     assert all(r["label"] for r in rows)
     assert rows[1]["label"] == taught.model.label_of(1)
+
+
+def test_stopping_the_model_once_the_labels_answer_as_well(qtbot, make_window, half_filled, monkeypatch, smollm2):
+    """A run of the real model: the labelled tickets it scores are retrained on during the run, the
+    offer to stop it appears, and taking it stops the run; the person's labels answer the rest."""
+    window = make_window(autoload=False)
+    window.remembered.batch_size = 2
+    window.learning.learning.config = LearnConfig(skip_min_per_label=2)    # 6 scored labels: an early offer
+    with_model(qtbot, window, smollm2)
+    teach(qtbot, window, half_filled, monkeypatch)
+    button = window.learning.skip_button
+    assert button.isHidden()
+    ended = []
+    window.run_ended.connect(ended.append)
+    window.run()
+    qtbot.waitUntil(lambda: button.isVisible() or bool(ended), timeout=120_000)
+    assert not ended, "the run ended before the offer to stop it came"
+    assert "tickets left" in button.toolTip() and "learned alone" in button.toolTip()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(ended), timeout=120_000)
+    qtbot.waitUntil(lambda: not window.learning.learning.busy, timeout=60_000)    # the retrain the end asks for
+    model = window.model
+    assert ended == ["cancelled"] and button.isHidden()
+    not_reached = [r for r in range(60) if model.prediction(r) is None and r not in model.manual_labels]
+    assert not_reached, "the run finished every ticket: nothing was left to skip"
+    assert {model.source(r) for r in not_reached} == {"learned"}
+    right = sum(model.label_of(r) == list(QUEUES)[r % 3] for r in not_reached)
+    assert right >= 0.9 * len(not_reached)
+    assert "did not reach" in window.statusBar().currentMessage()

@@ -101,6 +101,7 @@ class Estimate:
     spread: float                  # one standard error (Agresti-Coull, so never 0 on a handful of rows)
     learned_only: float | None
     zero_shot: float | None
+    fewest: int = 0                # the fewest rows of any label that the estimate rests on
 
     def line(self) -> str:
         return f"estimated accuracy {100 * self.combined:.0f}% ± {100 * self.spread:.0f}, cross-validated"
@@ -174,6 +175,9 @@ class Learned:
         if fewest < config.skip_min_per_label:
             return SkipAdvice(False, f"every label needs {config.skip_min_per_label} examples first "
                                      f"(the fewest has {fewest})")
+        if e.fewest < config.skip_min_per_label:   # the comparison rests on the labelled rows the model scored
+            return SkipAdvice(False, f"the model has scored too few of your labelled tickets to compare "
+                                     f"(the fewest of a label: {e.fewest} of {config.skip_min_per_label})")
         if e.learned_only + config.skip_tolerance < e.combined:
             return SkipAdvice(False, f"the language model still helps: {100 * e.learned_only:.0f}% alone "
                                      f"against {100 * e.combined:.0f}% combined, cross-validated")
@@ -207,10 +211,12 @@ def _learn(features, lm_scores, labels, names, config) -> Learned:
     weights, estimate = Weights(), None
     if held_out is not None and scored.any():
         weights = fit_weights(z[teaching.rows][scored], held_out[scored], teaching.targets[scored], config)
-        estimate = _estimate(z[teaching.rows][scored], held_out[scored], teaching.targets[scored], weights)
+        estimate = _estimate(z[teaching.rows][scored], held_out[scored], teaching.targets[scored], weights,
+                             len(names))
     elif held_out is not None:   # no labelled ticket has the model's scores yet: the labels are all there is
         weights = Weights(lm=0.0, learned=1.0)
-        estimate = replace(_estimate(np.zeros_like(held_out), held_out, teaching.targets, weights), zero_shot=None)
+        estimate = replace(_estimate(np.zeros_like(held_out), held_out, teaching.targets, weights, len(names)),
+                           zero_shot=None)
     model = TextModel.fit(features.rows(teaching.rows), teaching.targets, len(names), config) if teaching.n else None
     text = None
     if model is None or not weights.is_learning:
@@ -276,10 +282,10 @@ def fit_weights(z: np.ndarray, p: np.ndarray, targets: np.ndarray, config: Learn
     return Weights(a, b) if b > 1e-6 else Weights()
 
 
-def _estimate(z: np.ndarray, p: np.ndarray, targets: np.ndarray, weights: Weights) -> Estimate:
+def _estimate(z: np.ndarray, p: np.ndarray, targets: np.ndarray, weights: Weights, n_labels: int) -> Estimate:
     combined = np.argmax(weights.lm * z + weights.learned * p, axis=1) == targets
     n, right = len(targets), int(combined.sum())
     shrunk = (right + 2) / (n + 4)
     learned_only = float(np.mean(np.argmax(p, axis=1) == targets))
     return Estimate(n, right / n, float(np.sqrt(shrunk * (1 - shrunk) / (n + 4))), learned_only,
-                    float(np.mean(np.argmax(z, axis=1) == targets)))
+                    float(np.mean(np.argmax(z, axis=1) == targets)), int(np.bincount(targets, minlength=n_labels).min()))

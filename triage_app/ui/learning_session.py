@@ -8,22 +8,34 @@ main window only tells it what happened.
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QDialog, QLabel
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from triage_app.ui.label_offer import LabelOfferDialog, column_values, proposed
 from triage_app.ui.learning import LiveLearning
+from triage_app.ui.run_panel import duration
 
 
 class LearningSession(QObject):
     changed = Signal()          # answers in the table changed: counts and accuracy follow
     message = Signal(str)       # one line for the status bar
     failed = Signal(str)        # one line for the message bar
+    skip = Signal()             # the person chose to stop the model: their labels answer the rest
 
     def __init__(self, model, proxy, parent=None):
         """model, proxy: the ticket table's TicketTableModel and its TicketFilterProxy."""
         super().__init__(parent)
         self.model, self.proxy = model, proxy
         self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.skip_button = QPushButton("Stop the model: my labels answer the rest")
+        self.skip_button.clicked.connect(self._skip)
+        self.skip_button.hide()
+        self.bar = QWidget()              # under the table: the status line, and the offer to skip
+        layout = QHBoxLayout(self.bar)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.status, 1)
+        layout.addWidget(self.skip_button)
+        self._run = None                  # the running run's latest progress (a worker RunProgress); None: no run
         self.learning = LiveLearning(model)
         self.learning.retrained.connect(self._retrained)
         self.learning.failed.connect(self.failed)
@@ -40,8 +52,21 @@ class LearningSession(QObject):
     def label_given(self) -> None:
         self.learning.request()
 
+    def run_progress(self, progress) -> None:
+        """A run is going: how far, and how fast (the offer to skip it says both)."""
+        self._run = progress
+
+    def batch_scored(self, rows: list[int]) -> None:
+        """The model scored these rows: tickets the person labelled change the weights, so retrain now,
+        not only when the run ends (that retrain is what may offer to skip the rest)."""
+        labelled = self.model.manual_labels
+        if any(r in labelled for r in rows):
+            self.learning.request()
+
     def run_done(self) -> None:
-        """The model's scores changed: the weights are fitted again on them."""
+        """The model's scores changed (a run ended, finished or not): the weights are fitted again on them."""
+        self._run = None
+        self.skip_button.hide()
         self.learning.request()
 
     def show_queue(self, on: bool) -> None:
@@ -79,7 +104,27 @@ class LearningSession(QObject):
             self.queue = result.queue
             if self.queue_shown:
                 self.proxy.set_next_to_label(self.queue)
-            advice = result.learned.skip_advice()
-            if advice.offer:
-                self.message.emit(f"Your labels alone now do as well as with the model ({advice.reason}).")
+            self._offer_skip(result)
             self.changed.emit()
+
+    def _offer_skip(self, result) -> None:
+        """While a run goes, and cross-validation says the person's labels alone do as well: offer to
+        stop the model, with what each would cost for the rest of the file, as measured right now."""
+        advice, run = result.learned.skip_advice(self.learning.config), self._run
+        left = run.rows_total - run.rows_done if run else 0
+        self.skip_button.setVisible(advice.offer and left > 0)
+        if not self.skip_button.isVisible():
+            return
+        eta = run.stats.eta_seconds
+        model_cost = f"about {duration(eta)}" if eta else "its time"
+        self.skip_button.setToolTip(
+            f"Your labels alone do as well as with the model ({advice.reason}). The model has {left:,} "
+            f"tickets left, {model_cost} at its pace; your labels answered all {self.model.rowCount():,} "
+            f"tickets in {result.seconds:.1f} s. The run stops after its current batch, and every ticket "
+            f"it did not reach is answered from your labels (source: learned).")
+        self.message.emit("Your labels alone now do as well as with the model: you may stop it "
+                          "(the button under the table says what each would cost).")
+
+    def _skip(self) -> None:
+        self.skip_button.hide()
+        self.skip.emit()

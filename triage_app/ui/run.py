@@ -20,6 +20,7 @@ class Run:
     limit: int | None = None
     running: bool = False
     waiting: bool = False            # did not start for want of a model: loading the bundled one starts it
+    skipped: bool = False            # stopped because the person's labels answer as well (LearningSession.skip)
 
     def owns(self, run_id: int, generation: int, label_names: list[str]) -> bool:
         """run_id's answers belong on the table: this run, and the table's rows and labels are still its own."""

@@ -87,7 +87,7 @@ class RunPanel(QGroupBox):
         self.bar.setRange(0, max(progress.rows_total, 1))
         self.bar.setValue(progress.rows_done)
         eta = stats.eta_seconds
-        eta_text = f" — about {_duration(eta)} left" if eta and progress.rows_done < progress.rows_total else ""
+        eta_text = f" — about {duration(eta)} left" if eta and progress.rows_done < progress.rows_total else ""
         self.bar.setFormat(f"{progress.rows_done:,} / {progress.rows_total:,}{eta_text}")
         self.values["items_per_s"].setText(f"{stats.items_per_s:.1f}")
         self.values["tokens_per_s"].setText(f"{stats.tokens_per_s:,.0f}")
@@ -151,7 +151,8 @@ class RunPanel(QGroupBox):
         return list(self._points)
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """A time left as a person reads it: "40 s", "12 min", "1.5 h"."""
     seconds = int(round(seconds))
     if seconds < 90:
         return f"{seconds} s"

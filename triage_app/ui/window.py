@@ -106,7 +106,7 @@ class MainWindow(QMainWindow):
         left_layout.setContentsMargins(6, 6, 0, 6)
         left_layout.addWidget(self.banner)
         left_layout.addWidget(self.tickets, 1)
-        left_layout.addWidget(self.learning.status)
+        left_layout.addWidget(self.learning.bar)
 
         self.side = SidePanels(self.label_set, self.actions.run_panel_buttons)
         self.model_panel, self.run_panel, self.tabs = self.side.model_panel, self.side.run_panel, self.side.tabs
@@ -134,6 +134,7 @@ class MainWindow(QMainWindow):
         self.bundled_button.clicked.connect(self.use_bundled_model)
         self.banner.later_button.clicked.connect(self._download_later)
         self.fresh_store.fresh.connect(self.manual.store)
+        self.learning.skip.connect(self.skip_model)
         # the parts say things one way: failed -> the message bar, message -> the status bar
         for part in (self.learning, self.manual, self.fresh_store, self.exporting):
             part.failed.connect(self.show_error)
@@ -286,6 +287,12 @@ class MainWindow(QMainWindow):
             self.run_panel.finish("cancelling after this batch…")
             self.statusBar().showMessage("Cancelling after the current batch…")
 
+    def skip_model(self) -> None:
+        """The person's labels answer as well as the model: stop it; learning answers what it did not reach."""
+        if self.running:
+            self.latest.skipped = True
+            self.cancel()
+
     def _run_started(self, run_id: int) -> None:
         if run_id == self.latest.id:
             self.statusBar().showMessage("Running…")
@@ -294,10 +301,12 @@ class MainWindow(QMainWindow):
         if self.latest.owns(batch.run_id, self._generation, self.model.label_names):
             self.model.apply_predictions(batch.predictions)
             self.summary.schedule()
+            self.learning.batch_scored([p.index for p in batch.predictions])
 
     def _progress(self, progress) -> None:
         if self.latest.owns(progress.run_id, self._generation, self.model.label_names):
             self.run_panel.update_progress(progress)
+            self.learning.run_progress(progress)
 
     def _run_finished(self, run_id: int) -> None:
         self._run_ended(run_id, "done")
@@ -315,8 +324,10 @@ class MainWindow(QMainWindow):
         if not self.latest.end(run_id):   # a stale end, or ended already (its model failed)
             return
         line = self.run_panel.show_end(how, self.model.rows_answered)
-        if how == "done":
-            self.learning.run_done()
+        self.learning.run_done()
+        if self.latest.skipped:
+            line = (f"The model stopped after {self.model.rows_answered:,} tickets: your labels answer "
+                    f"the {self.model.rowCount() - self.model.rows_answered:,} it did not reach.")
         if how == "failed":
             self.show_error(message)
         else:
