@@ -50,6 +50,21 @@ def tiny_model(monkeypatch, tiny_qwen):
     monkeypatch.setattr(cli, "_load_model", lambda args: tiny_qwen)
 
 
+@pytest.fixture
+def bundled_model(monkeypatch, smollm2):
+    """The command line's model is the session's SmolLM2, loaded once: a command that asks for it
+    (smollm2-135m on the CPU, float32 as "auto" gives there) gets it, any other model fails the test."""
+    from triage_app import cli
+    from triage_app.engine import models
+
+    def load(args):
+        assert (args.model, args.device, args.dtype) in {(models.SMOLLM2, d, t) for d in ("auto", "cpu")
+                                                         for t in ("auto", "float32")}, args
+        return smollm2
+
+    monkeypatch.setattr(cli, "_load_model", load)
+
+
 CLOSED_PORT = "http://127.0.0.1:9"   # discard: nothing listens there
 
 

@@ -1,4 +1,6 @@
-"""The command line as a user runs it: a real process, real files, the bundled model."""
+"""The command line as a user runs it: real files, the bundled model; a real process where what is
+checked is the process (exit status, stderr, no traceback), the in-process main with the session's
+SmolLM2 (bundled_model) where it is what a command computes."""
 
 from __future__ import annotations
 
@@ -60,27 +62,31 @@ def test_classify_keeps_every_row_and_column_and_adds_predictions(tickets_csv, t
     assert "padding" in result.stderr and "items/s" in result.stderr  # progress and summary on stderr
 
 
-def test_reference_and_fast_write_the_same_labels(tickets_csv, tmp_path):
+def test_reference_and_fast_write_the_same_labels(tickets_csv, tmp_path, capsys, bundled_model):
     fast, ref = tmp_path / "fast.csv", tmp_path / "ref.csv"
     common = ["--model", "smollm2-135m", "--dtype", "float32", "--labels", "billing,technical,account",
-              "--limit", "6"]    # the blank ticket (row 3) included
-    triage("classify", str(tickets_csv), "-o", str(fast), *common, "--no-buckets", "--full-head")
-    triage("classify", str(tickets_csv), "-o", str(ref), *common, "--reference")
+              "--limit", "6", "--db", tmp_path / "r.db"]    # the blank ticket (row 3) included
+    for out, mode in ((fast, ["--no-buckets", "--full-head"]), (ref, ["--reference"])):
+        code, _, err = run_main(capsys, "classify", tickets_csv, "-o", out, *common, *mode)
+        assert code == 0, err
     def read(path):
         with open(path, newline="", encoding="utf-8") as f:
             return [(r["label"], round(float(r["confidence"] or 0), 3)) for r in csv.DictReader(f)]
     assert read(fast) == read(ref)
 
 
-def test_verify_command(tickets_csv):
-    result = triage("verify", str(tickets_csv), "--probes", "4", "--model", "smollm2-135m", "--dtype", "float32")
-    assert "4/4 labels identical" in result.stdout and "OK" in result.stdout
+def test_verify_command(tickets_csv, capsys, bundled_model):
+    code, out, err = run_main(capsys, "verify", tickets_csv, "--probes", "4", "--model", "smollm2-135m",
+                              "--dtype", "float32")
+    assert code == 0, err
+    assert "4/4 labels identical" in out and "OK" in out
 
 
-def test_bench_prints_the_table_and_json(tmp_path):
+def test_bench_prints_the_table_and_json(tmp_path, capsys, bundled_model):
     out = tmp_path / "bench.json"
-    result = triage("bench", "--model", "smollm2-135m", "--dtype", "float32", "--n", "4",
-                    "--workload", "short-prompt", "--modes", "reference,prefix,fast", "--json", str(out))
+    code, stdout, err = run_main(capsys, "bench", "--model", "smollm2-135m", "--dtype", "float32", "--n", "4",
+                                 "--workload", "short-prompt", "--modes", "reference,prefix,fast", "--json", out)
+    assert code == 0, err
     data = json.loads(out.read_text())
     assert set(data["modes"]) == {"reference", "prefix", "fast"}
     for mode in data["modes"].values():
@@ -88,7 +94,7 @@ def test_bench_prints_the_table_and_json(tmp_path):
         assert mode["agreement"] == 1.0
     assert data["n"] == 4 and data["workload"] == "short-prompt" and data["dense_tokens_per_s"] > 0
     assert data["method"] == "direct"                         # what the published setups measured
-    assert "speedup" in result.stdout and "dense-forward rate" in result.stdout
+    assert "speedup" in stdout and "dense-forward rate" in stdout
 
 
 def test_bench_runs_channel_scoring_too(tmp_path, capsys, tiny_model):
@@ -108,12 +114,14 @@ def test_bench_runs_channel_scoring_too(tmp_path, capsys, tiny_model):
     (["classify", "{csv}", "-o", "x.csv", "--labels", "solo"], "at least two labels"),
     (["bench", "--modes", "warp"], "unknown mode"),
 ])
-def test_bad_input_gets_one_line_and_exit_2(tickets_csv, tmp_path, args, message):
+def test_bad_input_gets_one_line_and_exit_2(tickets_csv, tmp_path, capsys, args, message):
+    """In-process: an exception escaping main fails the test; the real process's own last line of
+    defence is test_a_deeply_nested_file_in_a_real_process_has_no_traceback's."""
     args = [a.replace("{csv}", str(tickets_csv)).replace("x.csv", str(tmp_path / "x.csv")) for a in args]
-    result = triage(*args, check=False)
-    assert result.returncode == 2
-    assert message in result.stderr
-    assert "Traceback" not in result.stderr
+    code, _, err = run_main(capsys, *args)
+    assert code == 2
+    assert message in err[-1]
+    assert not any("Traceback" in line for line in err)
     assert not (tmp_path / "x.csv").exists()
 
 
@@ -145,40 +153,44 @@ def test_inspect_bad_file_exits_2_with_the_reason(tmp_path):
     assert result.returncode == 2 and result.stderr.strip() == "triage-app: empty.csv: the file is empty"
 
 
-def test_eval_agrees_with_classify_on_the_same_file(tmp_path, smollm2):
+def test_eval_agrees_with_classify_on_the_same_file(tmp_path, capsys, bundled_model):
     """eval's accuracy and confusion are the ones a person computes from classify's output."""
     rows = read_rows(RESOURCES / "helpdesk_tickets.csv")[:24]
     path = write_rows(tmp_path / "helpdesk.csv", rows)
     # direct scoring keeps it quick (5 labels would be 5 passes); what is checked is eval's arithmetic
     common = ["--model", "smollm2-135m", "--labels-file", str(RESOURCES / "helpdesk_labels.json"), "--length", "mean",
               "--method", "direct"]
-    result = triage("eval", str(path), "--json", str(tmp_path / "eval.json"), *common)
+    code, stdout, err = run_main(capsys, "eval", path, "--json", tmp_path / "eval.json", *common)
+    assert code == 0, err
     report = json.loads((tmp_path / "eval.json").read_text())
     assert report["gold_column"] == "queue" and report["n"] == 24
-    triage("classify", str(path), "-o", str(tmp_path / "out.csv"), "--fresh", *common)
+    code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--fresh",
+                            "--db", tmp_path / "r.db", *common)
+    assert code == 0, err
     out = read_rows(tmp_path / "out.csv")
     labels = report["report"]["labels"]
     right = sum(r["label"] == r["queue"] for r in out)
     assert report["report"]["accuracy"] == pytest.approx(right / 24)
     confusion = [[sum(r["queue"] == g and r["label"] == p for r in out) for p in labels] for g in labels]
     assert report["report"]["confusion"] == confusion
-    assert "macro-F1" in result.stdout and "reliability" in result.stdout and "--temperature" in result.stdout
+    assert "macro-F1" in stdout and "reliability" in stdout and "--temperature" in stdout
 
 
-def test_eval_without_a_gold_column_says_so(tmp_path):
+def test_eval_without_a_gold_column_says_so(tmp_path, capsys):
     path = tmp_path / "plain.csv"
     path.write_text("id,text\n1,hello\n", encoding="utf-8")
-    result = triage("eval", str(path), "--model", "smollm2-135m", check=False)
-    assert result.returncode == 2 and "no column of right answers" in result.stderr
+    code, _, err = run_main(capsys, "eval", path, "--model", "smollm2-135m")
+    assert code == 2 and "no column of right answers" in "\n".join(err)
 
 
-def test_eval_compare_measures_every_choice_on_the_same_rows(tmp_path):
+def test_eval_compare_measures_every_choice_on_the_same_rows(tmp_path, capsys, bundled_model):
     """--compare: scoring grid, 0/1/2/4 examples per label, the other method and promoted corrections."""
     short = [r for r in read_rows(RESOURCES / "sample_tickets.csv") if len(r["text"]) < 260]
     rows = [r for label in ("billing", "technical", "account") for r in [x for x in short if x["category"] == label][:6]]
     path = write_rows(tmp_path / "gold.csv", rows)
-    result = triage("eval", str(path), "--model", "smollm2-135m", "--compare", "--method", "direct",
-                    "--json", str(tmp_path / "e.json"))
+    code, stdout, err = run_main(capsys, "eval", path, "--model", "smollm2-135m", "--compare", "--method", "direct",
+                                 "--json", tmp_path / "e.json")
+    assert code == 0, err
     report = json.loads((tmp_path / "e.json").read_text())
     assert report["n"] == 6                                   # 4 per label held out as the examples' pool
     assert set(report["few_shot"]) == {"0", "1", "2", "4"}
@@ -186,7 +198,7 @@ def test_eval_compare_measures_every_choice_on_the_same_rows(tmp_path):
     assert report["few_shot"]["4"]["prefix_tokens"] > report["few_shot"]["0"]["prefix_tokens"]
     assert report["other_method"]["method"] == "channel" and 0 <= report["other_method"]["accuracy"] <= 1
     assert {"sum", "sum +calibrated", "mean"} <= set(report["scoring_grid"])
-    assert "channel scoring instead" in result.stdout and "corrections promoted" in result.stdout
+    assert "channel scoring instead" in stdout and "corrections promoted" in stdout
 
 
 # hostile and careless input: exit 2 and exactly one line on stderr, never a traceback
