@@ -6,9 +6,13 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.feature_extraction.text import TfidfVectorizer
 
 from triage_app.learn import (LEARNED, MODEL, PERSON, LearnConfig, TicketFeatures, labels_from_column, learn,
                               learning_curve, next_to_label)
+from triage_app.learn import features as features_module
 from triage_app.learn.curve import split
 
 NAMES = ["billing", "technical", "account"]
@@ -272,3 +276,32 @@ def test_the_learned_layer_imports_neither_qt_nor_torch():
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'PySide6', 'pyqtgraph')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def same_up_to_column_order(a, b) -> bool:
+    """Two [N, V] matrices hold the same values in each row, whatever order their columns are in."""
+    return a.shape == b.shape and all(
+        a[r].nnz == b[r].nnz and np.allclose(np.sort(a[r].data), np.sort(b[r].data), atol=1e-6) for r in range(a.shape[0]))
+
+
+ANY_WORDS = ["refund", "card", "login", "error", "the", "my", "app", "crash", "password", "invoice", "é", "ñandú", "x"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(ANY_WORDS), max_size=12).map(" ".join), max_size=40),
+       st.integers(min_value=1, max_value=7))
+def test_features_are_scikit_learns_tfidf_built_a_slice_at_a_time(texts, slice_rows):
+    """Sliced (so that the window never waits on one long call) and never sorted, the features are still
+    TfidfVectorizer(words + bigrams, sublinear tf, min_df=2)'s, whatever the slices' size."""
+    original = features_module.SLICE
+    features_module.SLICE = slice_rows
+    try:
+        ours = TicketFeatures(texts).matrix
+    finally:
+        features_module.SLICE = original
+    try:
+        theirs = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=2, dtype=np.float32).fit_transform(texts)
+    except ValueError:       # no word shared by two tickets: nothing to learn from
+        theirs = np.zeros((len(texts), 0))
+    assert ours.shape == (len(texts), theirs.shape[1])
+    assert same_up_to_column_order(ours, theirs) if theirs.shape[1] else ours.nnz == 0

@@ -3,25 +3,40 @@
 A retrain after a new label refits only the logistic regression: the vocabulary and the
 [N, V] matrix stay as they are. The inverse document frequencies are fitted on every ticket
 of the file, labelled or not, which is free information about which words are common.
+
+It is built in slices of rows because it runs beside the window's event loop: TfidfVectorizer
+on a whole 100k-ticket file sorts its vocabulary and converts every index in single calls that
+hold the GIL, which froze the window for over a second (docs/learning/window.md). Here the
+words and bigrams are scikit-learn's (CountVectorizer's analyzer), counted a slice at a time,
+numbered in the order they first appear (never sorted), and weighed by TfidfTransformer: the
+same columns as TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=2), in another order.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 import numpy as np
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
+
+SLICE = 500                 # rows per call that holds the GIL: a few ms each
 
 
 class TicketFeatures:
     def __init__(self, texts: list[str]):
+        slices, width = _counts([str(t) for t in texts])                            # [S, every term] each
         # min_df=2: a word or bigram in one ticket alone can tell nothing about any other ticket,
         # and dropping them cuts the regression's columns (and its cost) by more than half
-        self.vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=2, dtype=np.float32)
-        try:
-            self.matrix: sparse.csr_matrix = self.vectorizer.fit_transform([str(t) for t in texts])   # [N, V]
-        except ValueError:
-            # no word anywhere (blank or punctuation-only tickets): no text to learn from
+        found = np.bincount(np.concatenate([s.indices for s in slices] or [np.zeros(0, np.int32)]), minlength=width)
+        kept = np.full(width, -1, dtype=np.int64)                                   # [every term] new column or -1
+        kept[found >= 2] = np.arange(int((found >= 2).sum()))
+        counts = [_columns(s, kept) for s in slices] or [sparse.csr_matrix((0, 0), dtype=np.float32)]
+        if not counts[0].shape[1]:   # no word shared by two tickets (blank or punctuation-only): nothing to learn from
             self.matrix = sparse.csr_matrix((len(texts), 0), dtype=np.float32)
+            return
+        tfidf = TfidfTransformer(sublinear_tf=True).fit(sparse.vstack(counts, format="csr"))
+        self.matrix: sparse.csr_matrix = sparse.vstack([tfidf.transform(c) for c in counts], format="csr")  # [N, V]
 
     @property
     def n(self) -> int:
@@ -29,3 +44,30 @@ class TicketFeatures:
 
     def rows(self, rows: np.ndarray) -> sparse.csr_matrix:
         return self.matrix[rows]
+
+
+def _counts(texts: list[str]) -> tuple[list[sparse.csr_matrix], int]:
+    """Slices of [SLICE, T]: how often each ticket holds each word and bigram, T numbered as they first appear."""
+    analyze = CountVectorizer(ngram_range=(1, 2)).build_analyzer()
+    vocabulary = defaultdict()
+    vocabulary.default_factory = vocabulary.__len__                                 # a new term: the next column
+    parts = []
+    for start in range(0, len(texts), SLICE):
+        columns, ends = [], [0]
+        for text in texts[start:start + SLICE]:
+            columns.extend(vocabulary[term] for term in analyze(text))
+            ends.append(len(columns))
+        parts.append((np.asarray(columns, dtype=np.int64), np.asarray(ends, dtype=np.int64)))
+    width = len(vocabulary)
+    slices = [sparse.csr_matrix((np.ones(len(c), np.float32), c, e), shape=(len(e) - 1, width)) for c, e in parts]
+    for s in slices:
+        s.sum_duplicates()                                                           # a term twice in a ticket: 2
+    return slices, width
+
+
+def _columns(x: sparse.csr_matrix, kept: np.ndarray) -> sparse.csr_matrix:
+    """x's columns where kept >= 0, numbered kept: scipy's x[:, cols] walks every column in one long call."""
+    at = kept[x.indices]                                                             # [nnz] new column, or -1
+    keep = at >= 0
+    ends = np.concatenate([[0], np.cumsum(keep)])[x.indptr]                          # [rows + 1]
+    return sparse.csr_matrix((x.data[keep], at[keep], ends), shape=(x.shape[0], int(kept.max(initial=-1)) + 1))

@@ -20,7 +20,7 @@ from scipy import optimize
 from scipy.special import log_softmax, logsumexp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import RepeatedStratifiedKFold
 from sklearn.multiclass import OneVsRestClassifier
 from threadpoolctl import threadpool_limits
 
@@ -28,12 +28,15 @@ from triage_app.learn.features import TicketFeatures
 from triage_app.learn.teaching import Teaching
 
 PERSON, LEARNED, MODEL = "person", "learned", "model"
+PREDICT_SLICE = 5000         # rows per prediction call
 
 
 @dataclass(frozen=True, slots=True)
 class LearnConfig:
     seed: int = 0
-    folds: int = 5                 # most cross-validation folds; fewer when a label has fewer examples
+    folds: int = 10                # most cross-validation folds; fewer when a label has fewer examples
+    repeats: int = 5               # cross-validation on this many reshufflings, up to `repeat_until` labels
+    repeat_until: int = 200
     c: float = 10.0                # the regression's inverse L2 strength
     one_vs_rest: bool = True       # liblinear, one regression per label; False: one multinomial (lbfgs)
     max_weight: float = 50.0       # bound on a and b: perfectly separable labels would push them to infinity
@@ -43,6 +46,8 @@ class LearnConfig:
     def __post_init__(self):
         if self.folds < 2:
             raise ValueError(f"cross-validation needs at least 2 folds, not {self.folds}")
+        if self.repeats < 1:
+            raise ValueError(f"cross-validation needs at least 1 drawing of its folds, not {self.repeats}")
         if not self.c > 0:
             raise ValueError(f"the regression's C must be positive, not {self.c}")
 
@@ -76,7 +81,11 @@ class TextModel:
 
     def log_probs(self, x) -> np.ndarray:
         """[N, V] features -> [N, L] log-probabilities; a label it never saw gets the row's mean: no opinion."""
-        seen = np.log(np.maximum(self.regression.predict_proba(x[:, self.columns]), 1e-300))   # [N, S]
+        # a slice of rows at a time: on a whole 100k-ticket file each product is one call that holds
+        # the GIL long enough to stall the window (docs/learning/window.md)
+        seen = np.log(np.maximum(np.concatenate(
+            [self.regression.predict_proba(x[i:i + PREDICT_SLICE][:, self.columns])
+             for i in range(0, x.shape[0], PREDICT_SLICE)] or [np.zeros((0, len(self.seen)))]), 1e-300))  # [N, S]
         out = np.repeat(seen.mean(axis=1, keepdims=True), self.n_labels, axis=1)     # [N, L]
         out[:, self.seen] = seen
         return out
@@ -241,16 +250,21 @@ def _combined(weights: Weights, z: np.ndarray, text: np.ndarray) -> np.ndarray:
 def cross_validated(features: TicketFeatures, teaching: Teaching, config: LearnConfig) -> np.ndarray | None:
     """[T, L] the learned part's log-probabilities of each labelled row, from folds that left it out.
 
-    None when no split can hold a label out and still train on it (no label has two examples).
+    With few labels, which rows share a fold moves the fitted weights as much as the labels do:
+    the folds are drawn `repeats` times and each row's held-out log-probabilities averaged. More
+    folds train each held-out model on nearly every label, as the final one is. Past a few hundred
+    labels one drawing and fewer folds estimate as well, at a fraction of the cost (the retrain's
+    time: docs/learning/README.md). None when no split can hold a label out and still train on it
+    (no label has two examples).
     """
     counts = np.bincount(teaching.targets, minlength=len(teaching.names)) if teaching.n else np.zeros(1, int)
-    # past a few hundred labels, 3 folds estimate as well as 5 and cost half as much
-    splits = min(config.folds if teaching.n <= 500 else min(config.folds, 3), int(counts.max()))
+    most = config.folds if teaching.n <= config.repeat_until else min(config.folds, 5 if teaching.n <= 500 else 3)
+    splits, repeats = min(most, int(counts.max())), config.repeats if teaching.n <= config.repeat_until else 1
     if splits < 2 or teaching.taught_labels < 2:
         return None
     x = features.rows(teaching.rows)
     out = np.zeros((teaching.n, len(teaching.names)))
-    folds = StratifiedKFold(splits, shuffle=True, random_state=config.seed)
+    folds = RepeatedStratifiedKFold(n_splits=splits, n_repeats=repeats, random_state=config.seed)
     with warnings.catch_warnings():
         # a label with fewer examples than folds is held out in some folds only: expected here
         warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
@@ -258,7 +272,7 @@ def cross_validated(features: TicketFeatures, teaching: Teaching, config: LearnC
     for train, test in split:
         model = TextModel.fit(x[train], teaching.targets[train], len(teaching.names), config)
         if model is not None:
-            out[test] = model.log_probs(x[test])
+            out[test] += model.log_probs(x[test]) / repeats
     return out
 
 
