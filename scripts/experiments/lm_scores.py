@@ -19,8 +19,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "docs" / "learning" / "scores"
 BANKING = ROOT.parent / "shared" / "data" / "banking77_train.csv"
-# 10 BANKING77 intents, named the way a person setting up a queue would name them
-BANKING_INTENTS = {
+# BANKING77 intents, named the way a person setting up a queue would name them. banking6 shares no
+# intent with banking10: it was added after the learning method was chosen on the other sets, to
+# check that choice on messages it was never tuned on.
+BANKING_SETS = {"banking10": {
     "card_arrival": "card delivery",
     "lost_or_stolen_card": "lost or stolen card",
     "exchange_rate": "exchange rate",
@@ -31,7 +33,14 @@ BANKING_INTENTS = {
     "transfer_timing": "transfer timing",
     "cash_withdrawal_charge": "cash withdrawal fee",
     "verify_my_identity": "identity verification",
-}
+}, "banking6": {
+    "apple_pay_or_google_pay": "Apple Pay or Google Pay",
+    "pending_card_payment": "pending card payment",
+    "passcode_forgotten": "forgotten passcode",
+    "age_limit": "age limit",
+    "lost_or_stolen_phone": "lost or stolen phone",
+    "atm_support": "ATM support",
+}}
 BANKING_PER_INTENT = 40
 # the CPU time is shared: the sample's first 150 tickets (about 50 per category), 30 tickets of each helpdesk queue
 SAMPLE_ROWS = 150
@@ -42,16 +51,16 @@ def load_set(name: str) -> tuple[list[str], list[str], list[str]]:
     """(texts, gold labels, label names) of one set, rows with a blank text or gold value dropped."""
     from triage_app.files import reader
 
-    if name == "banking10":
-        table = reader.read_tickets(BANKING)
-        frame = table.frame
+    if name in BANKING_SETS:
+        intents = BANKING_SETS[name]
+        frame = reader.read_tickets(BANKING).frame
         rows = []
-        for intent in BANKING_INTENTS:
+        for intent in intents:
             mine = [r for r in range(len(frame)) if frame["category"].iat[r] == intent]
             rows += sorted(random.Random(0).sample(mine, BANKING_PER_INTENT))
         texts = [frame["text"].iat[r] for r in rows]
-        gold = [BANKING_INTENTS[frame["category"].iat[r]] for r in rows]
-        return texts, gold, list(BANKING_INTENTS.values())
+        gold = [intents[frame["category"].iat[r]] for r in rows]
+        return texts, gold, list(intents.values())
     path, column = {"sample": ("resources/sample_tickets.csv", "category"),
                     "helpdesk": ("resources/helpdesk_tickets.csv", "queue")}[name]
     table = reader.read_tickets(ROOT / path)
@@ -76,7 +85,7 @@ def lm_scores(texts: list[str], names: list[str]) -> tuple[np.ndarray, float, st
     from triage_app.quality.evaluate import score
 
     scoring = Scoring()
-    loaded = models.load(models.SMOLLM2, device.choose("cpu", "float32", scoring.method))
+    loaded = models.load(models.SMOLLM2, device.choose("cpu", "float32"))
     classifier = Classifier(loaded, LabelSet.from_names(names), scoring=scoring)
     scored = score(classifier, texts, RunConfig())
     return scored.scores(scoring).double().numpy(), scored.seconds, loaded.name
@@ -99,4 +108,4 @@ def main(sets: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["banking10", "sample", "helpdesk"])
+    main(sys.argv[1:] or [*BANKING_SETS, "sample", "helpdesk"])
