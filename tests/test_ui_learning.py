@@ -184,12 +184,13 @@ class Ticks:
 
 
 @pytest.mark.slow
-def test_how_long_a_retrain_on_a_big_file_stalls_the_window(qtbot):
-    """20,000 tickets, 10 labels: fitting the file's features, then a retrain on 1,000 labels, then the table."""
+@pytest.mark.parametrize("n, taught", [(20_000, 1_000), (100_000, 2_000)])
+def test_how_long_a_retrain_on_a_big_file_stalls_the_window(qtbot, n, taught):
+    """n tickets, 10 labels: fitting the file's features, then a retrain on `taught` labels, then the table."""
     names = [f"label {k}" for k in range(10)]
     vocabulary = [f"w{k}" for k in range(3000)]
     words = {name: " ".join(vocabulary[k * 300:(k + 1) * 300]) for k, name in enumerate(names)}
-    texts, gold = tickets(20_000, names, words, seed=1)
+    texts, gold = tickets(n, names, words, seed=1)
     rng = np.random.default_rng(0)
     texts = [t + " " + " ".join(rng.choice(vocabulary, 15)) for t in texts]       # words every label shares
     model = table(texts, names)
@@ -197,7 +198,7 @@ def test_how_long_a_retrain_on_a_big_file_stalls_the_window(qtbot):
     with Ticks() as fitting:
         learning.set_file(texts, names)
         qtbot.waitUntil(lambda: learning.pool.activeThreadCount() == 0, timeout=600_000)
-    model.set_manual_labels({r: gold[r] for r in range(1000)})
+    model.set_manual_labels({r: gold[r] for r in range(taught)})
     with Ticks() as retraining, qtbot.waitSignal(learning.retrained, timeout=600_000) as got:
         learning.request()
     shown = {}
@@ -211,7 +212,7 @@ def test_how_long_a_retrain_on_a_big_file_stalls_the_window(qtbot):
         model.apply_learned(got.args[0].learned)
         shown[sorted_by] = time.perf_counter() - started
         proxy.setSourceModel(None)
-    print(f"\n20,000 tickets: fitting the features: {fitting.line}; retrain on 1,000 labels + queue in "
+    print(f"\n{n:,} tickets: fitting the features: {fitting.line}; retrain on {taught:,} labels + queue in "
           f"{got.args[0].seconds:.1f} s: {retraining.line}; showing the result on the UI thread: "
           f"{1000 * shown[None]:.0f} ms unsorted, {1000 * shown[1]:.0f} ms sorted by confidence")
     assert model.source(5000) == LEARNED

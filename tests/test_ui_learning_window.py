@@ -129,3 +129,17 @@ def test_stopping_the_model_once_the_labels_answer_as_well(qtbot, make_window, h
     right = sum(model.label_of(r) == list(QUEUES)[r % 3] for r in not_reached)
     assert right >= 0.9 * len(not_reached)
     assert "did not reach" in window.statusBar().currentMessage()
+
+
+def test_a_run_retrains_as_its_scored_labels_grow_not_once_per_batch(taught, monkeypatch):
+    """Each retrain on a big file takes a core from the run: batches that each score one labelled
+    ticket ask for a retrain as the scored labels grow by a quarter (1, 2, 3, 4, 5, 7, 9, …)."""
+    session, asked = taught.learning, []
+    monkeypatch.setattr(session.learning, "request", lambda: asked.append(session._scored))
+    labelled = sorted(taught.model.manual_labels)                       # 30 rows
+    for row in labelled:
+        session.batch_scored([row, row + 1])                             # one labelled, one not
+    assert asked == [1, 2, 3, 4, 5, 7, 9, 12, 15, 19, 24, 30]
+    session.run_done()                                                   # a new run counts from 0 again
+    session.batch_scored([labelled[0]])
+    assert asked[-2:] == [0, 1]

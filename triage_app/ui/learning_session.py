@@ -36,6 +36,7 @@ class LearningSession(QObject):
         layout.addWidget(self.status, 1)
         layout.addWidget(self.skip_button)
         self._run = None                  # the running run's latest progress (a worker RunProgress); None: no run
+        self._scored = self._scored_at_retrain = 0    # labelled tickets this run scored: all, and at the last retrain
         self.learning = LiveLearning(model)
         self.learning.retrained.connect(self._retrained)
         self.learning.failed.connect(self.failed)
@@ -57,15 +58,19 @@ class LearningSession(QObject):
         self._run = progress
 
     def batch_scored(self, rows: list[int]) -> None:
-        """The model scored these rows: tickets the person labelled change the weights, so retrain now,
-        not only when the run ends (that retrain is what may offer to skip the rest)."""
+        """The model scored these rows: tickets the person labelled change the weights, so retrain during
+        the run (that retrain is what may offer to skip the rest). A retrain on a big file takes a core
+        for seconds from the run: one each time the scored labels grow by a quarter, not one per batch."""
         labelled = self.model.manual_labels
-        if any(r in labelled for r in rows):
+        self._scored += sum(1 for r in rows if r in labelled)
+        if self._scored >= max(self._scored_at_retrain + 1, 1.25 * self._scored_at_retrain):
+            self._scored_at_retrain = self._scored
             self.learning.request()
 
     def run_done(self) -> None:
         """The model's scores changed (a run ended, finished or not): the weights are fitted again on them."""
         self._run = None
+        self._scored = self._scored_at_retrain = 0
         self.skip_button.hide()
         self.learning.request()
 
