@@ -90,7 +90,7 @@ def test_first_labels_of_a_100k_row_file(smollm2, sample_rows):
         assert [reference[k].label for k in range(len(picked))] == [p.label for p in first.predictions]
         lines.append(f"{method}: first labels ({len(first.predictions)} tickets) {wall:.2f} s after Run, "
                      f"{cpu:.2f} s CPU (prefix caches, calibration, a {run_module.FIRST_CHUNK}-ticket chunk, "
-                     f"one batch of at most {run_module.FIRST_BATCH_TOKENS} rows x tokens)")
+                     f"one batch of at most {run_module.FIRST_BATCH_TOKENS} rows x tokens over all its passes)")
         start = time.perf_counter()
         whole = classifier._encode(texts[:10_000])
         lines.append(f"{method}: tokenising 10k tickets at once, as every run did before its first batch: "

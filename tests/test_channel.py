@@ -146,3 +146,45 @@ def test_channel_and_direct_results_are_never_mixed_in_the_store(smollm2):
     assert direct.fingerprint != channel.fingerprint
     with pytest.raises(ValueError, match="method"):
         Scoring(method="generate")
+
+
+def test_the_first_labels_wait_for_one_small_forward_per_step_and_are_the_references(smollm2, sample_rows):
+    """Before the first labels: one forward for every label's prefix, one for calibration, one for a
+    first batch whose rows x width over all labels stay within FIRST_BATCH_TOKENS; its scores are
+    the reference's."""
+    from triage_app.engine import classifier as run_module
+    from triage_app.engine.forward import decoder_of
+
+    classifier = Classifier(smollm2, LabelSet.default(), scoring=Scoring(method="channel"))
+    texts = [r["text"] for r in sample_rows[:100]]
+    shapes = []
+    hook = decoder_of(smollm2.model).register_forward_pre_hook(
+        lambda module, args, kwargs: shapes.append(tuple(kwargs["input_ids"].shape)), with_kwargs=True)
+    try:
+        run = classifier.run(texts, RunConfig())
+        first = next(run)
+        run.close()
+    finally:
+        hook.remove()
+    labels = len(LabelSet.default().labels)
+    assert len(shapes) == 3 and shapes[0][0] == labels                # prefixes, calibration, first batch
+    rows, width = shapes[-1]
+    assert rows == labels * len(first.predictions) and (rows * width <= run_module.FIRST_BATCH_TOKENS or rows == labels)
+    reference = collect(classifier, [texts[p.index] for p in first.predictions], RunConfig(reference=True))
+    for k, p in enumerate(first.predictions):
+        assert p.label == reference[k].label and p.scores == pytest.approx(reference[k].scores, abs=1e-3)
+
+
+def test_prefixes_built_together_are_the_prefixes_built_one_at_a_time(smollm2, channel):
+    from triage_app.engine.forward import decoder_of
+    from triage_app.engine.prefix_cache import PrefixCache
+
+    prompts = channel.method.prefix_ids
+    assert len({len(p) for p in prompts}) > 1, "prompts of one length would not test the padding"
+    together = PrefixCache.many(decoder_of(smollm2.model), prompts, "cpu")
+    for built, prompt in zip(together, prompts):
+        alone = PrefixCache(decoder_of(smollm2.model), prompt, "cpu")
+        assert built.length == alone.length == len(prompt)
+        assert torch.allclose(built.last_hidden, alone.last_hidden, atol=1e-4)
+        for (k, v), (k1, v1) in zip(built.layers, alone.layers, strict=True):
+            assert k.shape == k1.shape and torch.allclose(k, k1, atol=1e-4) and torch.allclose(v, v1, atol=1e-4)

@@ -9,10 +9,12 @@ need no calibration. It costs one pass over the ticket per label, where direct c
 
 Each label's prompt up to the ticket is a static prefix (one KV cache per label); a ticket's
 tokens are the same after every prefix (checked: the cut must be token-clean for each label),
-so one length-bucketed batch runs against every label's cache in turn.
+so one length-bucketed batch runs against every label's cache, all labels in one forward.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -24,7 +26,7 @@ from triage_app.engine.forward import (LabelTree, batch_attention_mask, batch_in
 from triage_app.engine.labels import Label, LabelSet
 from triage_app.engine.method import ScoredBatch
 from triage_app.engine.models import LoadedModel
-from triage_app.engine.prefix_cache import PrefixCache
+from triage_app.engine.prefix_cache import PrefixCache, stacked
 from triage_app.engine.prompt import EncodedTicket, PromptPrefix, clean, split_at_ticket, ticket_limit, truncate
 
 CHANNEL_INSTRUCTION = "You are reading a customer support ticket. It belongs to this category: {label}."
@@ -101,7 +103,7 @@ class ChannelMethod:
 
     def fast_batch(self, tickets: list[EncodedTicket], bucket: Bucket, prefixes: list[PrefixCache] | None,
                    config: RunConfig) -> ScoredBatch:
-        """One length bucket of ticket tokens against every label's cache in turn; without the caches
+        """One length bucket of ticket tokens against every label's cache; without the caches
         (an unclean cut, or the prefix cache off), each label's whole prompts as padded rows."""
         model, step = self.loaded.model, self.loaded.placement.width_step
         if prefixes:
@@ -121,13 +123,29 @@ class ChannelMethod:
         return ["channel", self.channel.texts, self.channel.max_ticket_tokens]
 
 
+class RowPrefixes(NamedTuple):
+    """The cached prefixes a batch's rows follow: row b follows lengths[b] tokens, stored right-padded
+    to width slots."""
+
+    cache: object                 # DynamicCache, [B, kv_heads, width, head_dim] per layer
+    width: int
+    lengths: torch.Tensor         # [B]
+    last_hidden: torch.Tensor     # [B, H]: each prefix's last position, which predicts the row's first token
+
+
 # fast path
 @torch.inference_mode()
 def score_channel_batch(model, rows: list[list[int]], prefixes: list[PrefixCache],
                         width_step: int = 1) -> torch.Tensor:
-    """log p(ticket | label) for right-padded ticket rows, against every label's cache: [B, L, 1]."""
-    return torch.stack([_log_likelihoods(model, rows, 0, prefix, width_step) for prefix in prefixes],
-                       dim=1)[:, :, None]
+    """log p(ticket | label) for right-padded ticket rows, against every label's cache: [B, L, 1].
+
+    Every label's rows run in one forward (row l * B + b: ticket b after label l's prefix): one pass
+    over the weights instead of one per label, which the first labels of a run wait for."""
+    B, L = len(rows), len(prefixes)
+    lengths = torch.tensor([p.length for p in prefixes], device=model.device).repeat_interleave(B)   # [L*B]
+    last_hidden = torch.cat([p.last_hidden for p in prefixes]).repeat_interleave(B, dim=0)          # [L*B, H]
+    behind = RowPrefixes(stacked(prefixes, B), max(p.length for p in prefixes), lengths, last_hidden)
+    return _log_likelihoods(model, rows * L, 0, behind, width_step).view(L, B).T[:, :, None]
 
 
 @torch.inference_mode()
@@ -138,24 +156,31 @@ def score_channel_full_batch(model, tickets: list[EncodedTicket], prefix_lengths
                         for label, p in enumerate(prefix_lengths)], dim=1)[:, :, None]
 
 
-def _log_likelihoods(model, rows: list[list[int]], start: int, prefix: PrefixCache | None,
+def _log_likelihoods(model, rows: list[list[int]], start: int, prefix: RowPrefixes | None,
                      width_step: int) -> torch.Tensor:
     """Per row, the sum of log p(token) over row[start:], each token given everything before it: [B]."""
     device = model.device
     lengths = torch.tensor([len(r) for r in rows], device=device)                # [B]
     B, S = len(rows), padded_width(int(lengths.max()), width_step)
-    P = prefix.length if prefix else 0
+    P = prefix.width if prefix else 0
     input_ids = batch_input_ids(rows, _NO_LABELS, S, device)                     # [B, S]
     mask = batch_attention_mask(lengths, _NO_LABELS, S, P, device)               # [B, 1, S, P+S]
-    position_ids = batch_position_ids(lengths, _NO_LABELS, S, P, device)         # [B, S]
-    cache = prefix.expand(B) if prefix else None
+    position_ids = batch_position_ids(lengths, _NO_LABELS, S, 0, device)         # [B, S]
+    if prefix:
+        # a shorter prefix's padding slots are never keys; its tokens continue from its own length
+        mask[:, :, :, :P] &= torch.arange(P, device=device) < prefix.lengths[:, None, None, None]
+        position_ids = position_ids + prefix.lengths[:, None]
+    cache = prefix.cache if prefix else None
     hidden = decoder_of(model)(input_ids=input_ids, attention_mask=mask, position_ids=position_ids,
                                cache=cache, use_cache=cache is not None).last_hidden_state  # [B, S, H]
     # the position before each scored token predicts it; for the first one after a cache that is
     # the prefix's last position
     states, targets = [], []
     for b, n in enumerate(lengths.tolist()):
-        states.append(hidden[b, start - 1 : n - 1] if start else torch.cat([prefix.last_hidden, hidden[b, : n - 1]]))
+        if start:
+            states.append(hidden[b, start - 1 : n - 1])
+        else:
+            states.append(torch.cat([prefix.last_hidden[b : b + 1], hidden[b, : n - 1]]))
         targets.append(input_ids[b, start:n])
     scored = _target_logprobs(model, torch.cat(states), torch.cat(targets))   # [sum of n - start]
     owner = torch.repeat_interleave(torch.arange(B, device=device), (lengths - start).clamp(min=0))

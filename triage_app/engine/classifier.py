@@ -181,7 +181,9 @@ class Classifier:
         stats.fallbacks += len(full) if config.prefix_cache else 0
         lengths = {t.index: len(t.suffix_ids) for t in cached} | {t.index: self.method.full_length(t) for t in full}
         stats.count_planned(list(lengths.values()))
-        first_budget = min(FIRST_BATCH_TOKENS, config.token_budget) if first and config.token_budget else None
+        # the first batch's rows x width bounds all its passes together (channel: one per label)
+        first_budget = (min(FIRST_BATCH_TOKENS // len(self.method.prefix_ids), config.token_budget)
+                        if first and config.token_budget else None)
         buckets = []
         for group, uses in ((cached, True), (full, False)):
             if group:
@@ -192,10 +194,10 @@ class Classifier:
         return buckets, {t.index: t for t in tickets}
 
     def _prefix_caches(self, stats: RunStats) -> list[PrefixCache]:
-        # read-only once built (batches expand them as views), so every run of this classifier shares them
+        # read-only once built (batches read them, never write them), so every run of this classifier shares them
         if self._prefixes is None:
-            self._prefixes = [PrefixCache(decoder_of(self.model), ids, self.loaded.placement.device)
-                              for ids in self.method.prefix_ids]
+            self._prefixes = PrefixCache.many(decoder_of(self.model), self.method.prefix_ids,
+                                              self.loaded.placement.device)
             stats.tokens_processed += sum(p.length for p in self._prefixes)
         stats.prefix_tokens = sum(p.length for p in self._prefixes)
         return self._prefixes
@@ -207,9 +209,9 @@ class Classifier:
 
 # Tickets tokenised and planned together: the first chunk small, for an early first result;
 # later ones larger, for buckets of similar lengths (docs/bench/first_result.txt).
-FIRST_CHUNK, LARGEST_CHUNK = 256, 4096
-# The run's first batch, rows x width: a few of the first chunk's shortest tickets, so the first
-# labels wait for one small forward (channel runs it once per label).
+FIRST_CHUNK, LARGEST_CHUNK = 64, 4096
+# The run's first batch, rows x width summed over its passes (channel scores each row once per
+# label): the first chunk's shortest ticket or few, so the first labels wait for little model work.
 FIRST_BATCH_TOKENS = 128
 
 
