@@ -1,14 +1,17 @@
 """The table model and its proxy on a 4-row DataFrame, no window (after napari's PandasModel tests)."""
 
 import math
+import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 
 from triage_app.engine.classifier import Prediction
 from triage_app.learn import LEARNED, MODEL, PERSON, TicketFeatures, learn
+from triage_app.ui import none_refs
 from triage_app.ui.ticket_model import (CONFIDENCE, LABEL, LOW_CONFIDENCE, MARGIN, SORT_ROLE, TicketFilterProxy,
                                         TicketTableModel, contiguous_runs)
 
@@ -61,6 +64,39 @@ def test_low_confidence_rows_are_tinted(answered):
     assert answered.confidence(1) < LOW_CONFIDENCE
     assert answered.data(answered.index(1, 4), background) is not None
     assert answered.data(answered.index(0, 4), background) is None
+
+
+def test_a_delegate_painting_cell_after_cell_gets_each_cells_own_look(qtbot, answered):
+    """Views paint through multiData (all a cell's roles in one call), and Qt's delegate hands it the
+    same slots for every cell: a role one cell has must not show on the next, which has none."""
+    proxy = TicketFilterProxy()
+    proxy.setSourceModel(answered)
+    delegate = QStyledItemDelegate()
+    looks = {}
+    for row, column in [(0, CONFIDENCE), (0, 4), (1, 4), (0, 4)]:     # right-aligned, then text; tinted, then not
+        option = QStyleOptionViewItem()
+        delegate.initStyleOption(option, proxy.index(row, column))
+        looks[row, column] = (option.text, option.displayAlignment & Qt.AlignmentFlag.AlignRight,
+                              option.backgroundBrush.style() != Qt.BrushStyle.NoBrush)
+    assert looks[0, CONFIDENCE] == ("0.90", Qt.AlignmentFlag.AlignRight, False)
+    assert looks[1, 4] == ("app crashes on start", Qt.AlignmentFlag(0), True)        # low confidence: tinted
+    assert looks[0, 4] == ("refund my invoice", Qt.AlignmentFlag(0), False)
+
+
+def test_painting_cells_costs_none_no_references(qtbot, answered):
+    """PySide6 6.12 takes a reference from None on every void call (ui/none_refs.py); multiData makes
+    one per role per cell painted, and gives them back: None is not immortal on Python 3.11."""
+    proxy = TicketFilterProxy()
+    proxy.setSourceModel(answered)
+    delegate = QStyledItemDelegate()
+    option = QStyleOptionViewItem()
+    index = proxy.index(1, 4)
+    delegate.initStyleOption(option, index)
+    before = sys.getrefcount(None)
+    for _ in range(2000):
+        delegate.initStyleOption(option, index)
+    none_refs.give_back(2000)                                 # initStyleOption is void too: the test's own
+    assert abs(sys.getrefcount(None) - before) < 100          # 14,000 taken without giving back
 
 
 def test_the_proxy_never_reads_a_row_at_a_time(answered, monkeypatch):

@@ -6,10 +6,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import QItemSelectionModel, QPoint, Qt
 
 from triage_app.engine.classifier import Prediction
 from triage_app.ui.ticket_model import CONFIDENCE, LABEL, MARGIN, RESULT_HEADERS, TicketFilterProxy, TicketTableModel
+from triage_app.ui.ticket_view import TicketView
 
 NAMES = ["technical", "account", "billing"]          # not alphabetical: the label sort is by name
 ASC, DESC = Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder
@@ -182,3 +183,23 @@ def test_headers_and_a_new_file(tickets):
     assert shown(proxy) == [0, 2] and proxy.columnCount() == 4
     proxy.setSourceModel(None)
     assert proxy.rowCount() == 0
+
+
+def test_the_row_numbers_fit_the_files_largest_without_asking_the_model(qtbot, tickets, monkeypatch):
+    """Qt's own header re-reads the numbers of the first and last 100 rows shown whenever the row
+    count changes (each batch into a filtered table); the table's is as wide as the file's largest."""
+    model, proxy, _ = tickets
+    view = TicketView()
+    qtbot.addWidget(view)
+    view.setModel(proxy)
+    view.show()
+    proxy.set_search("ticket 1 ")                                    # row 2 only: a one-digit number
+    asked = []
+    monkeypatch.setattr(TicketTableModel, "headerData", lambda *a: asked.append(a))
+    header = view.verticalHeader()
+    assert header.sizeHint().width() > header.fontMetrics().horizontalAdvance(str(model.rowCount()))
+    assert asked == []
+    monkeypatch.undo()
+    # a click on a row's number still selects the row
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(5, header.sectionViewportPosition(0) + 3))
+    assert view.selected_source_rows() == [shown(proxy)[0]]

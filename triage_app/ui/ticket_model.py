@@ -19,6 +19,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 
 from triage_app.learn.model import LEARNED, MODEL, PERSON
+from triage_app.ui import none_refs
 from triage_app.ui.ticket_proxy import RowOrderProxy, contiguous_runs
 
 LABEL, CONFIDENCE, MARGIN = 0, 1, 2
@@ -27,6 +28,10 @@ LOW_CONFIDENCE = 0.7
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1     # raw values: floats, or None for "no answer yet"
 _LOW_TINT = QColor(255, 228, 181)
 _MANUAL_TINT = QColor(214, 234, 248)
+# asked per cell painted: made once (an enum's | is a Python call)
+_SELECTABLE = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_EDITABLE = _SELECTABLE | Qt.ItemFlag.ItemIsEditable
+_NUMBERS_ALIGNED = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _CELL_CHARS = 240                            # a table cell shows the head of a ticket; the tooltip all of it
 
 
@@ -358,35 +363,23 @@ class TicketTableModel(QAbstractTableModel):
         return self.columns[section - len(RESULT_HEADERS)]
 
     def flags(self, index):
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        if index.column() == LABEL and self.label_names:
-            flags |= Qt.ItemFlag.ItemIsEditable
-        return flags
+        return _EDITABLE if index.column() == LABEL and self.label_names else _SELECTABLE
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        row, column = index.row(), index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(row, column)
-        if role == Qt.ItemDataRole.EditRole:
-            return self.label_of(row) if column == LABEL else self._display(row, column)
-        if role == SORT_ROLE:
-            return self.sort_key(row, column)
-        if role == Qt.ItemDataRole.BackgroundRole:
-            if row in self._manual and column == LABEL:
-                return _MANUAL_TINT
-            confidence = self._confidence[row]
-            return _LOW_TINT if confidence < LOW_CONFIDENCE else None   # NaN compares False
-        if role == Qt.ItemDataRole.FontRole and column == LABEL and row in self._manual:
-            font = QFont()
-            font.setBold(True)
-            return font
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in (CONFIDENCE, MARGIN):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(row, column)
-        return None
+        answer = self._ROLES.get(role)
+        return answer(self, index.row(), index.column()) if answer is not None else None
+
+    def multiData(self, index, roles) -> None:
+        """Every role a delegate reads to paint a cell, in one call from Qt: by data() it would be
+        seven calls into Python per cell, and a batch repaints every cell in view. Every slot is
+        set, None too: Qt's delegate passes the same slots for every cell."""
+        valid, row, column = index.isValid(), index.row(), index.column()
+        for slot in roles:
+            answer = self._ROLES.get(slot.role()) if valid else None
+            slot.setData(None if answer is None else answer(self, row, column))
+        none_refs.give_back(len(roles))      # setData is void: see none_refs
 
     def setData(self, index, value, role=Qt.ItemDataRole.EditRole) -> bool:
         """A person's label for a row; None or "" goes back to the model's answer."""
@@ -418,6 +411,24 @@ class TicketTableModel(QAbstractTableModel):
         head = text[:_CELL_CHARS]
         return head.replace("\n", " ⏎ ") + ("…" if len(text) > _CELL_CHARS else "")
 
+    def _edit(self, row: int, column: int):
+        return self.label_of(row) if column == LABEL else self._display(row, column)
+
+    def _background(self, row: int, column: int):
+        if column == LABEL and row in self._manual:
+            return _MANUAL_TINT
+        return _LOW_TINT if self._confidence[row] < LOW_CONFIDENCE else None   # NaN compares False
+
+    def _font(self, row: int, column: int):
+        if column != LABEL or row not in self._manual:
+            return None
+        font = QFont()
+        font.setBold(True)
+        return font
+
+    def _alignment(self, row: int, column: int):
+        return _NUMBERS_ALIGNED if column in (CONFIDENCE, MARGIN) else None
+
     def _tooltip(self, row: int, column: int):
         if column >= len(RESULT_HEADERS):
             text = str(self._cells[row, column - len(RESULT_HEADERS)])
@@ -435,6 +446,12 @@ class TicketTableModel(QAbstractTableModel):
         elif prediction is not None:
             lines.append("blank ticket: nothing to classify")
         return "\n".join(lines) or None
+
+    # what data() and multiData() answer, by role (as ints: multiData's roles are); a role not here has no value
+    _ROLES = {int(role): answer for role, answer in {
+        Qt.ItemDataRole.DisplayRole: _display, Qt.ItemDataRole.EditRole: _edit, SORT_ROLE: sort_key,
+        Qt.ItemDataRole.BackgroundRole: _background, Qt.ItemDataRole.FontRole: _font,
+        Qt.ItemDataRole.TextAlignmentRole: _alignment, Qt.ItemDataRole.ToolTipRole: _tooltip}.items()}
 
 
 def _answered(scores: np.ndarray) -> np.ndarray:

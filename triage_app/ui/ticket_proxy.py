@@ -212,10 +212,14 @@ class RowOrderProxy(QAbstractProxyModel):
     def hasChildren(self, parent=QModelIndex()) -> bool:
         return not parent.isValid() and self._order.size > 0
 
-    # The views ask data() and flags() of every cell they paint. Qt's own would call mapToSource and
-    # then the source, each a call from C++ into Python; these are one, the rest plain Python calls.
+    # The views ask multiData() and flags() of every cell they paint. Qt's own would call mapToSource
+    # and then the source, each a call from C++ into Python; these are one, the rest plain Python calls.
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
         return self._source.data(self.mapToSource(index), role) if self._source is not None else None
+
+    def multiData(self, index: QModelIndex, roles) -> None:
+        if self._source is not None:
+            self._source.multiData(self.mapToSource(index), roles)
 
     def flags(self, index: QModelIndex):
         return self._source.flags(self.mapToSource(index)) if self._source is not None else Qt.ItemFlag.NoItemFlags

@@ -9,8 +9,9 @@ do not change.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QComboBox, QFrame, QHeaderView, QStyledItemDelegate, QTableView
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFrame, QHeaderView, QStyle, QStyledItemDelegate,
+                               QStyleOptionHeader, QTableView)
 
 from triage_app.ui.ticket_model import LABEL, RESULT_HEADERS
 
@@ -35,6 +36,25 @@ class LabelDelegate(QStyledItemDelegate):
 
     def setModelData(self, editor, model, index):
         model.setData(index, editor.currentData(), Qt.ItemDataRole.EditRole)
+
+
+class RowNumbers(QHeaderView):
+    """The row numbers at the table's left, as wide as the file's largest number. Qt's own header
+    measures the numbers of the first and last 100 rows shown whenever the row count changes (each
+    batch that brings rows into a filtered table), a call into Python for each and each of its roles."""
+
+    def __init__(self, parent=None):
+        super().__init__(Qt.Orientation.Vertical, parent)
+        self.setSectionsClickable(True)          # as QTableView's own: a click selects the row
+        self.setHighlightSections(True)
+
+    def sizeHint(self) -> QSize:
+        proxy = self.model()                     # rows keep the file's numbers: its row count is the widest
+        rows = proxy.sourceModel().rowCount() if proxy is not None else 0
+        option = QStyleOptionHeader()            # set by attribute: initStyleOption is void (see none_refs)
+        option.fontMetrics = self.fontMetrics()
+        option.text = "0" * len(str(rows))
+        return self.style().sizeFromContents(QStyle.ContentsType.CT_HeaderSection, option, QSize(), self)
 
 
 def _set_up(view: QTableView) -> None:
@@ -79,6 +99,7 @@ class FrozenColumns(QTableView):
 class TicketView(QTableView):
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.setVerticalHeader(RowNumbers(self))
         _set_up(self)
         self.setSortingEnabled(True)
         self.horizontalHeader().setStretchLastSection(True)
