@@ -21,7 +21,7 @@ from triage_app.files.store import ResultStore
 from ui_helpers import (Relay, make_window, open_file, run_and_wait, sample_rows, settings_file,  # noqa: F401
                         with_model, write_slice)
 
-SHORT = 380   # sample rows 380-391: 61 to 366 characters, all three categories
+SHORT = 380   # from sample row 380 the tickets are short (the first twelve 61 to 366 characters), all three categories
 
 
 @pytest.fixture
