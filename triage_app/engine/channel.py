@@ -108,7 +108,8 @@ class ChannelMethod:
         model, step = self.loaded.model, self.loaded.placement.width_step
         if prefixes:
             labels = len(prefixes)
-            return ScoredBatch(score_channel_batch(model, [t.suffix_ids for t in tickets], prefixes, step),
+            rows = [t.suffix_ids for t in tickets]
+            return ScoredBatch(score_channel_batch(model, rows, prefixes, step, config.token_budget),
                                processed=len(tickets) * bucket.width * labels, real=bucket.real_tokens * labels,
                                prefix_saved=sum(p.length for p in prefixes) * len(tickets))
         rows = [[len(t.full_ids[label]) for t in tickets] for label in range(len(self.starts))]
@@ -135,17 +136,26 @@ class RowPrefixes(NamedTuple):
 
 # fast path
 @torch.inference_mode()
-def score_channel_batch(model, rows: list[list[int]], prefixes: list[PrefixCache],
-                        width_step: int = 1) -> torch.Tensor:
+def score_channel_batch(model, rows: list[list[int]], prefixes: list[PrefixCache], width_step: int = 1,
+                        token_budget: int | None = None) -> torch.Tensor:
     """log p(ticket | label) for right-padded ticket rows, against every label's cache: [B, L, 1].
 
-    Every label's rows run in one forward (row l * B + b: ticket b after label l's prefix): one pass
-    over the weights instead of one per label, which the first labels of a run wait for."""
+    As many labels' rows as token_budget allows run in one forward (row l * B + b: ticket b after
+    label l's prefix): a small batch, such as the first labels of a run wait for, makes one pass
+    over the weights instead of one per label; a full one runs a label at a time, as large as before."""
+    tokens = len(rows) * padded_width(max(map(len, rows)), width_step)   # one label's rows x width
+    labels = max(1, token_budget // tokens) if token_budget else len(prefixes)
+    return torch.cat([_stacked_log_likelihoods(model, rows, prefixes[k : k + labels], width_step)
+                      for k in range(0, len(prefixes), labels)], dim=1)[:, :, None]
+
+
+def _stacked_log_likelihoods(model, rows, prefixes, width_step) -> torch.Tensor:
+    """[B, L]: every given label's rows in one forward."""
     B, L = len(rows), len(prefixes)
     lengths = torch.tensor([p.length for p in prefixes], device=model.device).repeat_interleave(B)   # [L*B]
     last_hidden = torch.cat([p.last_hidden for p in prefixes]).repeat_interleave(B, dim=0)          # [L*B, H]
     behind = RowPrefixes(stacked(prefixes, B), max(p.length for p in prefixes), lengths, last_hidden)
-    return _log_likelihoods(model, rows * L, 0, behind, width_step).view(L, B).T[:, :, None]
+    return _log_likelihoods(model, rows * L, 0, behind, width_step).view(L, B).T
 
 
 @torch.inference_mode()
