@@ -1,7 +1,6 @@
 """The table model and its proxy on a 4-row DataFrame, no window (after napari's PandasModel tests)."""
 
 import math
-import sys
 
 import numpy as np
 import pandas as pd
@@ -11,7 +10,6 @@ from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 
 from triage_app.engine.classifier import Prediction
 from triage_app.learn import LEARNED, MODEL, PERSON, TicketFeatures, learn
-from triage_app.ui import none_refs
 from triage_app.ui.ticket_model import (CONFIDENCE, LABEL, LOW_CONFIDENCE, MARGIN, SORT_ROLE, TicketFilterProxy,
                                         TicketTableModel, contiguous_runs)
 
@@ -81,22 +79,6 @@ def test_a_delegate_painting_cell_after_cell_gets_each_cells_own_look(qtbot, ans
     assert looks[0, CONFIDENCE] == ("0.90", Qt.AlignmentFlag.AlignRight, False)
     assert looks[1, 4] == ("app crashes on start", Qt.AlignmentFlag(0), True)        # low confidence: tinted
     assert looks[0, 4] == ("refund my invoice", Qt.AlignmentFlag(0), False)
-
-
-def test_painting_cells_costs_none_no_references(qtbot, answered):
-    """PySide6 6.12 takes a reference from None on every void call (ui/none_refs.py); multiData makes
-    one per role per cell painted, and gives them back: None is not immortal on Python 3.11."""
-    proxy = TicketFilterProxy()
-    proxy.setSourceModel(answered)
-    delegate = QStyledItemDelegate()
-    option = QStyleOptionViewItem()
-    index = proxy.index(1, 4)
-    delegate.initStyleOption(option, index)
-    before = sys.getrefcount(None)
-    for _ in range(2000):
-        delegate.initStyleOption(option, index)
-    none_refs.give_back(2000)                                 # initStyleOption is void too: the test's own
-    assert abs(sys.getrefcount(None) - before) < 100          # 14,000 taken without giving back
 
 
 def test_the_proxy_never_reads_a_row_at_a_time(answered, monkeypatch):

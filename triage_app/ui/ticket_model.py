@@ -19,7 +19,6 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 
 from triage_app.learn.model import LEARNED, MODEL, PERSON
-from triage_app.ui import none_refs
 from triage_app.ui.ticket_proxy import RowOrderProxy, contiguous_runs
 
 LABEL, CONFIDENCE, MARGIN = 0, 1, 2
@@ -379,7 +378,6 @@ class TicketTableModel(QAbstractTableModel):
         for slot in roles:
             answer = self._ROLES.get(slot.role()) if valid else None
             slot.setData(None if answer is None else answer(self, row, column))
-        none_refs.give_back(len(roles))      # setData is void: see none_refs
 
     def setData(self, index, value, role=Qt.ItemDataRole.EditRole) -> bool:
         """A person's label for a row; None or "" goes back to the model's answer."""

@@ -51,7 +51,7 @@ class RowNumbers(QHeaderView):
     def sizeHint(self) -> QSize:
         proxy = self.model()                     # rows keep the file's numbers: its row count is the widest
         rows = proxy.sourceModel().rowCount() if proxy is not None else 0
-        option = QStyleOptionHeader()            # set by attribute: initStyleOption is void (see none_refs)
+        option = QStyleOptionHeader()            # set by attribute, as Qt's own header does
         option.fontMetrics = self.fontMetrics()
         option.text = "0" * len(str(rows))
         return self.style().sizeFromContents(QStyle.ContentsType.CT_HeaderSection, option, QSize(), self)
