@@ -9,9 +9,9 @@ from PySide6.QtWidgets import QApplication
 
 from triage_app.files.clean import STEPS, TextCleaning, clean
 from triage_app.ui.settings import Remembered, SettingsDialog, open_settings
-from ui_helpers import Relay, make_window, open_file, run_and_wait, settings_file, with_model  # noqa: F401
+from ui_helpers import (Relay, make_window, open_file, run_and_wait, save_shot, settings_file,  # noqa: F401
+                        with_model)
 
-SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 BODIES = ["Hello,\\n\\nmy card was charged twice &amp; I want a refund.<br>Thanks",
           "The app crashes<br><br>when I open   settings.\\nSent from my iPhone"]
 
@@ -25,7 +25,7 @@ def exported(folder: Path) -> Path:
     return path
 
 
-def test_a_box_per_step_remembered(qtbot, settings_file):
+def test_a_box_per_step_remembered(qtbot, settings_file, tmp_path):
     remembered = Remembered()
     dialog = SettingsDialog(remembered, "")
     qtbot.addWidget(dialog)
@@ -35,8 +35,7 @@ def test_a_box_per_step_remembered(qtbot, settings_file):
     dialog.cleaning["replies"].setChecked(True)
     dialog.show()
     QApplication.processEvents()
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    dialog.grab().save(str(SHOTS / "settings_cleaning.png"))
+    save_shot(dialog, "settings_cleaning.png", tmp_path)
     dialog.apply_to(remembered)
     assert remembered.cleaning == TextCleaning(html=False, replies=True)
     settings = open_settings()
@@ -65,7 +64,7 @@ def test_prompt_and_run_read_the_cleaned_text_and_the_table_keeps_the_original(q
     shown = prompted.seen[-1].ticket
     assert shown == clean(original).strip()
     assert "<br>" not in shown and "\\n" not in shown and "&amp;" not in shown and "& I want" in shown
-    window.prompt_preview.grab().save(str(SHOTS / "prompt_cleaned.png"))
+    save_shot(window.prompt_preview, "prompt_cleaned.png", tmp_path)
     window.prompt_preview.close()
 
     # the run reads the cleaned texts: stored under this cleaning, a second run resumes every row...

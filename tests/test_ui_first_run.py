@@ -5,15 +5,13 @@ is never called cancelled.
 The Hub is a closed local port and the cache an empty folder: nothing leaves this machine.
 """
 
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 
 from triage_app.engine import models
-from ui_helpers import Relay, make_window, open_file, settings_file, write_slice  # noqa: F401
+from ui_helpers import Relay, make_window, open_file, save_shot, settings_file, write_slice  # noqa: F401
 
-SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 
 
 def test_a_first_run_offline_offers_the_bundled_model_and_runs_on_it(qtbot, make_window, empty_hub, tmp_path):
@@ -45,8 +43,7 @@ def test_a_first_run_offline_offers_the_bundled_model_and_runs_on_it(qtbot, make
     progress = window.run_panel.bar.format()
     assert "did not start" in progress and "cancelled" not in progress, progress
     assert "cancelled" not in window.statusBar().currentMessage().lower()
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    window.grab().save(str(SHOTS / "first_run_offline.png"))
+    save_shot(window, "first_run_offline.png", tmp_path)
 
     # one click: the bundled model loads and the run that was waiting starts on it
     loaded = Relay(window.worker.model_loaded)

@@ -2,16 +2,14 @@
 and scrolled all the way right, label, confidence and margin are still on screen, where 1–9 act."""
 
 import csv
-import os
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
 from triage_app.ui.ticket_model import CONFIDENCE, LABEL, MARGIN
-from ui_helpers import make_window, open_file, settings_file  # noqa: F401
+from ui_helpers import make_window, open_file, save_shot, settings_file  # noqa: F401
 
-SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 BODY = ("Hello team,\\n\\nour invoices for March show the Premium plan twice and the card was charged "
         "both times. <br>Could you refund the second charge? &amp; please confirm by email. ") * 4
 
@@ -57,9 +55,7 @@ def test_the_decision_columns_stay_in_view_and_keys_label_a_visible_row(qtbot, m
     for column in (LABEL, CONFIDENCE, MARGIN):
         assert on_screen(frozen, proxy.index(2, column)), column
     assert all(frozen.isColumnHidden(c) for c in range(3, proxy.columnCount()))
-    shots = SHOTS if os.environ.get("TRIAGE_SHOTS") else tmp_path     # the docs' copy only when asked for
-    shots.mkdir(parents=True, exist_ok=True)
-    assert window.grab().save(str(shots / "frozen_decision_columns.png"))
+    save_shot(window, "frozen_decision_columns.png", tmp_path)
 
     # 1–9 label the selected row, whose label is on screen
     QTest.keyClick(view, Qt.Key.Key_1)

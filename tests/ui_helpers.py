@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import os
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,16 @@ def run_and_wait(qtbot, window, timeout=120_000, **kwargs) -> str:
     with qtbot.waitSignal(window.run_ended, timeout=timeout) as blocker:
         assert window.run(**kwargs) is not None
     return blocker.args[0]
+
+
+DOCS_SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+
+
+def save_shot(widget, name: str, tmp_path: Path) -> Path:
+    """A screenshot to look at: in the test's own folder, or in docs/screenshots with TRIAGE_SHOTS=1
+    (a test run never changes a tracked file unless asked to)."""
+    folder = DOCS_SHOTS if os.environ.get("TRIAGE_SHOTS") else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    assert widget.grab().save(str(path))
+    return path
