@@ -6,7 +6,7 @@ of the file, labelled or not, which is free information about which words are co
 
 It is built in slices of rows because it runs beside the window's event loop: TfidfVectorizer
 on a whole 100k-ticket file sorts its vocabulary and converts every index in single calls that
-hold the GIL, which froze the window for over a second (docs/learning/window.md). Here the
+hold the GIL, which froze the window for over a second (docs/learning/README.md). Here the
 words and bigrams are scikit-learn's (CountVectorizer's analyzer), counted a slice at a time,
 numbered in the order they first appear (never sorted), and weighed by TfidfTransformer: the
 same columns as TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=2), in another order.

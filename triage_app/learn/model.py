@@ -82,7 +82,7 @@ class TextModel:
     def log_probs(self, x) -> np.ndarray:
         """[N, V] features -> [N, L] log-probabilities; a label it never saw gets the row's mean: no opinion."""
         # a slice of rows at a time: on a whole 100k-ticket file each product is one call that holds
-        # the GIL long enough to stall the window (docs/learning/window.md)
+        # the GIL long enough to stall the window (docs/learning/README.md, "The window while it learns")
         seen = np.log(np.maximum(np.concatenate(
             [self.regression.predict_proba(x[i:i + PREDICT_SLICE][:, self.columns])
              for i in range(0, x.shape[0], PREDICT_SLICE)] or [np.zeros((0, len(self.seen)))]), 1e-300))  # [N, S]
