@@ -44,7 +44,7 @@ BANKING_SETS = {"banking10": {
 BANKING_PER_INTENT = 40
 # the CPU time is shared: the sample's first 150 tickets (about 50 per category), 30 tickets of each helpdesk queue
 SAMPLE_ROWS = 150
-HELPDESK_PER_QUEUE = 30
+HELPDESK_PER_QUEUE = {"helpdesk": 30, "helpdesk50": 50}   # helpdesk50: k=20 draws that differ (a pool of 25)
 
 
 def load_set(name: str) -> tuple[list[str], list[str], list[str]]:
@@ -62,7 +62,8 @@ def load_set(name: str) -> tuple[list[str], list[str], list[str]]:
         gold = [intents[frame["category"].iat[r]] for r in rows]
         return texts, gold, list(intents.values())
     path, column = {"sample": ("resources/sample_tickets.csv", "category"),
-                    "helpdesk": ("resources/helpdesk_tickets.csv", "queue")}[name]
+                    "helpdesk": ("resources/helpdesk_tickets.csv", "queue"),
+                    "helpdesk50": ("resources/helpdesk_tickets.csv", "queue")}[name]
     table = reader.read_tickets(ROOT / path)
     if name == "sample":
         table.frame = table.frame.head(SAMPLE_ROWS)
@@ -70,9 +71,9 @@ def load_set(name: str) -> tuple[list[str], list[str], list[str]]:
     gold = [str(g).strip() for g in table.frame[column]]
     keep = [r for r in range(len(texts)) if texts[r].strip() and gold[r]]
     names = sorted(set(gold[r] for r in keep))
-    if name == "helpdesk":
+    if name in HELPDESK_PER_QUEUE:
         keep = sorted(r for queue in names for r in random.Random(0).sample(
-            [r for r in keep if gold[r] == queue], HELPDESK_PER_QUEUE))
+            [r for r in keep if gold[r] == queue], HELPDESK_PER_QUEUE[name]))
     return [texts[r] for r in keep], [gold[r] for r in keep], names
 
 
