@@ -302,4 +302,5 @@ def _estimate(z: np.ndarray, p: np.ndarray, targets: np.ndarray, weights: Weight
     shrunk = (right + 2) / (n + 4)
     learned_only = float(np.mean(np.argmax(p, axis=1) == targets))
     return Estimate(n, right / n, float(np.sqrt(shrunk * (1 - shrunk) / (n + 4))), learned_only,
-                    float(np.mean(np.argmax(z, axis=1) == targets)), int(np.bincount(targets, minlength=n_labels).min()))
+                    float(np.mean(np.argmax(z, axis=1) == targets)),
+                    int(np.bincount(targets, minlength=n_labels).min()))
