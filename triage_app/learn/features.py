@@ -29,10 +29,12 @@ class TicketFeatures:
         # min_df=2: a word or bigram in one ticket alone can tell nothing about any other ticket,
         # and dropping them cuts the regression's columns (and its cost) by more than half
         found = np.bincount(np.concatenate([s.indices for s in slices] or [np.zeros(0, np.int32)]), minlength=width)
+        shared = found >= 2
+        columns = int(shared.sum())
         kept = np.full(width, -1, dtype=np.int64)                                   # [every term] new column or -1
-        kept[found >= 2] = np.arange(int((found >= 2).sum()))
-        counts = [_columns(s, kept) for s in slices] or [sparse.csr_matrix((0, 0), dtype=np.float32)]
-        if not counts[0].shape[1]:   # no word shared by two tickets (blank or punctuation-only): nothing to learn from
+        kept[shared] = np.arange(columns)
+        counts = [_columns(s, kept, columns) for s in slices]
+        if not columns:   # no word shared by two tickets (blank or punctuation-only): nothing to learn from
             self.matrix = sparse.csr_matrix((len(texts), 0), dtype=np.float32)
             return
         tfidf = TfidfTransformer(sublinear_tf=True).fit(sparse.vstack(counts, format="csr"))
@@ -65,9 +67,9 @@ def _counts(texts: list[str]) -> tuple[list[sparse.csr_matrix], int]:
     return slices, width
 
 
-def _columns(x: sparse.csr_matrix, kept: np.ndarray) -> sparse.csr_matrix:
+def _columns(x: sparse.csr_matrix, kept: np.ndarray, width: int) -> sparse.csr_matrix:
     """x's columns where kept >= 0, numbered kept: scipy's x[:, cols] walks every column in one long call."""
     at = kept[x.indices]                                                             # [nnz] new column, or -1
     keep = at >= 0
     ends = np.concatenate([[0], np.cumsum(keep)])[x.indptr]                          # [rows + 1]
-    return sparse.csr_matrix((x.data[keep], at[keep], ends), shape=(x.shape[0], int(kept.max(initial=-1)) + 1))
+    return sparse.csr_matrix((x.data[keep], at[keep], ends), shape=(x.shape[0], width))

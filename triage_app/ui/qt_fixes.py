@@ -6,7 +6,8 @@ such calls a minute, and once None's count reaches zero the interpreter aborts (
 deallocating None"). Wrapping every void method is not possible, so install() gives None a
 reference count no session can use up, which is what Python 3.12 does for it (immortal objects).
 
-Signal.emit (below) is wrapped rather than pinned, as it was found first and is tested on its own.
+Signal.emit (below) takes from True; it is wrapped to give each reference back, so True's count
+stays exact (a test counts it).
 
 SignalInstance.emit returns True without taking a reference to it, so each emit from Python takes
 one reference away from True. True is not immortal before Python 3.12: after enough emits (a run
@@ -37,13 +38,7 @@ def emit_drops_a_reference() -> bool:
     probe = _Probe()
     result = probe.ping.emit()
     _incref(result)                    # the probe's own first emit must not cost anything either
-    before = sys.getrefcount(result)
-    for _ in range(_PROBES):
-        probe.ping.emit()
-    dropped = before - sys.getrefcount(result)
-    for _ in range(max(dropped, 0)):   # give back what the probe took
-        _incref(result)
-    drops = dropped >= _PROBES
+    drops = _taken_by(probe.ping.emit, result)
     if not drops:
         ctypes.pythonapi.Py_DecRef.argtypes = [ctypes.py_object]
         ctypes.pythonapi.Py_DecRef(result)   # the first incref was not owed after all
@@ -51,18 +46,23 @@ def emit_drops_a_reference() -> bool:
 
 
 def void_calls_take_from_none() -> bool:
-    """Whether a void Qt call takes a reference away from None (the probe's are given back)."""
+    """Whether a void Qt call takes a reference away from None."""
     probe = QObject()
-    before = sys.getrefcount(None)
+    return _taken_by(lambda: probe.setObjectName("probe"), None)
+
+
+def _taken_by(call, target) -> bool:
+    """Whether each call takes a reference away from target; what the probe took is given back."""
+    before = sys.getrefcount(target)
     for _ in range(_PROBES):
-        probe.setObjectName("probe")
-    taken = before - sys.getrefcount(None)
+        call()
+    taken = before - sys.getrefcount(target)
     for _ in range(max(taken, 0)):
-        _incref(None)
+        _incref(target)
     return taken >= _PROBES
 
 
-_PINNED = 1 << 48      # references given to None: a billion void calls a second would take years to use them
+_PINNED = 1 << 60      # references given to None: at a billion void calls a second, 36 years' worth
 
 
 def _pin_none() -> None:
