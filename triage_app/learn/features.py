@@ -10,10 +10,13 @@ hold the GIL, which froze the window for over a second (docs/learning/README.md)
 words and bigrams are scikit-learn's (CountVectorizer's analyzer), counted a slice at a time,
 numbered in the order they first appear (never sorted), and weighed by TfidfTransformer: the
 same columns as TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=2), in another order.
+Every step over the whole file is a slice at a time or one call short enough (the stalls it
+leaves are measured in docs/learning/README.md).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 
 import numpy as np
@@ -21,6 +24,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
 
 SLICE = 500                 # rows per call that holds the GIL: a few ms each
+SHARDS = 256                # dicts the vocabulary is spread over (see _counts)
 
 
 class TicketFeatures:
@@ -28,7 +32,9 @@ class TicketFeatures:
         slices, width = _counts([str(t) for t in texts])                            # [S, every term] each
         # min_df=2: a word or bigram in one ticket alone can tell nothing about any other ticket,
         # and dropping them cuts the regression's columns (and its cost) by more than half
-        found = np.bincount(np.concatenate([s.indices for s in slices] or [np.zeros(0, np.int32)]), minlength=width)
+        found = np.zeros(width, dtype=np.int64)                                      # [every term] tickets holding it
+        for s in slices:
+            np.add.at(found, s.indices, 1)     # a slice at a time: one bincount over the file held the GIL
         shared = found >= 2
         columns = int(shared.sum())
         kept = np.full(width, -1, dtype=np.int64)                                   # [every term] new column or -1
@@ -51,16 +57,25 @@ class TicketFeatures:
 def _counts(texts: list[str]) -> tuple[list[sparse.csr_matrix], int]:
     """Slices of [SLICE, T]: how often each ticket holds each word and bigram, T numbered as they first appear."""
     analyze = CountVectorizer(ngram_range=(1, 2)).build_analyzer()
-    vocabulary = defaultdict()
-    vocabulary.default_factory = vocabulary.__len__                                 # a new term: the next column
+    # A dict that outgrows its table copies every entry in one call that holds the GIL: with one
+    # vocabulary of a big file's million-odd terms, that alone stalled the window. Spread over
+    # SHARDS dicts (by the term's hash, which Python caches on the string), each copy is small.
+    # A new term in any of them takes the next column, so columns still number first appearances.
+    new_column = itertools.count().__next__
+    shards = [defaultdict(new_column) for _ in range(SHARDS)]
     parts = []
     for start in range(0, len(texts), SLICE):
         columns, ends = [], [0]
         for text in texts[start:start + SLICE]:
-            columns.extend(vocabulary[term] for term in analyze(text))
+            terms = analyze(text)
+            # shards[hash(term) % SHARDS][term] for each term, in C calls: a generator costs a tenth more
+            homes = map(shards.__getitem__, map(SHARDS.__rmod__, map(hash, terms)))
+            columns.extend(map(defaultdict.__getitem__, homes, terms))
             ends.append(len(columns))
         parts.append((np.asarray(columns, dtype=np.int64), np.asarray(ends, dtype=np.int64)))
-    width = len(vocabulary)
+    width = new_column()                                                             # one past the last column
+    while shards:      # freed one dict at a time: freeing every term at once holds the GIL as long
+        shards.pop()
     slices = [sparse.csr_matrix((np.ones(len(c), np.float32), c, e), shape=(len(e) - 1, width)) for c, e in parts]
     for s in slices:
         s.sum_duplicates()                                                           # a term twice in a ticket: 2
