@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 
 from triage_app.engine.classifier import Prediction
 from triage_app.learn import LEARNED, MODEL, PERSON, TicketFeatures, learn
+from triage_app.learn.answers import Answers
 from triage_app.ui.ticket_model import (CONFIDENCE, LABEL, LOW_CONFIDENCE, MARGIN, SORT_ROLE, TicketFilterProxy,
                                         TicketTableModel, contiguous_runs)
 
@@ -238,6 +239,27 @@ def test_a_runs_new_batch_is_shown_through_the_active_learned_not_raw(taught):
     assert [model.label_of(r) for r in range(40, 60)] == gold[40:]                     # ...but not shown
     assert model.confidence(50) == pytest.approx(float(np.exp(relearn(model, features).scores[50]).max()))
     assert model.source(50) == LEARNED
+
+
+def test_a_retrain_shows_its_own_reading_where_the_scores_it_read_still_hold(taught):
+    """A retrain's answers are read on its thread; rows a run scored while it trained are combined
+    again here. Either way every row shows exactly what combining it here with today's scores gives."""
+    model, gold, features = taught
+    model.apply_predictions([prediction(r, [0.6 if n == gold[r] else 0.2 for n in NAMES]) for r in range(40)])
+    learned = relearn(model, features)                                                 # rows 40-59 not scored
+    assert learned.weights.lm > 0 and learned.weights.is_learning                      # both parts count
+    model.apply_predictions([prediction(r, [0.2, 0.2, 0.6]) for r in range(40, 50)])   # scored while it trained
+    model.set_manual(3, None)                                                          # a label taken back
+    assert model.apply_learned(learned)
+    rows = np.r_[3, 12:60]
+    expected = learned.combine(rows, model.lm_scores[rows])                             # [R, L]
+    read = Answers.of(expected)
+    assert [model.label_of(r) for r in rows] == [NAMES[k] for k in read.index]
+    assert [model.confidence(r) for r in rows] == read.confidence.tolist()
+    assert [model.margin(r) for r in rows] == read.margin.tolist()
+    shown = {a.index: a.probabilities for a in model.answers}
+    assert [shown[r] for r in rows] == np.exp(expected).tolist()
+    assert not np.array_equal(expected[29:39], learned.scores[40:50])                  # those did need combining
 
 
 def test_the_export_writes_what_the_table_shows_and_its_source(taught):

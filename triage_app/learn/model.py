@@ -24,6 +24,7 @@ from sklearn.model_selection import RepeatedStratifiedKFold
 from sklearn.multiclass import OneVsRestClassifier
 from threadpoolctl import threadpool_limits
 
+from triage_app.learn.answers import Answers
 from triage_app.learn.features import TicketFeatures
 from triage_app.learn.teaching import Teaching
 
@@ -134,23 +135,22 @@ class Learned:
     teaching: Teaching
     estimate: Estimate | None      # None: too few labels to cross-validate
     text_model: TextModel | None   # the learned part alone (None: fewer than two labels taught)
+    answers: Answers                # what `scores` answer, row by row (read here, off the UI thread)
+    lm: np.ndarray                 # [N, L] the language model's scores it learned from (NaN: not scored)
     notes: list[str] = field(default_factory=list)
     text_scores: np.ndarray | None = None   # [N, L] b * P, the learned part as weighed (None: not learning)
 
     @property
     def confidence(self) -> np.ndarray:
         """[N] probability of the answer; 1 for the person's own labels, NaN where there is no answer."""
-        probs = np.exp(self.scores)
-        out = np.take_along_axis(probs, np.maximum(self.labels, 0)[:, None], axis=1)[:, 0]
+        out = self.answers.confidence.copy()
         out[self.sources == PERSON] = 1.0
-        out[self.labels < 0] = np.nan
         return out
 
     @property
     def margin(self) -> np.ndarray:
         """[N] top-1 minus top-2 probability of the combined model (what the review queue sorts by)."""
-        top = np.sort(np.exp(self.scores), axis=1)
-        return top[:, -1] - top[:, -2] if self.scores.shape[1] > 1 else top[:, -1]
+        return self.answers.margin
 
     def combine(self, rows: np.ndarray, lm_scores: np.ndarray) -> np.ndarray:
         """[R, L] the answer for rows the language model scored after this was learned: what learn()
@@ -234,11 +234,11 @@ def _learn(features, lm_scores, labels, names, config) -> Learned:
         text = weights.learned * model.log_probs(features.matrix)                    # [N, L]
         scores = _combined(weights, z, text)
         sources = np.full(features.n, LEARNED, dtype=object)
-    answered = np.isfinite(scores).all(axis=1)
-    out = np.where(answered, np.argmax(np.where(answered[:, None], scores, 0.0), axis=1), -1)
+    answers = Answers.of(scores)
+    out = answers.index.copy()
     out[teaching.rows] = teaching.targets
     sources[teaching.rows] = PERSON
-    return Learned(list(names), scores, out, sources, weights, teaching, estimate, model, notes, text)
+    return Learned(list(names), scores, out, sources, weights, teaching, estimate, model, answers, z, notes, text)
 
 
 def _combined(weights: Weights, z: np.ndarray, text: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 
+from triage_app.learn.answers import Answers, answered
 from triage_app.learn.model import LEARNED, MODEL, PERSON
 from triage_app.ui.ticket_proxy import RowOrderProxy, contiguous_runs
 
@@ -128,17 +129,22 @@ class TicketTableModel(QAbstractTableModel):
         the model has not found blank; a dataChanged per run of rows whose answer changed.
 
         Combined with the model's scores as they are now, not as the retrain read them: rows a run
-        scored while it trained get the answer a retrain would give them. False, and nothing
-        changes, when it was learned for other label names or another file.
+        scored while it trained get the answer a retrain would give them. The rest show the answers
+        the retrain read on its own thread: reading a whole file's here held the UI thread too long
+        (docs/learning/README.md). False, and nothing changes, when it was learned for other label
+        names or another file.
         """
         if learned.names != self.label_names or len(learned.labels) != self._rows:
             return False
         self._learned = learned
         self._learned_source = LEARNED if learned.weights.is_learning else MODEL
         open_rows = np.flatnonzero(~self._blank & ~self.manual_mask())
-        before = self._label[open_rows], self._confidence[open_rows], self._margin[open_rows]
-        self._show(open_rows, learned.combine(open_rows, self._lm[open_rows]), self._learned_source)
-        after = self._label[open_rows], self._confidence[open_rows], self._margin[open_rows]
+        as_read = _same_rows(self._lm, learned.lm)[open_rows]
+        fresh, stale = open_rows[as_read], open_rows[~as_read]
+        before = self._label_index[open_rows], self._confidence[open_rows], self._margin[open_rows]
+        self._show(fresh, learned.scores[fresh], self._learned_source, learned.answers.take(fresh))
+        self._show(stale, learned.combine(stale, self._lm[stale]), self._learned_source)
+        after = self._label_index[open_rows], self._confidence[open_rows], self._margin[open_rows]
         self._rows_changed(open_rows[(before[0] != after[0]) | ~_same(before[1], after[1]) | ~_same(before[2], after[2])])
         return True
 
@@ -147,17 +153,16 @@ class TicketTableModel(QAbstractTableModel):
         """The Learned whose answers are shown, or None (the model's own answers)."""
         return self._learned
 
-    def _show(self, rows: np.ndarray, scores: np.ndarray, source: str) -> None:
-        """rows: [R]; scores: [R, L] log-probabilities of the answer shown (a row of NaN: none)."""
-        answered = _answered(scores)                                                    # [R]
-        probs = np.exp(np.where(answered[:, None], scores, -np.inf))                     # [R, L]
-        top = -np.sort(-probs, axis=1)                                                 # [R, L] descending
+    def _show(self, rows: np.ndarray, scores: np.ndarray, source: str, answers: Answers | None = None) -> None:
+        """rows: [R]; scores: [R, L] log-probabilities of the answer shown (a row of NaN: none);
+        answers: what they answer, when already read (Answers.of(scores))."""
+        answers = answers or Answers.of(scores)
         names = np.array([*self.label_names, None], dtype=object)
         self._answer[rows] = scores
-        self._label_index[rows] = np.where(answered, np.argmax(probs, axis=1), -1)
-        self._label[rows] = names[self._label_index[rows]]
-        self._confidence[rows] = np.where(answered, top[:, 0] if top.shape[1] else np.nan, np.nan)
-        self._margin[rows] = np.where(answered, top[:, 0] - top[:, 1] if top.shape[1] > 1 else np.nan, np.nan)
+        self._label_index[rows] = answers.index
+        self._label[rows] = names[answers.index]
+        self._confidence[rows] = answers.confidence
+        self._margin[rows] = answers.margin
         self._source[rows] = source
 
     def set_manual_labels(self, manual: dict[int, str]) -> None:
@@ -210,11 +215,11 @@ class TicketTableModel(QAbstractTableModel):
     def answers(self) -> list[Answer]:
         """Every row a run or a retrain has answered, as shown (the export's rows)."""
         out = []
-        answered = _answered(self._answer)
-        for row in np.flatnonzero(answered | self._has_prediction()):
+        has = answered(self._answer)
+        for row in np.flatnonzero(has | self._has_prediction()):
             p = self._predictions[row]
             out.append(Answer(int(row), self._label[row], self.confidence(row), self.margin(row),
-                              np.exp(self._answer[row]).tolist() if answered[row] else [], bool(p and p.truncated)))
+                              np.exp(self._answer[row]).tolist() if has[row] else [], bool(p and p.truncated)))
         return out
 
     def _has_prediction(self) -> np.ndarray:
@@ -452,9 +457,10 @@ class TicketTableModel(QAbstractTableModel):
         Qt.ItemDataRole.TextAlignmentRole: _alignment, Qt.ItemDataRole.ToolTipRole: _tooltip}.items()}
 
 
-def _answered(scores: np.ndarray) -> np.ndarray:
-    """[R, L] log-probabilities -> [R] rows that hold an answer (no NaN, and a label to answer with)."""
-    return np.isfinite(scores).all(axis=1) & (scores.shape[1] > 0)
+def _same_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """[N, L] float64 twice -> [N] rows equal bit for bit (NaN, not scored, equals the same NaN). One
+    comparison of the bits: float comparisons on whole copies took most of apply_learned's time."""
+    return (a.view(np.int64) == b.view(np.int64)).all(axis=1)
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
