@@ -246,7 +246,8 @@ def test_settings_ask_for_a_reload_when_the_placement_changes(qtbot):
         remembered.run_settings()
 
 
-def test_main_renders_a_screenshot_and_exits(tmp_path):
+def test_main_renders_a_screenshot_and_exits_with_its_start_up_objects_frozen(tmp_path):
+    """Frozen: Python's full garbage collections no longer walk the modules' objects while the window runs."""
     import subprocess
     import sys
 
@@ -255,10 +256,13 @@ def test_main_renders_a_screenshot_and_exits(tmp_path):
     png = tmp_path / "shot.png"
     env = {"QT_QPA_PLATFORM": "offscreen", "TRIAGE_SETTINGS_FILE": str(tmp_path / "t.ini"),
            "TRIAGE_DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"}
-    out = subprocess.run([sys.executable, "-m", "triage_app.ui", str(SAMPLE), "--screenshot", str(png)],
+    run = ("import gc, sys; from triage_app.ui.app import main; rc = main(sys.argv[1:]); "
+           "print('frozen', gc.get_freeze_count()); sys.exit(rc)")
+    out = subprocess.run([sys.executable, "-c", run, str(SAMPLE), "--screenshot", str(png)],
                          capture_output=True, text=True, env=env, timeout=120, cwd=SAMPLE.parents[1])
     assert out.returncode == 0, out.stderr
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+    assert int(out.stdout.split("frozen ")[1]) > 100_000          # torch's and Qt's modules alone
 
 
 def test_labels_are_written_off_the_ui_thread_and_closing_writes_every_one(qtbot, make_window, tmp_path,

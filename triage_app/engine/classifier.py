@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -17,53 +16,13 @@ from triage_app.engine.forward import LabelTree, decoder_of
 from triage_app.engine.labels import LabelSet
 from triage_app.engine.method import ScoringMethod
 from triage_app.engine.models import LoadedModel
+from triage_app.engine.prediction import Prediction
 from triage_app.engine.prefix_cache import PrefixCache
 from triage_app.engine.prompt import EncodedTicket, PromptPrefix, PromptStyle
 from triage_app.engine.scoring import CONTENT_FREE, decide, prior
 from triage_app.engine.stats import RunStats
 
 __all__ = ["BatchDone", "Classifier", "Prediction", "RunConfig"]   # RunConfig lives in engine/config.py
-
-
-@dataclass(slots=True)
-class Prediction:
-    index: int
-    labels: list[str]
-    scores: list[float] | None   # log-probability of each label, normalised over the labels (after scoring)
-    truncated: bool = False
-    fallback: bool = False       # the prefix cut was not token-clean: ran on the full prompt
-
-    @property
-    def is_blank(self) -> bool:
-        return self.scores is None
-
-    @property
-    def probabilities(self) -> list[float]:
-        return [math.exp(s) for s in self.scores] if self.scores else []
-
-    @property
-    def label(self) -> str | None:
-        return self.labels[max(range(len(self.labels)), key=self.scores.__getitem__)] if self.scores else None
-
-    @property
-    def confidence(self) -> float | None:
-        return max(self.probabilities) if self.scores else None
-
-    @property
-    def margin(self) -> float | None:
-        """Top-1 minus top-2 probability."""
-        if not self.scores:
-            return None
-        top = sorted(self.probabilities, reverse=True)
-        return top[0] - top[1]
-
-    @property
-    def log_margin(self) -> float | None:
-        """Top-1 minus top-2 log-probability: how far the decision is from a tie."""
-        if not self.scores:
-            return None
-        top = sorted(self.scores, reverse=True)
-        return top[0] - top[1]
 
 
 @dataclass(slots=True)

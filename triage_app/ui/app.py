@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import sys
 from pathlib import Path
@@ -31,6 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     window = MainWindow(autoload=not args.screenshot)
+    # Everything made so far (torch's, transformers' and Qt's modules) lives as long as the process.
+    # Frozen, Python's full garbage collections never walk it again: each one walked it holding the
+    # GIL, a long stall of the window (docs/learning/README.md).
+    gc.freeze()
     try:
         with loop:
             if args.screenshot:

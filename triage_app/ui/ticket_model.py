@@ -18,6 +18,7 @@ import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 
+from triage_app.engine.prediction import Prediction
 from triage_app.learn.answers import Answers, answered
 from triage_app.learn.model import LEARNED, MODEL, PERSON
 from triage_app.ui.ticket_proxy import RowOrderProxy, contiguous_runs
@@ -110,7 +111,8 @@ class TicketTableModel(QAbstractTableModel):
         """
         scored = [p for p in predictions if p.scores]
         for p in predictions:
-            self._predictions[p.index] = p
+            self._ran[p.index] = True
+            self._truncated[p.index], self._fallback[p.index] = p.truncated, p.fallback
             self._blank[p.index] = not p.scores
             if not p.scores:
                 self._lm[p.index] = np.nan
@@ -186,8 +188,12 @@ class TicketTableModel(QAbstractTableModel):
         """The answer shown becomes the person's label (agreeing teaches too); False: no answer, or already theirs."""
         return row not in self._manual and self._label[row] is not None and self.set_manual(row, self._label[row])
 
-    def prediction(self, row: int):
-        return self._predictions[row]
+    def prediction(self, row: int) -> Prediction | None:
+        """The model's own answer for the row as its run gave it; None: no run has reached it."""
+        if not self._ran[row]:
+            return None
+        scores = None if self._blank[row] else self._lm[row].tolist()
+        return Prediction(row, list(self.label_names), scores, bool(self._truncated[row]), bool(self._fallback[row]))
 
     def predicted_label(self, row: int) -> str | None:
         """The answer shown under a person's label: learned or the model's."""
@@ -216,14 +222,10 @@ class TicketTableModel(QAbstractTableModel):
         """Every row a run or a retrain has answered, as shown (the export's rows)."""
         out = []
         has = answered(self._answer)
-        for row in np.flatnonzero(has | self._has_prediction()):
-            p = self._predictions[row]
+        for row in np.flatnonzero(has | self._ran):
             out.append(Answer(int(row), self._label[row], self.confidence(row), self.margin(row),
-                              np.exp(self._answer[row]).tolist() if has[row] else [], bool(p and p.truncated)))
+                              np.exp(self._answer[row]).tolist() if has[row] else [], bool(self._truncated[row])))
         return out
-
-    def _has_prediction(self) -> np.ndarray:
-        return np.array([p is not None for p in self._predictions], dtype=bool)
 
     def label_of(self, row: int) -> str | None:
         """What the row is labeled: a person's choice wins over the model's."""
@@ -252,8 +254,8 @@ class TicketTableModel(QAbstractTableModel):
         return dict(self._manual)
 
     @property
-    def predictions(self) -> list:
-        return [p for p in self._predictions if p is not None]
+    def predictions(self) -> list[Prediction]:
+        return [self.prediction(row) for row in np.flatnonzero(self._ran)]
 
     @property
     def predicted_labels(self) -> list[str | None]:
@@ -262,7 +264,7 @@ class TicketTableModel(QAbstractTableModel):
     @property
     def rows_answered(self) -> int:
         """Rows a run has finished, blank tickets (which get no label) included."""
-        return sum(p is not None for p in self._predictions)
+        return int(self._ran.sum())
 
     def sort_key(self, row: int, column: int):
         if column == LABEL:
@@ -330,7 +332,11 @@ class TicketTableModel(QAbstractTableModel):
 
     def _clear_results(self, n: int) -> None:
         labels = len(self.label_names)
-        self._predictions: list = [None] * n
+        # A run's answers are kept as columns, not as its Prediction objects: a hundred thousand
+        # objects made each of Python's full garbage collections stall the window (docs/learning/README.md)
+        self._ran = np.zeros(n, dtype=bool)                     # [N] a run answered the row (blank included)
+        self._truncated = np.zeros(n, dtype=bool)               # [N] the ticket was cut to fit
+        self._fallback = np.zeros(n, dtype=bool)                # [N] it ran on the full prompt
         self._blank = np.zeros(n, dtype=bool)                   # [N] a run found the ticket blank
         self._lm = np.full((n, labels), np.nan)                 # [N, L] the language model's log-probs
         self._answer = np.full((n, labels), np.nan)             # [N, L] log-probs of the answer shown
@@ -436,7 +442,7 @@ class TicketTableModel(QAbstractTableModel):
         if column >= len(RESULT_HEADERS):
             text = str(self._cells[row, column - len(RESULT_HEADERS)])
             return text if len(text) > 40 else None
-        prediction = self._predictions[row]
+        prediction = self.prediction(row)
         lines = []
         if row in self._manual:
             lines.append(f"labeled by you: {self._manual[row]} (a run never overwrites it)")
