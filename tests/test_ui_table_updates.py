@@ -12,7 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from triage_app.engine.classifier import Prediction
-from triage_app.learn.model import LEARNED, Learned, Weights
+from triage_app.learn.answers import Answers
+from triage_app.learn.model import LEARNED, Learned, Weights, _combined
 from triage_app.ui.ticket_model import MARGIN, TicketFilterProxy, TicketTableModel
 from triage_app.ui.ticket_view import TicketView
 
@@ -33,9 +34,12 @@ def predictions(rows, scores) -> list[Prediction]:
 
 def a_retrain(model: TicketTableModel, rng) -> Learned:
     """A real Learned whose learned part moves every open row's answer."""
-    text = log_probs(rng, model.rowCount())                                            # [N, L]
-    return Learned(NAMES, text, text.argmax(axis=1), np.full(model.rowCount(), LEARNED, dtype=object),
-                   Weights(lm=1.0, learned=1.0), None, None, None, text_scores=text)
+    text, lm = log_probs(rng, model.rowCount()), model.lm_scores                       # [N, L] each
+    weights = Weights(lm=1.0, learned=1.0)
+    scores = _combined(weights, lm, text)
+    answers = Answers.of(scores)
+    return Learned(NAMES, scores, answers.index, np.full(model.rowCount(), LEARNED, dtype=object), weights,
+                   None, None, None, answers, lm, text_scores=text)
 
 
 def timed(app, change) -> tuple[float, float]:

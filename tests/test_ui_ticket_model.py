@@ -285,6 +285,27 @@ def test_a_retrain_shows_its_own_reading_where_the_scores_it_read_still_hold(tau
     assert not np.array_equal(expected[29:39], learned.scores[40:50])                  # those did need combining
 
 
+def test_a_retrain_changing_rows_in_many_runs_signals_once_and_the_sorted_proxy_follows():
+    rng = np.random.default_rng(1)
+    gold = [NAMES[r % 3] for r in range(300)]
+    texts = [" ".join(rng.choice(WORDS[g].split(), 3).tolist() + ["please", "help"]) for g in gold]
+    model = TicketTableModel(pd.DataFrame({"text": texts}, dtype=object))
+    model.set_label_names(NAMES)
+    model.apply_predictions([prediction(r, [0.5, 0.3, 0.2]) for r in range(300)])
+    model.set_manual_labels({r: gold[r] for r in range(0, 300, 4)})                   # open rows: 75 runs
+    proxy = TicketFilterProxy()
+    proxy.setSourceModel(model)
+    proxy.sort(CONFIDENCE)
+    changed = []
+    model.dataChanged.connect(lambda top, bottom, *_: changed.append((top.row(), bottom.row())))
+    assert model.apply_learned(learn(TicketFeatures(texts), model.lm_scores, model.manual_labels, NAMES))
+    assert len(changed) == 1 and sum(model.label_of(r) != "billing" for r in range(300)) > 130
+    fresh = TicketFilterProxy()
+    fresh.setSourceModel(model)
+    fresh.sort(CONFIDENCE)
+    assert [proxy.source_row(r) for r in range(300)] == [fresh.source_row(r) for r in range(300)]
+
+
 def test_the_export_writes_what_the_table_shows_and_its_source(taught):
     from triage_app.files.export import results_frame
 

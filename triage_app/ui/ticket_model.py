@@ -33,6 +33,7 @@ _MANUAL_TINT = QColor(214, 234, 248)
 _SELECTABLE = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _EDITABLE = _SELECTABLE | Qt.ItemFlag.ItemIsEditable
 _NUMBERS_ALIGNED = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_RUNS_SIGNALLED_AT_MOST = 64                 # runs of changed rows signalled one by one (see _rows_changed)
 _CELL_CHARS = 240                            # a table cell shows the head of a ticket; the tooltip all of it
 
 
@@ -176,8 +177,14 @@ class TicketTableModel(QAbstractTableModel):
     def _rows_changed(self, rows) -> None:
         """One dataChanged per contiguous run of rows. A batch's rows are spread over the file (the
         engine groups tickets by length), and one signal from the lowest to the highest row would
-        make the sorted, filtered proxy look at every row in between, per batch."""
-        for first, last in contiguous_runs(rows):
+        make the sorted, filtered proxy look at every row in between, per batch. A retrain changes
+        rows in as many runs as there are rows a person labelled between them: past
+        _RUNS_SIGNALLED_AT_MOST runs, one signal from the first to the last costs the views less
+        (docs/learning/README.md), and the proxy sorts them all again either way."""
+        runs = contiguous_runs(rows)
+        if len(runs) > _RUNS_SIGNALLED_AT_MOST:
+            runs = [(runs[0][0], runs[-1][1])]
+        for first, last in runs:
             self.dataChanged.emit(self.index(first, LABEL), self.index(last, MARGIN))
         self.answers_changed.emit()
 
