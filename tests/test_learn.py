@@ -12,7 +12,9 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from triage_app.learn import (LEARNED, MODEL, PERSON, LearnConfig, TicketFeatures, labels_from_column, learn,
                               learning_curve, next_to_label)
+from triage_app.engine.prediction import Prediction
 from triage_app.learn import features as features_module
+from triage_app.learn.answers import Answers
 from triage_app.learn.curve import split
 
 NAMES = ["billing", "technical", "account"]
@@ -305,3 +307,17 @@ def test_features_are_scikit_learns_tfidf_built_a_slice_at_a_time(texts, slice_r
         theirs = np.zeros((len(texts), 0))
     assert ours.shape == (len(texts), theirs.shape[1])
     assert same_up_to_column_order(ours, theirs) if theirs.shape[1] else ours.nnz == 0
+
+
+def test_answers_pick_the_label_a_prediction_picks_even_where_probabilities_tie():
+    """Two log-probabilities a hair apart can have the same probability: the answer is still the
+    larger one, as Prediction.label (and the export) has it, in learning and the table alike."""
+    a = -0.5601892823991825
+    scores = np.array([[a, np.nextafter(a, 0), -5.0], [np.nan, -1.0, -1.0], [-0.1, -3.0, -3.0]])
+    assert np.exp(scores[0, 0]) == np.exp(scores[0, 1])
+    read = Answers.of(scores)
+    assert read.index.tolist() == [1, -1, 0]
+    names = ["x", "y", "z"]
+    assert names[read.index[0]] == Prediction(0, names, scores[0].tolist()).label
+    assert np.isnan(read.confidence[1]) and np.isnan(read.margin[1]) and read.margin[0] == 0.0
+    assert np.isnan(Answers.of(scores[:, :1]).margin).all()                             # one label: no margin

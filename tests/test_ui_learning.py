@@ -183,14 +183,16 @@ class Ticks:
         self.line = f"longest stall {1000 * gaps.max():.0f} ms, 99th percentile {1000 * np.percentile(gaps, 99):.0f} ms"
 
 
-def until_idle(learning) -> None:
+def until_idle(learning, timeout_s: float = 600) -> None:
     """The event loop runs, as the app's does, until the learning thread is idle. (qtbot.waitUntil
     sleeps between its checks, and the timer being measured waits for it.)"""
-    loop, poll = QEventLoop(), QTimer(interval=20)
-    poll.timeout.connect(lambda: learning.pool.activeThreadCount() == 0 and loop.quit())
+    loop, poll, deadline = QEventLoop(), QTimer(interval=20), time.monotonic() + timeout_s
+    poll.timeout.connect(lambda: (learning.pool.activeThreadCount() == 0 or time.monotonic() > deadline)
+                         and loop.quit())
     poll.start()
     loop.exec()
     poll.stop()
+    assert learning.pool.activeThreadCount() == 0, f"the learning thread was still busy after {timeout_s:.0f} s"
 
 
 @pytest.mark.slow

@@ -306,6 +306,17 @@ def test_a_retrain_changing_rows_in_many_runs_signals_once_and_the_sorted_proxy_
     assert [proxy.source_row(r) for r in range(300)] == [fresh.source_row(r) for r in range(300)]
 
 
+def test_a_batch_of_many_spread_rows_still_signals_each_run():
+    """Under the share of the table that the proxy re-sorts whole, each run keeps its own signal:
+    one span would make it place every row in between."""
+    model = TicketTableModel(pd.DataFrame({"text": [f"ticket {r}" for r in range(3000)]}, dtype=object))
+    model.set_label_names(NAMES)
+    changed = []
+    model.dataChanged.connect(lambda top, bottom, *_: changed.append((top.row(), bottom.row())))
+    model.apply_predictions([prediction(r, [0.5, 0.3, 0.2]) for r in range(0, 3000, 30)])  # 100 runs, 3%
+    assert changed == [(r, r) for r in range(0, 3000, 30)]
+
+
 def test_the_export_writes_what_the_table_shows_and_its_source(taught):
     from triage_app.files.export import results_frame
 

@@ -29,7 +29,10 @@ class Answers:
         has = answered(scores)                                                       # [R]
         probs = np.exp(np.where(has[:, None], scores, -np.inf))                      # [R, L]
         top = -np.sort(-probs, axis=1)                                               # [R, L] descending
-        index = np.where(has, np.argmax(probs, axis=1), -1) if labels else np.full(rows, -1)
+        # the label of the largest log-probability, as Prediction.label picks it: two a hair apart
+        # can have the same probability, and then the probabilities' argmax would take the first
+        index = np.where(has, np.argmax(np.where(has[:, None], scores, 0.0), axis=1), -1) if labels \
+            else np.full(rows, -1)
         confidence = np.where(has, top[:, 0], np.nan) if labels else np.full(rows, np.nan)
         margin = np.where(has, top[:, 0] - top[:, 1], np.nan) if labels > 1 else np.full(rows, np.nan)
         return cls(index.astype(np.int64), confidence, margin)

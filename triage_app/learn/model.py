@@ -149,8 +149,9 @@ class Learned:
 
     @property
     def margin(self) -> np.ndarray:
-        """[N] top-1 minus top-2 probability of the combined model (what the review queue sorts by)."""
-        return self.answers.margin
+        """[N] top-1 minus top-2 probability of the combined model (what the review queue sorts by);
+        NaN where there is no answer, or one label only."""
+        return self.answers.margin.copy()
 
     def combine(self, rows: np.ndarray, lm_scores: np.ndarray) -> np.ndarray:
         """[R, L] the answer for rows the language model scored after this was learned: what learn()
@@ -210,7 +211,7 @@ def learn(features: TicketFeatures, lm_scores: np.ndarray, labels: Mapping[int, 
 
 def _learn(features, lm_scores, labels, names, config) -> Learned:
     teaching = labels if isinstance(labels, Teaching) else Teaching.from_labels(labels, names)
-    z = np.asarray(lm_scores, dtype=np.float64)                                      # [N, L]
+    z = np.array(lm_scores, dtype=np.float64)           # [N, L] a copy: Learned.lm must stay what it read
     if z.shape != (features.n, len(names)):
         raise ValueError(f"the language model's scores are {z.shape}, not {(features.n, len(names))}")
     notes = [f"{teaching.taught_labels} label(s) taught: the learned part needs two"] \

@@ -31,11 +31,12 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationName("Triage")
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    window = MainWindow(autoload=not args.screenshot)
     # Everything made so far (torch's, transformers' and Qt's modules) lives as long as the process.
     # Frozen, Python's full garbage collections never walk it again: each one walked it holding the
-    # GIL, a long stall of the window (docs/learning/README.md).
+    # GIL, a long stall of the window (docs/learning/README.md). Before the window, whose model load
+    # begins at once: a model's objects must stay collectable, for the day another replaces it.
     gc.freeze()
+    window = MainWindow(autoload=not args.screenshot)
     try:
         with loop:
             if args.screenshot:

@@ -21,7 +21,7 @@ from PySide6.QtGui import QColor, QFont
 from triage_app.engine.prediction import Prediction
 from triage_app.learn.answers import Answers, answered
 from triage_app.learn.model import LEARNED, MODEL, PERSON
-from triage_app.ui.ticket_proxy import RowOrderProxy, contiguous_runs
+from triage_app.ui.ticket_proxy import MERGED_AT_MOST, RowOrderProxy, contiguous_runs
 
 LABEL, CONFIDENCE, MARGIN = 0, 1, 2
 RESULT_HEADERS = ("label", "confidence", "margin")
@@ -129,7 +129,7 @@ class TicketTableModel(QAbstractTableModel):
 
     def apply_learned(self, learned) -> bool:
         """A retrain's answers (triage_app.learn.Learned) on every row a person has not labelled and
-        the model has not found blank; a dataChanged per run of rows whose answer changed.
+        the model has not found blank; dataChanged for the rows whose answer changed (_rows_changed).
 
         Combined with the model's scores as they are now, not as the retrain read them: rows a run
         scored while it trained get the answer a retrain would give them. The rest show the answers
@@ -148,7 +148,8 @@ class TicketTableModel(QAbstractTableModel):
         self._show(fresh, learned.scores[fresh], self._learned_source, learned.answers.take(fresh))
         self._show(stale, learned.combine(stale, self._lm[stale]), self._learned_source)
         after = self._label_index[open_rows], self._confidence[open_rows], self._margin[open_rows]
-        self._rows_changed(open_rows[(before[0] != after[0]) | ~_same(before[1], after[1]) | ~_same(before[2], after[2])])
+        moved = (before[0] != after[0]) | ~_same(before[1], after[1]) | ~_same(before[2], after[2])
+        self._rows_changed(open_rows[moved])
         return True
 
     @property
@@ -178,11 +179,13 @@ class TicketTableModel(QAbstractTableModel):
         """One dataChanged per contiguous run of rows. A batch's rows are spread over the file (the
         engine groups tickets by length), and one signal from the lowest to the highest row would
         make the sorted, filtered proxy look at every row in between, per batch. A retrain changes
-        rows in as many runs as there are rows a person labelled between them: past
+        most rows, in as many runs as there are rows a person labelled between them: when so many
+        rows changed that the proxy sorts them all again anyway, and in more than
         _RUNS_SIGNALLED_AT_MOST runs, one signal from the first to the last costs the views less
-        (docs/learning/README.md), and the proxy sorts them all again either way."""
+        (docs/learning/README.md)."""
         runs = contiguous_runs(rows)
-        if len(runs) > _RUNS_SIGNALLED_AT_MOST:
+        changed = sum(last - first + 1 for first, last in runs)
+        if len(runs) > _RUNS_SIGNALLED_AT_MOST and changed > MERGED_AT_MOST * self._rows:
             runs = [(runs[0][0], runs[-1][1])]
         for first, last in runs:
             self.dataChanged.emit(self.index(first, LABEL), self.index(last, MARGIN))

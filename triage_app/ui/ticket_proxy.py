@@ -21,7 +21,7 @@ _WITH_HINT = ("QList<QPersistentModelIndex>", "QAbstractItemModel::LayoutChangeH
 # gathered at the end and removed in one signal: one each would cost the views O(rows) apiece, and
 # gathered at the top, the vertical header repaints every section it had (QTableView's own doing).
 _RUNS_REMOVED_IN_PLACE = 16
-_MERGED_AT_MOST = 0.05      # changed rows, as a share of the table, placed by search rather than a new sort
+MERGED_AT_MOST = 0.05      # changed rows, as a share of the table, placed by search rather than a new sort
 
 
 class RowOrderProxy(QAbstractProxyModel):
@@ -70,7 +70,7 @@ class RowOrderProxy(QAbstractProxyModel):
         for first, last in runs:
             is_changed[first:last + 1] = True
         changed = np.flatnonzero(is_changed)
-        if changed.size > _MERGED_AT_MOST * len(self._place):
+        if changed.size > MERGED_AT_MOST * len(self._place):
             moved = self._show(self.wanted_order())
         else:
             moved = self._show(self._merged(changed, is_changed))
