@@ -34,7 +34,7 @@ class TicketFeatures:
         # and dropping them cuts the regression's columns (and its cost) by more than half
         found = np.zeros(width, dtype=np.int64)                                      # [every term] tickets holding it
         for s in slices:
-            np.add.at(found, s.indices, 1)     # a slice at a time: one bincount over the file held the GIL
+            np.add.at(found, s.indices.astype(np.intp), 1)   # a slice at a time: one bincount held the GIL
         shared = found >= 2
         columns = int(shared.sum())
         kept = np.full(width, -1, dtype=np.int64)                                   # [every term] new column or -1
