@@ -191,15 +191,21 @@ WORDS = {"billing": "invoice charge refund price receipt", "technical": "error c
          "account": "login password user profile email"}
 
 
-@pytest.fixture
-def taught():
-    """60 tickets whose words say the label; the model answers billing for every one; 12 labelled by a person."""
-    rng = np.random.default_rng(0)
-    gold = [NAMES[r % 3] for r in range(60)]
+def worded(n: int, scored: int, seed: int = 0):
+    """n tickets whose words say their label; the model answers billing, a little unsure, on the first `scored`."""
+    rng = np.random.default_rng(seed)
+    gold = [NAMES[r % 3] for r in range(n)]
     texts = [" ".join(rng.choice(WORDS[g].split(), 3).tolist() + ["please", "help"]) for g in gold]
     model = TicketTableModel(pd.DataFrame({"text": texts}, dtype=object))
     model.set_label_names(NAMES)
-    model.apply_predictions([prediction(r, [0.5, 0.3, 0.2]) for r in range(40)])       # rows 40-59: not run yet
+    model.apply_predictions([prediction(r, [0.5, 0.3, 0.2]) for r in range(scored)])
+    return model, gold, texts
+
+
+@pytest.fixture
+def taught():
+    """60 tickets whose words say the label; the model answers billing for every one; 12 labelled by a person."""
+    model, gold, texts = worded(60, scored=40)                                         # rows 40-59: not run yet
     model.set_manual_labels({r: gold[r] for r in range(12)})
     return model, gold, TicketFeatures(texts)
 
@@ -286,12 +292,7 @@ def test_a_retrain_shows_its_own_reading_where_the_scores_it_read_still_hold(tau
 
 
 def test_a_retrain_changing_rows_in_many_runs_signals_once_and_the_sorted_proxy_follows():
-    rng = np.random.default_rng(1)
-    gold = [NAMES[r % 3] for r in range(300)]
-    texts = [" ".join(rng.choice(WORDS[g].split(), 3).tolist() + ["please", "help"]) for g in gold]
-    model = TicketTableModel(pd.DataFrame({"text": texts}, dtype=object))
-    model.set_label_names(NAMES)
-    model.apply_predictions([prediction(r, [0.5, 0.3, 0.2]) for r in range(300)])
+    model, gold, texts = worded(300, scored=300, seed=1)
     model.set_manual_labels({r: gold[r] for r in range(0, 300, 4)})                   # open rows: 75 runs
     proxy = TicketFilterProxy()
     proxy.setSourceModel(model)
