@@ -264,10 +264,6 @@ class TicketTableModel(QAbstractTableModel):
         return dict(self._manual)
 
     @property
-    def predictions(self) -> list[Prediction]:
-        return [self.prediction(row) for row in np.flatnonzero(self._ran)]
-
-    @property
     def predicted_labels(self) -> list[str | None]:
         return self._label.tolist()
 
