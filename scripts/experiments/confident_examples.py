@@ -1,6 +1,6 @@
 """Do the model's own most confident tickets make good channel-scoring examples?
 
-The measurement behind the README's advice (and the window's question before "Add my corrections
+The measurement behind docs/quality/README.md's advice (and the window's question before "Add my corrections
 as examples"): a zero-shot channel run, then the k most confident tickets of each predicted label
 become that label's examples, and the other tickets run again. Also: the review queue's first
 correction per label plus the 2 most confident. Result for the sample: docs/quality/channel_examples_smollm2.txt.

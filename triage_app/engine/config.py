@@ -17,7 +17,7 @@ METHOD_CLASSES = {
     "direct": "triage_app.engine.direct:DirectMethod",
 }
 METHODS = tuple(METHOD_CLASSES)
-DEFAULT_METHOD = "channel"   # measured: README, "Labels worth trusting"
+DEFAULT_METHOD = "channel"   # measured: docs/quality/README.md
 LENGTHS = ("sum", "mean", "first")
 DEVICES = ("auto", "cpu", "mps", "cuda")
 DTYPES = ("auto", "float32", "bfloat16", "float16")

@@ -75,8 +75,7 @@ class LabelSet:
     @classmethod
     def default(cls) -> LabelSet:
         # No examples: measured with the bundled model, which examples help depends on the ticket
-        # file, under either scoring method, so none is right for every file (README, "Labels
-        # worth trusting", and docs/quality/).
+        # file, under either scoring method, so none is right for every file (docs/quality/README.md).
         return cls(
             labels=(
                 Label("billing", "payments, invoices, charges, refunds, subscriptions and pricing"),

@@ -211,7 +211,7 @@ def file_identity(path: Path) -> str:
     return f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
 
 
-# what from_pretrained reads from a folder: weights, config, tokenizer (a README edit is not a new model)
+# what from_pretrained reads from a folder: weights, config, tokenizer (a model card edit is not a new model)
 _MODEL_FILE_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf", ".json", ".model", ".txt", ".tiktoken",
                         ".py")
 
@@ -241,7 +241,7 @@ def _from_gguf(path: Path):
 
 
 def _converted_gguf(path: Path) -> Path | None:
-    """GGUF weights are de-quantized on load, slowly (README has the time); the result is kept in the
+    """GGUF weights are de-quantized on load, slowly (docs/engine.md has the time); the result is kept in the
     user cache."""
     key = hashlib.sha256(file_identity(path).encode()).hexdigest()[:16]
     folder = user_cache_dir() / "models" / f"{path.stem}-{key}"

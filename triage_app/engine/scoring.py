@@ -1,6 +1,6 @@
 """From label-token log-probs to the probabilities a user sees.
 
-Four choices, each measured by `triage-app eval` (see the README for the numbers), held by a
+Four choices, each measured by `triage-app eval` (the numbers: docs/quality/README.md), held by a
 Scoring (engine/config.py):
 - method: channel (the ticket's tokens after each label, engine/channel.py; one log-prob per
   label, D = 1; the default: far more accurate with small models, one pass per label) or direct

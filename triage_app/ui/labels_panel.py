@@ -9,10 +9,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxL
 from triage_app.engine.labels import Example, Label, LabelSet
 
 # why the panel asks: measured with `triage-app eval --compare` and scripts/experiments/confident_examples.py
-# (README, "Few-shot examples under channel"; docs/quality/channel_examples_smollm2.txt)
+# (docs/quality/README.md, "Few-shot examples under channel"; docs/quality/channel_examples_smollm2.txt)
 CORRECTIONS_WARNING = (
     "With channel scoring (the default), corrected tickets made poor examples when measured: accuracy on "
-    "the rest of the tickets fell, on both files tried (README, “Few-shot examples under channel”). The "
+    "the rest of the tickets fell, on both files tried. The "
     "tickets a model gets wrong are the ambiguous ones, and as a label's example one of them pulls "
     "unrelated tickets to that label.\n\n"
     "What helped on the sample: two ordinary tickets of each label, picked at random (Use as example "

@@ -138,8 +138,9 @@ class SettingsDialog(QDialog):
         self.batch_size = _spin(1, 512, remembered.batch_size)
         self.token_budget = _spin(64, 65536, remembered.token_budget)
         self.method = _combo(METHODS, remembered.method)
-        self.method.setToolTip("channel (recommended): one pass per ticket and label, far more accurate with "
-                               "small models. direct: one pass per ticket (README, 'Labels worth trusting').")
+        self.method.setToolTip("channel (recommended): scores each label by how likely the ticket is under it; "
+                               "slower (one pass per ticket and label), far more accurate with small models. "
+                               "direct: one pass per ticket, faster.")
         self.allow_download = QCheckBox("Download the recommended model when it is not on this machine")
         self.allow_download.setChecked(remembered.allow_download)
         form.addRow("Device:", self.device)
