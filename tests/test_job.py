@@ -39,15 +39,6 @@ def test_store_is_keyed_by_text_prompt_model_dtype_and_device(tmp_path):
     assert mode == "wal"
 
 
-def test_manual_labels_are_stored(tmp_path):
-    with ResultStore(tmp_path / "r.db") as store:
-        store.set_manual("set1", "My invoice", "billing")
-        assert store.manual_labels("set1", ["x", "My invoice"]) == {1: "billing"}
-        assert store.manual_labels("set2", ["My invoice"]) == {}
-        store.set_manual("set1", "My invoice", None)
-        assert store.manual_labels("set1", ["My invoice"]) == {}
-
-
 def test_the_run_key_names_the_weights_loaded_and_the_device(smollm2):
     key = run_key(Classifier(smollm2, LabelSet.default()))
     # the bundled GGUF by its resolved path, size and time: a package upgrade is a new model
@@ -71,7 +62,7 @@ def test_results_from_other_weights_are_not_resumed_and_old_databases_still_open
     with ResultStore(db) as store:
         first = list(run_job(Classifier(tiny_qwen, LabelSet.default()), store, texts))
         assert first[0].resumed == 0 and first[-1].stats.done == 2    # the old rows miss: that is the fix
-        assert store.manual_labels("set1", texts) == {0: "billing"}  # and a person's labels are kept
+        assert store.person_labels("f.csv", ["r0", "r1"], texts).labels == {0: "billing"}  # a person's labels kept
         again = list(run_job(Classifier(tiny_qwen, LabelSet.default()), store, texts))
         assert again[0].resumed == 2
         replaced = replace(tiny_qwen, identity=f"{tiny_qwen.identity}:replaced")

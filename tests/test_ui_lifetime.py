@@ -95,7 +95,7 @@ def test_an_unusable_results_database_is_one_line_and_the_window_keeps_working(q
 
     def labels():
         with sqlite3.connect(db) as fresh:
-            return fresh.execute("SELECT label FROM manual_labels").fetchall()
+            return fresh.execute("SELECT label FROM person_labels").fetchall()
     qtbot.waitUntil(lambda: labels() == [("account",)])       # written off the UI thread
     assert run_and_wait(qtbot, window) == "done"
     with sqlite3.connect(db) as fresh:

@@ -104,7 +104,7 @@ def test_manual_label_survives_a_rerun_and_is_stored(qtbot, ready, tmp_path):
 
     def stored():
         with ResultStore(tmp_path / "results.sqlite3") as store:
-            return store.manual_labels(window.label_set.fingerprint, window.texts)
+            return store.person_labels(window.manual.person.file, window.manual.person.row_hashes).labels
     qtbot.waitUntil(lambda: stored() == {0: choice})                   # written off the UI thread
     run_and_wait(qtbot, window, fresh=True)                             # the model answers row 0 again...
     assert model.predicted_label(0) == predicted

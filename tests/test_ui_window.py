@@ -270,20 +270,20 @@ def test_labels_are_written_off_the_ui_thread_and_closing_writes_every_one(qtbot
     """A person's labels go to the database on its writer thread; closing waits for the ones queued."""
     from triage_app.files.store import ResultStore
 
-    real, writers = ResultStore.set_manual, []
+    real, writers = ResultStore.set_person_labels, []
 
-    def slow_set_manual(store, *args):
+    def slow_set_person_labels(store, *args):
         writers.append(threading.current_thread())
         time.sleep(0.2)                             # still queued when the window closes
         real(store, *args)
 
-    monkeypatch.setattr(ResultStore, "set_manual", slow_set_manual)
+    monkeypatch.setattr(ResultStore, "set_person_labels", slow_set_person_labels)
     window = make_window(autoload=False)
     open_file(qtbot, window, write_slice(tmp_path, 5))
     for row, label in ((0, "account"), (3, "billing"), (4, "technical"), (3, None)):
         window.model.set_manual(row, label)         # None: back to the model's answer, deleted in order
-    key, texts = window.label_set.fingerprint, window.texts
+    person = window.manual.person
     window.close()
     assert len(writers) == 4 and threading.main_thread() not in writers
     with ResultStore(tmp_path / "results.sqlite3") as store:
-        assert store.manual_labels(key, texts) == {0: "account", 4: "technical"}
+        assert store.person_labels(person.file, person.row_hashes).labels == {0: "account", 4: "technical"}

@@ -293,7 +293,7 @@ def _classify(args) -> int:
                 stats = step.stats
                 bar.update(len(step.predictions))
                 bar.set_postfix_str(f"{stats.items_per_s:.1f} items/s, padding {100 * stats.padding_fraction:.1f}%")
-        manual = store.manual_labels(label_set.fingerprint, texts)
+        manual = _person_labels(store, args, table, label_set.names)
     review_below = REVIEW_BELOW if args.review_below is None else args.review_below
     sources = None
     if taught is not None:
@@ -309,6 +309,21 @@ def _classify(args) -> int:
         data = dict(stats.to_dict(), resumed=step.resumed, rows=len(texts))
         Path(args.stats_json).write_text(json.dumps(data, indent=2) + "\n")
     return 0
+
+
+def _person_labels(store, args, table, names: list[str]) -> dict[int, str]:
+    """The labels a person gave this file's rows in the window, those of these label names. Read as
+    the file is now, never written: a ticket the window would find at another row is found here too,
+    except with --limit, where the rest of the file is not read (only labels in place count)."""
+    from triage_app.files.store import place
+    from triage_app.files.ticket_keys import file_key, row_hashes
+
+    stored = store.stored_person_labels(file_key(args.input, table.sheet))
+    hashes = row_hashes(table.frame)
+    if getattr(args, "limit", None):
+        stored = [(row, h, label) for row, h, label in stored if row < len(hashes) and hashes[row] == h]
+    found, _, _ = place(stored, hashes)
+    return {row: label for row, label in found.items() if label in names}
 
 
 def _column_labels(table, column: str, names: list[str]) -> dict[int, str]:
@@ -485,20 +500,10 @@ def _eval_curve(args, loaded, gold_set, label_set, table, column) -> int:
 
 
 def _plot_curve(result: dict, png: Path) -> None:
-    """The curve drawn by scripts/experiments/learning_curve.py's own SVG and PNG code (Qt offscreen)."""
-    import importlib.util
-    import tempfile
+    """The curve drawn as the docs draw theirs (Qt offscreen)."""
+    from triage_app.learn.curve import curves_svg, write_png
 
-    script = Path(__file__).resolve().parents[1] / "scripts" / "experiments" / "learning_curve.py"
-    if not script.is_file():
-        raise ValueError(f"--plot needs {script.name} from a source checkout; use --json and plot that")
-    spec = importlib.util.spec_from_file_location("learning_curve_script", script)
-    drawing = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(drawing)
-    with tempfile.TemporaryDirectory() as folder:
-        svg = Path(folder) / "curve.svg"
-        svg.write_text(drawing.svg([result]))
-        drawing.png(svg, png)
+    write_png(curves_svg([result]), png)
     if not png.is_file():
         raise ValueError(f"cannot write {png}")
 

@@ -1,5 +1,11 @@
 """Results that survive anything: an embedded SQLite database, written after every batch.
 
+A person's label is a fact about one ticket of one file: it is keyed by the file (files.tickets.
+file_key) and the row, with the row's hash as a check, and holds the label's name, so editing the
+label set never changes which labels a person gave (person_labels). Databases from before keyed them
+by the label set's fingerprint and the ticket's text (manual_labels); a file adopts those once, the
+first time it is opened (PersonLabelRows.adopt), and the old table is kept as it was.
+
 A result is keyed by (ticket text hash, prompt hash, model, dtype): the same text under the
 same prompt and model always gets the same answer, so a killed run resumes where it stopped,
 identical texts are classified once, and nothing is classified twice. The model is named by what
@@ -32,6 +38,14 @@ CREATE TABLE IF NOT EXISTS manual_labels (
     text_hash TEXT NOT NULL, label_set TEXT NOT NULL, label TEXT NOT NULL,
     created REAL NOT NULL DEFAULT (julianday('now')),
     PRIMARY KEY (text_hash, label_set)
+);
+CREATE TABLE IF NOT EXISTS person_labels (
+    file TEXT NOT NULL, row INTEGER NOT NULL, row_hash TEXT NOT NULL, label TEXT NOT NULL,
+    created REAL NOT NULL DEFAULT (julianday('now')),
+    PRIMARY KEY (file, row, row_hash)
+);
+CREATE TABLE IF NOT EXISTS migrated_files (
+    file TEXT PRIMARY KEY, created REAL NOT NULL DEFAULT (julianday('now'))
 );
 """
 LOCK_TIMEOUT_S = 30.0
@@ -89,6 +103,7 @@ class ResultStore:
         try:
             with self._reported():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+                _make_private(self.path)
                 self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False)
                 # WAL: readers never block the writer. synchronous=FULL: a batch is on disk when its
                 # commit returns, power loss included; NORMAL would only sync at checkpoints and can
@@ -98,6 +113,7 @@ class ResultStore:
                 self._db.execute("PRAGMA fullfsync=ON")
                 self._db.executescript(_SCHEMA)
                 self._check_writable()
+                _make_private(self.path)
         except StoreUnavailable:
             self.close()
             raise
@@ -158,23 +174,115 @@ class ResultStore:
             return self._db.execute("SELECT COUNT(*) FROM results WHERE prompt_hash=? AND model=? AND dtype=?",
                                     (key.prompt_hash, key.model_column, key.dtype)).fetchone()[0]
 
-    # labels a person chose
-    def set_manual(self, label_set: str, text: str, label: str | None) -> None:
-        with self._reported(), self._db:
-            if label is None:
-                self._db.execute("DELETE FROM manual_labels WHERE text_hash=? AND label_set=?",
-                                 (text_hash(text), label_set))
-            else:
-                self._db.execute("INSERT OR REPLACE INTO manual_labels (text_hash, label_set, label) "
-                                 "VALUES (?, ?, ?)", (text_hash(text), label_set, label))
+    # a person's labels: row `row` of `file` (whose cells hash to row_hash) is `label`
+    def set_person_label(self, file: str, row: int, row_hash: str, label: str | None) -> None:
+        """label None: taken back."""
+        self.set_person_labels(file, {row: (row_hash, label)})
 
-    def manual_labels(self, label_set: str, texts: list[str]) -> dict[int, str]:
+    def set_person_labels(self, file: str, labels: dict[int, tuple[str, str | None]]) -> None:
+        """{row: (row_hash, label or None)}, in one transaction."""
+        with self._reported(), self._db:
+            self._db.executemany("DELETE FROM person_labels WHERE file=? AND row=? AND row_hash=?",
+                                 [(file, row, h) for row, (h, label) in labels.items() if label is None])
+            self._db.executemany(
+                "INSERT OR REPLACE INTO person_labels (file, row, row_hash, label) VALUES (?, ?, ?, ?)",
+                [(file, row, h, label) for row, (h, label) in labels.items() if label is not None])
+
+    def rename_labels(self, renames: dict[str, str]) -> None:
+        """{old name: new name}, labels renamed in the label set: every file's labels follow them, all
+        in one statement (so that a swap of two names is a swap)."""
+        if not renames:
+            return
+        cases = " ".join("WHEN ? THEN ?" for _ in renames)
+        with self._reported(), self._db:
+            self._db.execute(f"UPDATE person_labels SET label = CASE label {cases} END WHERE label IN "
+                             f"({','.join('?' * len(renames))})", (*sum(renames.items(), ()), *renames))
+
+    def person_labels(self, file: str, row_hashes: list[str], texts: list[str] | None = None) -> FileLabels:
+        """Every label a person gave the file's rows, under any name. A row whose cells changed place
+        (rows added or removed above it) is found by its hash, and moved there for good; one whose
+        ticket is no longer in the file stays stored, counted as not found. texts: the tickets as
+        earlier versions hashed them, to adopt their labels the first time this file is opened."""
+        with self._reported(), self._db:
+            if texts is not None:
+                self._adopt(file, row_hashes, texts)
+            found, moves, lost = place(self.stored_person_labels(file), row_hashes)
+            self._db.executemany("UPDATE person_labels SET row=? WHERE file=? AND row=? AND row_hash=?",
+                                 [(new, file, old, h) for old, new, h in moves])
+        return FileLabels(found, lost)
+
+    def stored_person_labels(self, file: str) -> list[tuple[int, str, str]]:
+        """(row, row hash, label) as stored, unchecked: for a reader that sees the file a block at a time."""
         with self._reported():
-            chosen = dict(self._db.execute("SELECT text_hash, label FROM manual_labels WHERE label_set=?",
-                                           (label_set,)).fetchall())
-        if not chosen:
-            return {}   # most files: no text to hash
-        return {i: chosen[h] for i, h in enumerate(map(text_hash, texts)) if h in chosen}
+            return self._db.execute("SELECT row, row_hash, label FROM person_labels WHERE file=? ORDER BY row",
+                                    (file,)).fetchall()
+
+    def _adopt(self, file: str, row_hashes: list[str], texts: list[str]) -> None:
+        """Labels from before they were kept by file and row (keyed by the text and the label set's
+        fingerprint) become this file's, once: the newest for a text wins, as the last one given."""
+        if self._db.execute("SELECT 1 FROM migrated_files WHERE file=?", (file,)).fetchone():
+            return
+        self._db.execute("INSERT INTO migrated_files (file) VALUES (?)", (file,))
+        legacy = dict(self._db.execute("SELECT text_hash, label FROM manual_labels ORDER BY created"))
+        if legacy:
+            self._db.executemany(
+                "INSERT OR IGNORE INTO person_labels (file, row, row_hash, label) VALUES (?, ?, ?, ?)",
+                [(file, row, row_hashes[row], legacy[h]) for row, h in enumerate(map(text_hash, texts))
+                 if h in legacy])
+
+
+@dataclass(frozen=True, slots=True)
+class FileLabels:
+    """A file's labels as a person gave them: {row: label name}, and how many of its stored labels
+    name a ticket the file no longer holds."""
+
+    labels: dict[int, str]
+    not_found: int = 0
+
+
+def place(stored: list[tuple[int, str, str]], row_hashes: list[str]
+          ) -> tuple[dict[int, str], list[tuple[int, int, str]], int]:
+    """stored: (row, row_hash, label). Returns {row: label} for the file as it is now, the moves
+    (old row, new row, hash) of labels whose ticket is now at another row (the nearest free row with
+    the same cells), and the count of labels whose ticket is nowhere in the file."""
+    found, astray = {}, []
+    for row, h, label in stored:
+        if row < len(row_hashes) and row_hashes[row] == h:
+            found[row] = label
+        else:
+            astray.append((row, h, label))
+    moves, lost = [], 0
+    if astray:
+        free: dict[str, list[int]] = {}
+        for row, h in enumerate(row_hashes):
+            if row not in found:
+                free.setdefault(h, []).append(row)
+        for old, h, label in astray:
+            rows = free.get(h)
+            if not rows:
+                lost += 1
+                continue
+            new = min(rows, key=lambda r: abs(r - old))
+            rows.remove(new)
+            found[new] = label
+            moves.append((old, new, h))
+    return found, moves, lost
+
+
+def _make_private(path: Path) -> None:
+    """The database holds a person's labels and hashes of ticket texts (a short text's can be guessed):
+    the user's alone, as the settings file is. Created so before SQLite makes it (SQLite gives the -wal
+    and -shm files the database's own mode), and tightened where an older version made it readable."""
+    if path.is_dir():
+        return      # not ours to change; opening it says what is wrong
+    try:
+        if not path.exists():
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            if file.exists() and file.stat().st_mode & 0o077:
+                os.chmod(file, 0o600)
+    except OSError:
+        pass        # a folder or file we may not change: SQLite's own open says why, if it fails
 
 
 def unavailable(path: Path, error: sqlite3.Error | OSError, timeout: float = LOCK_TIMEOUT_S) -> StoreUnavailable:

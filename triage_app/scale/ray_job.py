@@ -18,6 +18,7 @@ import pandas as pd
 from triage_app.files import reader
 from triage_app.files.clean import TextCleaning, clean_texts
 from triage_app.files.export import REVIEW_BELOW
+from triage_app.files.ticket_keys import file_key, row_hashes
 from triage_app.scale.recipe import ClassifierRecipe
 from triage_app.scale.rows import CARRIED, FALLBACK, ROW, SCORES, TRUNCATED, add_row_index, in_order, num_rows
 from triage_app.scale.writer import block_results, output_format, write_results
@@ -134,10 +135,13 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
                 TicketScorer, fn_constructor_args=(recipe, text, subject, cpus, cleaning),
                 batch_format="pandas", batch_size=rows_per_block, compute=ActorPoolStrategy(size=actors),
                 num_cpus=cpus, num_gpus=gpus or None)
-            label_names, fingerprint = recipe.label_set.names, recipe.label_set.fingerprint
+            label_names = recipe.label_set.names
+            given = _person_labels(store, input, label_names)
 
-            def manual(frame):
-                return store.manual_labels(fingerprint, block_texts(frame, text, subject))
+            def manual(frame, rows):
+                # a label counts where its row still holds the ticket it was given for
+                hashes = dict(zip(rows, row_hashes(frame)))
+                return {i: given[row, hashes[row]] for i, row in enumerate(rows) if (row, hashes[row]) in given}
 
             blocks = in_order(scored.iter_batches(batch_size=None, batch_format="pandas"), total)
             frames = (block_results(block, label_names, manual, review_below) for block in blocks)
@@ -147,6 +151,12 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
             context.execution_options.preserve_order = keep_order
             if started_here:
                 ray.shutdown()
+
+
+def _person_labels(store, input, names: list[str]) -> dict[tuple[int, str], str]:
+    """{(row, row hash): label} a person gave the file in the window, of these label names."""
+    return {(row, h): label for row, h, label in store.stored_person_labels(file_key(input))
+            if label in names}
 
 
 def start_local(ray, num_cpus: int | None = None, object_store_gb: float = 1.5) -> None:

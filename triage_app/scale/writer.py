@@ -9,7 +9,7 @@ import pandas as pd
 
 from triage_app.engine.classifier import Prediction
 from triage_app.files.export import REVIEW_BELOW, neutralise_formulas, results_frame, write_atomic
-from triage_app.scale.rows import CARRIED, FALLBACK, SCORES, TRUNCATED
+from triage_app.scale.rows import CARRIED, FALLBACK, ROW, SCORES, TRUNCATED
 
 OUTPUT_FORMATS = ("parquet", "csv")
 
@@ -27,7 +27,8 @@ def block_results(block: pd.DataFrame, label_names: list[str], manual=None,
     frame = block.drop(columns=list(CARRIED)).reset_index(drop=True)
     predictions = [Prediction(i, label_names, _scores(s), bool(t), bool(f))
                    for i, (s, t, f) in enumerate(zip(block[SCORES], block[TRUNCATED], block[FALLBACK]))]
-    return results_frame(frame, predictions, label_names, manual(frame) if manual else None, review_below)
+    return results_frame(frame, predictions, label_names, manual(frame, block[ROW].tolist()) if manual else None,
+                         review_below)
 
 
 def _scores(cell) -> list[float] | None:

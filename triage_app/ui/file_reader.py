@@ -12,7 +12,9 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from triage_app.files.opening import open_tickets
+from triage_app.files.person_labels import PersonLabels
 from triage_app.files.reader import BadInput
+from triage_app.files.ticket_keys import file_key, row_hashes
 
 # pandas imports this at the first string column it builds, which would be on the reader's thread
 # (the one import an audit of the window tests found off the main thread). Imported here instead,
@@ -26,7 +28,7 @@ except ImportError:     # pandas without pyarrow builds its strings without it
 class FileReader(QObject):
     """Reads on its own pool, one file at a time; close() waits for the read in flight."""
 
-    read = Signal(int, object, object)   # request id, files.opening.OpenedFile, {row: a person's earlier label}
+    read = Signal(int, object, object)   # request id, files.opening.OpenedFile, its files.person_labels.PersonLabels
     failed = Signal(int, str)            # request id, one line
 
     def __init__(self, db):
@@ -37,11 +39,11 @@ class FileReader(QObject):
         self.pool.setMaxThreadCount(1)
         self._closed = False
 
-    def start(self, request: int, path: str, label_set_key: str) -> None:
+    def start(self, request: int, path: str) -> None:
         if self._closed:
             return
         self.pool.clear()           # a file asked for and not started yet is no longer wanted
-        self.pool.start(lambda: self._read(request, path, label_set_key))
+        self.pool.start(lambda: self._read(request, path))
 
     def close(self, timeout_ms: int) -> bool:
         """No more reads; wait for the one in flight. False: still reading (the caller keeps self alive)."""
@@ -49,17 +51,26 @@ class FileReader(QObject):
         self.pool.clear()
         return self.pool.waitForDone(timeout_ms)
 
-    def _read(self, request: int, path: str, label_set_key: str) -> None:
+    def _read(self, request: int, path: str) -> None:
         try:
             opened = open_tickets(path)
-            manual = self.db.manual_labels(label_set_key, opened.texts) or {}
+            person = self._person_labels(opened)
         except BadInput as exc:
             self._emit(self.failed, request, str(exc))
             return
         except Exception as exc:  # an unreadable file fails in many ways; the user needs one line
             self._emit(self.failed, request, f"cannot read {Path(path).name}: {exc}")
             return
-        self._emit(self.read, request, opened, manual)
+        self._emit(self.read, request, opened, person)
+
+    def _person_labels(self, opened) -> PersonLabels:
+        """The labels a person gave this file before (none while the database is unavailable)."""
+        table = opened.table
+        person = PersonLabels(file_key(table.path, table.sheet), row_hashes(table.frame))
+        stored = self.db.person_labels(person.file, person.row_hashes, opened.texts)
+        if stored is not None:
+            person.given, person.not_found = stored.labels, stored.not_found
+        return person
 
     def _emit(self, signal, request: int, *values) -> None:
         if not self._closed:       # the window is gone or going: nobody is left to show it

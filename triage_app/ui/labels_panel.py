@@ -24,6 +24,7 @@ _COMMITTED = Qt.ItemDataRole.UserRole   # a name item remembers its last valid n
 
 class LabelsPanel(QWidget):
     changed = Signal(object)              # a new valid LabelSet
+    renamed = Signal(object)              # {old name: new name}, just before the changed it belongs to
     preview_requested = Signal()
     example_requested = Signal(str)       # add the selected ticket as an example of this label
     message = Signal(str)                 # something to tell the user (saved, loaded, why not)
@@ -186,6 +187,8 @@ class LabelsPanel(QWidget):
         except ValueError as exc:
             self._show_error(f"{exc} — not applied yet")
             return
+        if renames:
+            self.renamed.emit(renames)
         self._apply(label_set)
 
     def _apply(self, label_set: LabelSet) -> None:

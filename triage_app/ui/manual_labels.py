@@ -1,9 +1,11 @@
-"""What the person has labelled: the labels in the table model, written to the results database off
-the UI thread, read back when the rows or the label set change, taught to live learning, and
-turned into few-shot examples when asked.
+"""What the person has labelled: every label they gave the open file (files.person_labels), the
+ones of the current label set shown in the table, each change written to the results database off
+the UI thread, taught to live learning, and turned into few-shot examples when asked.
 
-The window tells this object when the rows (the ticket texts) or the label set change; the labels
-are keyed by the label set's fingerprint and each ticket's text, so they resume with the file.
+A label belongs to a ticket of a file (its row), by the label's name: another text column, a
+description or an example changes none; a rename carries them along; a removed label's are set
+aside, counted, and shown again when it returns. The file reader reads them with the file, so
+nothing here waits on the database.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from triage_app.engine.labels import LabelSet
+from triage_app.files.person_labels import PersonLabels
 
 
 class ManualLabels(QObject):
@@ -24,52 +27,65 @@ class ManualLabels(QObject):
         super().__init__(parent)
         self.label_set = label_set
         self.texts: list[str] = []
+        self.person = PersonLabels()
         self.model, self.view, self.db = model, view, db
         self.labels_panel, self.learning = labels_panel, learning
         model.manual_changed.connect(self._given)
         view.selectionModel().selectionChanged.connect(self._selection_changed)
         labels_panel.example_requested.connect(self.use_as_example)
+        labels_panel.renamed.connect(self.rename)
 
-    def file_opened(self, texts: list[str]) -> None:
-        """A new file: its labels came with it (the reader read them back); learning starts from them."""
-        self.texts = texts
+    def file_opened(self, texts: list[str], person: PersonLabels) -> None:
+        """A new file, with the labels the reader read for it; learning starts from them."""
+        self.texts, self.person = texts, person
+        self._show()
         self.learning.file_changed(texts, self.label_set.names)
+        if person.not_found:
+            self.message.emit(f"{person.not_found:,} of your labels are for tickets this file no longer "
+                              "holds: they are kept, in case the ticket comes back.", 15_000)
 
     def texts_changed(self, texts: list[str]) -> None:
-        """Another text column: other rows, so the labels given for them are read back."""
+        """Another text column: the same tickets, so the same labels; learning reads the new texts."""
         self.texts = texts
-        self.load()
         self.learning.file_changed(texts, self.label_set.names)
+
+    def rename(self, renames: dict[str, str]) -> None:
+        """Labels renamed in the label set (before it changes): their tickets' labels follow."""
+        self.person.rename(renames)
+        self.db.rename_labels(renames)
 
     def label_set_changed(self, label_set: LabelSet) -> None:
         """Call after the table took the new names."""
         old, self.label_set = self.label_set, label_set
         if label_set.names != old.names:
-            self.load()
+            self._show()
             self.learning.file_changed(self.texts, label_set.names)
-        else:
-            # same names: a person's labels still mean the same, so they follow the new prompt
-            self.store()
+            aside = self.person.set_aside(label_set.names)
+            if aside:
+                self.message.emit(f"{sum(aside.values()):,} of your labels set aside ("
+                                  + ", ".join(f"{name}: {n:,}" for name, n in aside.items())
+                                  + "): they are back when the label is.", 15_000)
 
     def store(self) -> None:
-        """Write every label in the table under the current label set (written off this thread)."""
-        for row, label in self.model.manual_labels.items():
-            self.db.set_manual(self.label_set.fingerprint, self.texts[row], label)
-
-    def load(self) -> None:
-        manual = self.db.manual_labels(self.label_set.fingerprint, self.texts) if self.texts else None
-        if manual is not None:      # None: no database; the labels in the table are all there is
-            self.model.set_manual_labels(manual)
+        """Write every label of the file (a fresh database after an unusable one)."""
+        if self.person.given:
+            self.db.set_person_labels(self.person.file, self.person.rows())
 
     def take_column(self, column: str, values: list) -> None:
-        """Offer a column's values as the label set and its filled rows as the person's labels."""
+        """Offer a column's values as the label set and its filled rows as the person's labels; a
+        label the person gave by hand (shown or set aside) is theirs, never replaced."""
         taken = self.learning.offer_column(column, values, self.parent())
         if taken:
             names, labels = taken
             self.labels_panel.set_label_set(LabelSet.from_names(names), announce=True)
-            self.model.set_manual_labels({**labels, **self.model.manual_labels})
-            self.store()
+            new = {row: label for row, label in labels.items() if row not in self.person.given}
+            self.db.set_person_labels(self.person.file, self.person.give_many(new))
+            self._show()
             self.learning.label_given()
+
+    def _show(self) -> None:
+        self.model.set_manual_labels(self.person.shown(self.label_set.names))
+        self.changed.emit()
 
     def promote(self, ask_first: bool) -> None:
         """Tickets a person labeled become few-shot examples (the prefix is encoded once more, then reused)."""
@@ -93,6 +109,6 @@ class ManualLabels(QObject):
             self.labels_panel.suggest_example_label(self.model.label_of(rows[0]))
 
     def _given(self, row: int, label: str | None) -> None:
-        self.db.set_manual(self.label_set.fingerprint, self.texts[row], label)   # written off this thread
+        self.db.set_person_labels(self.person.file, self.person.give(row, label))   # written off this thread
         self.learning.label_given()
         self.changed.emit()

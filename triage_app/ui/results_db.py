@@ -19,7 +19,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from triage_app.files.store import ResultStore, StoreUnavailable, default_path
+from triage_app.files.store import FileLabels, ResultStore, StoreUnavailable, default_path
 
 STORE_ERRORS = (StoreUnavailable, sqlite3.Error)   # sqlite3's own: a database that broke after it opened
 
@@ -66,13 +66,22 @@ class ResultsDb(QObject):
         return moved
 
     # a person's labels, in the order they were made
-    def set_manual(self, label_set_key: str, text: str, label: str | None) -> None:
-        """Queued for the writer; while the database is unavailable the label lives in the table only."""
-        self._submit(self._write_manual, label_set_key, text, label)
+    def set_person_labels(self, file: str, labels: dict[int, tuple[str, str | None]]) -> None:
+        """{row: (row hash, label or None)} of one file, queued for the writer; while the database is
+        unavailable they live in the window only."""
+        self._submit(self._write, ResultStore.set_person_labels, file, labels)
 
-    def manual_labels(self, label_set_key: str, texts: list[str]) -> dict[int, str] | None:
-        """{row: label} as stored, after every label queued before; None while the database is unavailable."""
-        return self._submit(self._read_manual, label_set_key, texts).result()
+    def rename_labels(self, renames: dict[str, str]) -> None:
+        self._submit(self._write, ResultStore.rename_labels, renames)
+
+    def person_labels(self, file: str, row_hashes: list[str], texts: list[str]) -> FileLabels | None:
+        """The file's labels as stored, after every change queued before; None while the database is
+        unavailable. It waits for the writer: call it off the UI thread (the file reader does)."""
+        return self._submit(self._read, ResultStore.person_labels, file, row_hashes, texts).result()
+
+    def flush(self) -> None:
+        """Wait until every change queued so far is written (or given up)."""
+        self._submit(lambda: None).result()
 
     def close(self) -> None:
         """Every label queued is written, then the writer's connection is closed."""
@@ -94,14 +103,14 @@ class ResultsDb(QObject):
             self._labels = self.open()
         return self._labels
 
-    def _write_manual(self, label_set_key: str, text: str, label: str | None) -> None:
+    def _write(self, change, *args) -> None:
         store = self._labels_store()
         if store is not None:
-            self._failing(store.set_manual, label_set_key, text, label)
+            self._failing(change, store, *args)
 
-    def _read_manual(self, label_set_key: str, texts: list[str]) -> dict[int, str] | None:
+    def _read(self, query, *args):
         store = self._labels_store()
-        return None if store is None else self._failing(store.manual_labels, label_set_key, texts)
+        return None if store is None else self._failing(query, store, *args)
 
     def _failing(self, use, *args):
         try:

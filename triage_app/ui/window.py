@@ -167,9 +167,9 @@ class MainWindow(QMainWindow):
             self.cancel()
         self._read_request += 1
         self.statusBar().showMessage(f"Reading {Path(path).name}…")
-        self.reader.start(self._read_request, str(path), self.label_set.fingerprint)
+        self.reader.start(self._read_request, str(path))
 
-    def _file_read(self, request: int, opened, manual: dict[int, str]) -> None:
+    def _file_read(self, request: int, opened, person) -> None:
         if request != self._read_request:
             return
         self._clear_error()
@@ -177,8 +177,8 @@ class MainWindow(QMainWindow):
         table, self._texts = opened.table, opened.texts
         self.table = table
         self.remembered.last_folder = str(Path(table.path).resolve().parent)
-        self.tickets.show_opened(opened, manual)
-        self.manual.file_opened(self._texts)
+        self.tickets.show_opened(opened, person.shown(self.label_set.names))
+        self.manual.file_opened(self._texts, person)
         self.statusBar().showMessage(f"{table.path.name}: {len(table.frame):,} tickets", 10_000)
         if opened.notes:
             self.show_error(" ".join(opened.notes))
@@ -368,15 +368,16 @@ class MainWindow(QMainWindow):
         renamed = label_set.names != self.label_set.names
         self.label_set = label_set
         self.remembered.labels = label_set
+        self.remembered.save(self.settings)     # now: labels given from here on are under this set
         if renamed:
             if self.running:
                 self.cancel()
             self.tickets.set_label_names(label_set.names)
-        self.manual.label_set_changed(label_set)
         if renamed:
             self.statusBar().showMessage("Labels changed: Run to label the tickets with the new set.", 10_000)
         elif self.model.rows_answered:
             self.statusBar().showMessage("The prompt changed: Run again to update the labels.", 10_000)
+        self.manual.label_set_changed(label_set)     # after: its line on labels set aside matters more
         self.summary.schedule()
 
     def promote_corrections(self) -> None:

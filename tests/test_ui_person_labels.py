@@ -1,0 +1,249 @@
+"""A person's labels in the window are never lost, hidden or mixed up: editing the label set, another
+text column, switching files, reopening and a kill -9 all keep every label shown, row by row, and the
+export says what the table says. Real window offscreen, real files, the real database."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+
+from ui_helpers import make_window, open_file, settings_file, write_slice  # noqa: F401
+
+
+def exported(window, tmp_path) -> pd.DataFrame:
+    path = window.export_to(tmp_path / "export.csv")
+    assert path is not None
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def export_agrees(window, tmp_path) -> None:
+    """The export's label and manual columns are the table's, row by row."""
+    out = exported(window, tmp_path)
+    manual = window.model.manual_labels
+    assert [r for r in range(len(out)) if out["manual"][r] == "True"] == sorted(manual)
+    assert all(out["label"][r] == label for r, label in manual.items())
+
+
+def label_rows(window, labels: dict[int, str]) -> None:
+    for row, label in labels.items():
+        assert window.model.set_manual(row, label)
+
+
+def test_editing_the_label_set_never_hides_a_persons_label(qtbot, make_window, tmp_path):
+    window = make_window()
+    open_file(qtbot, window, write_slice(tmp_path, 8))
+    given = {0: "billing", 1: "account", 2: "billing", 3: "technical"}
+    label_rows(window, given)
+    panel = window.labels_panel
+    with qtbot.waitSignal(panel.changed):
+        panel.add_label()                                   # Labels > Add label: nothing hidden
+    assert window.model.manual_labels == given
+    export_agrees(window, tmp_path)
+    new_row = panel.labels.rowCount() - 1
+    with qtbot.waitSignal(panel.changed):
+        panel.labels.item(new_row, 0).setText("shipping")
+    label_rows(window, {5: "shipping"})
+    with qtbot.waitSignal(panel.changed):
+        panel.labels.item(0, 1).setText("money matters")    # a description changes no label
+    assert window.model.manual_labels == {**given, 5: "shipping"}
+    with qtbot.waitSignal(panel.changed):
+        panel.labels.item(0, 0).setText("payments")         # a rename carries its labels along
+    renamed = {0: "payments", 1: "account", 2: "payments", 3: "technical", 5: "shipping"}
+    assert window.model.manual_labels == renamed
+    export_agrees(window, tmp_path)
+    panel.labels.selectRow(new_row)
+    with qtbot.waitSignal(panel.changed):
+        panel.remove_button.click()                         # removed: set aside, counted...
+    assert window.model.manual_labels == {r: l for r, l in renamed.items() if l != "shipping"}
+    assert window.manual.person.set_aside(window.label_set.names) == {"shipping": 1}
+    assert "set aside" in window.statusBar().currentMessage()
+    export_agrees(window, tmp_path)
+    with qtbot.waitSignal(panel.changed):
+        panel.add_label()
+    with qtbot.waitSignal(panel.changed):
+        panel.labels.item(panel.labels.rowCount() - 1, 0).setText("shipping")
+    assert window.model.manual_labels == renamed            # ...and back when the label is
+    # all of it is in the database: a new window on the same file shows the same
+    window.db.flush()
+    again = make_window()
+    assert again.label_set.names == window.label_set.names
+    open_file(qtbot, again, window.table.path)
+    assert again.model.manual_labels == renamed
+
+
+def test_another_text_column_keeps_the_labels(qtbot, make_window, tmp_path):
+    window = make_window()
+    open_file(qtbot, window, write_slice(tmp_path, 6))
+    label_rows(window, {1: "account", 4: "technical"})
+    columns = window.columns
+    other = next(c for c in window.table.columns if c != columns.text_column)
+    columns.text.setCurrentText(other)
+    assert columns.text_column == other
+    assert window.model.manual_labels == {1: "account", 4: "technical"}
+    export_agrees(window, tmp_path)
+
+
+KILLED_WINDOW = """
+import sys
+from PySide6.QtWidgets import QApplication
+from triage_app.ui.window import MainWindow
+app = QApplication([])
+window = MainWindow(store_path=sys.argv[1], autoload=False)
+window.open_file(sys.argv[2])
+while window.table is None:
+    app.processEvents()
+panel = window.labels_panel
+panel.add_label()
+panel.labels.item(panel.labels.rowCount() - 1, 0).setText("shipping")
+window.model.set_manual(0, "shipping")
+window.model.set_manual(2, "billing")
+window.db.flush()
+print("labelled", flush=True)
+sys.stdin.read()          # waits for the kill
+"""
+
+
+
+def test_a_kill_after_a_label_set_change_loses_nothing(qtbot, make_window, tmp_path, settings_file):
+    tickets = write_slice(tmp_path, 5)
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", TRIAGE_SETTINGS_FILE=str(settings_file))
+    with subprocess.Popen([sys.executable, "-c", KILLED_WINDOW, str(tmp_path / "results.sqlite3"), str(tickets)],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True,
+                          cwd=Path(__file__).resolve().parents[1]) as child:
+        try:
+            assert child.stdout.readline().strip() == "labelled"
+        finally:
+            os.kill(child.pid, signal.SIGKILL)
+            child.wait(60)
+    assert child.returncode == -signal.SIGKILL
+    window = make_window()                                   # the next start
+    assert window.label_set.names[-1] == "shipping"
+    open_file(qtbot, window, tickets)
+    assert window.model.manual_labels == {0: "shipping", 2: "billing"}
+
+
+# the property: any sequence of what a person does keeps every label they gave, shown where its label is
+
+NAMES = ["billing", "technical", "account", "shipping", "refunds"]
+actions = st.one_of(
+    st.tuples(st.just("label"), st.integers(0, 5), st.sampled_from(NAMES)),
+    st.tuples(st.just("take back"), st.integers(0, 5)),
+    st.tuples(st.just("add")),
+    st.tuples(st.just("rename"), st.integers(0, 4), st.sampled_from(NAMES)),
+    st.tuples(st.just("remove"), st.integers(0, 4)),
+    st.tuples(st.just("describe"), st.integers(0, 4), st.sampled_from(["", "money", "bugs and errors"])),
+    st.tuples(st.just("switch file")),
+    st.tuples(st.just("reopen")),
+    st.tuples(st.just("kill")),
+)
+
+
+def twins(folder: Path) -> Path:
+    """Six tickets: two with the same text, two with the same cells."""
+    path = folder / "twins.csv"
+    pd.DataFrame({"id": ["1", "2", "3", "3", "5", "6"],
+                  "text": ["Help", "Help", "Where is my refund?", "Where is my refund?", "Login fails", "Hi"]}
+                 ).to_csv(path, index=False)
+    return path
+
+
+class Person:
+    """What the person did, as they would remember it: every label they gave, by file and row."""
+
+    def __init__(self, files):
+        self.files = files
+        self.given = {f: {} for f in files}
+        self.file = files[0]
+
+
+def _window(qtbot, store):
+    from triage_app.ui.window import MainWindow
+
+    window = MainWindow(store_path=store, autoload=False)
+    qtbot.addWidget(window)
+    return window
+
+
+def _do(qtbot, window, person, action, store):
+    panel, kind = window.labels_panel, action[0]
+    names = window.label_set.names
+    if kind == "label" and action[2] in names:
+        if window.model.set_manual(action[1], action[2]):
+            person.given[person.file][action[1]] = action[2]
+    elif kind == "take back":
+        window.model.set_manual(action[1], None)
+        if window.model.label_names and person.given[person.file].get(action[1]) in names:
+            person.given[person.file].pop(action[1])
+    elif kind == "add":
+        panel.add_label()
+    elif kind == "rename" and action[1] < len(names) and action[2].lower() not in {n.lower() for n in names}:
+        old = names[action[1]]
+        panel.labels.item(action[1], 0).setText(action[2])
+        for labels in person.given.values():
+            for row, label in labels.items():
+                if label == old:
+                    labels[row] = action[2]
+    elif kind == "remove" and action[1] < len(names) and len(names) > 2:
+        panel.labels.selectRow(action[1])
+        panel.remove_button.click()
+    elif kind == "describe" and action[1] < len(names):
+        panel.labels.item(action[1], 1).setText(action[2])
+    elif kind == "switch file":
+        person.file = next(f for f in person.files if f != person.file)
+        open_file(qtbot, window, person.file)
+    elif kind in ("reopen", "kill"):
+        if kind == "kill":              # nothing is saved on the way out: what is on disk is what it wrote
+            window.db.flush()
+            window.settings = QSettings(str(Path(store).with_name("thrown-away.ini")), QSettings.Format.IniFormat)
+        window.shutdown()
+        window.hide()
+        window = _window(qtbot, store)
+        open_file(qtbot, window, person.file)
+    return window
+
+
+def shown_as_given(window, person) -> None:
+    names = window.label_set.names
+    expected = {r: label for r, label in person.given[person.file].items() if label in names}
+    assert window.model.manual_labels == expected
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(actions, min_size=1, max_size=12))
+def test_any_sequence_of_actions_keeps_the_labels_given(qtbot, tmp_path_factory, settings_file, steps):
+    folder = tmp_path_factory.mktemp("files")
+    files = [write_slice(folder, 6, start=0, name="a.csv"), twins(folder)]
+    store = folder / "results.sqlite3"
+    settings_file.unlink(missing_ok=True)
+    person = Person(files)
+    window = _window(qtbot, store)
+    open_file(qtbot, window, files[0])
+    try:
+        for action in steps:
+            window = _do(qtbot, window, person, action, store)
+            shown_as_given(window, person)
+        export_agrees(window, folder)
+    finally:
+        window.shutdown()
+        QApplication.processEvents()
+    RUNS.append(len(steps))
+
+
+RUNS: list[int] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _say_how_many_sequences_ran():
+    yield
+    if RUNS:
+        print(f"\n{len(RUNS)} action sequences ran, {sum(RUNS)} actions in all")

@@ -1,0 +1,53 @@
+"""The labels a person gave one open file: every one of them, whatever the label set says now.
+
+The label set decides which are shown (those whose name it has), never which are kept: a label
+removed from the set sets its tickets' labels aside, counted, and they are back when it returns; a
+rename carries them along; a description or an example changes none. Each change comes back as the
+rows to write, {row: (row hash, label or None)}, for the results database (files.store).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+Change = dict[int, tuple[str, "str | None"]]
+
+
+@dataclass(slots=True)
+class PersonLabels:
+    file: str = ""                                      # files.ticket_keys.file_key; "" for no file
+    row_hashes: list[str] = field(default_factory=list)
+    given: dict[int, str] = field(default_factory=dict)  # row -> label name, shown or set aside
+    not_found: int = 0                                  # stored for tickets the file no longer holds
+
+    def shown(self, names: list[str]) -> dict[int, str]:
+        """The labels of these names: what the table shows and the export writes."""
+        known = set(names)
+        return {row: label for row, label in self.given.items() if label in known}
+
+    def set_aside(self, names: list[str]) -> Counter:
+        """{label name: count} of the labels whose name is not among these."""
+        known = set(names)
+        return Counter(label for label in self.given.values() if label not in known)
+
+    def give(self, row: int, label: str | None) -> Change:
+        """label None: taken back."""
+        if label is None:
+            self.given.pop(row, None)
+        else:
+            self.given[row] = label
+        return {row: (self.row_hashes[row], label)}
+
+    def give_many(self, labels: dict[int, str]) -> Change:
+        self.given.update(labels)
+        return self.rows(labels)
+
+    def rename(self, renames: dict[str, str]) -> None:
+        """{old name: new name}, applied at once (a swap of two names is a swap)."""
+        self.given = {row: renames.get(label, label) for row, label in self.given.items()}
+
+    def rows(self, labels: dict[int, str] | None = None) -> Change:
+        """These labels (all of them by default) as rows to write."""
+        labels = self.given if labels is None else labels
+        return {row: (self.row_hashes[row], label) for row, label in labels.items()}
