@@ -14,7 +14,7 @@ from triage_app.learn import (LEARNED, MODEL, PERSON, LearnConfig, TicketFeature
                               learning_curve, next_to_label)
 from triage_app.engine.prediction import Prediction
 from triage_app.learn import features as features_module
-from triage_app.learn.answers import Answers
+from triage_app.engine.prediction import Answers
 from triage_app.learn.curve import split
 
 NAMES = ["billing", "technical", "account"]

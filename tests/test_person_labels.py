@@ -11,7 +11,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from triage_app.files.person_labels import PersonLabels
+from triage_app.review.person_labels import PersonLabels
 from triage_app.files.store import ResultStore, place, text_hash
 from triage_app.files.ticket_keys import file_key, row_hash, row_hashes
 

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from triage_app.engine.classifier import Prediction
-from triage_app.learn.answers import Answers
+from triage_app.engine.prediction import Answers
 from triage_app.learn.model import LEARNED, Learned, Weights, _combined
 from triage_app.ui.ticket_model import MARGIN, TicketFilterProxy, TicketTableModel
 from triage_app.ui.ticket_view import TicketView

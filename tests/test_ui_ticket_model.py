@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 
 from triage_app.engine.classifier import Prediction
 from triage_app.learn import LEARNED, MODEL, PERSON, TicketFeatures, learn
-from triage_app.learn.answers import Answers
+from triage_app.engine.prediction import Answers
 from triage_app.ui.ticket_model import (CONFIDENCE, LABEL, LOW_CONFIDENCE, MARGIN, SORT_ROLE, TicketFilterProxy,
                                         TicketTableModel, contiguous_runs)
 

@@ -1,9 +1,44 @@
-"""One ticket's answer from a run: plain data, no torch, so the window's table can hold and rebuild it."""
+"""One ticket's answer from a run, and the one rule that reads answers from log-probabilities: the
+label, how sure, and by how much over the next. Plain data and numpy, no torch, so the window's
+table, learning and the export read answers the same way.
+"""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+def answered(scores: np.ndarray) -> np.ndarray:
+    """[R, L] log-probabilities -> [R] rows that hold an answer (no NaN, and a label to answer with)."""
+    return np.isfinite(scores).all(axis=1) & (scores.shape[1] > 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Answers:
+    index: np.ndarray          # [R] the most probable label; -1: no answer
+    confidence: np.ndarray     # [R] its probability; NaN: no answer
+    margin: np.ndarray         # [R] top-1 minus top-2 probability; NaN: no answer, or one label only
+
+    @classmethod
+    def of(cls, scores: np.ndarray) -> Answers:
+        scores = np.asarray(scores, dtype=np.float64)                                # [R, L]
+        rows, labels = scores.shape
+        has = answered(scores)                                                       # [R]
+        probs = np.exp(np.where(has[:, None], scores, -np.inf))                      # [R, L]
+        top = -np.sort(-probs, axis=1)                                               # [R, L] descending
+        # the label of the largest log-probability: two a hair apart can have the same probability,
+        # and then the probabilities' argmax would take the first
+        index = np.where(has, np.argmax(np.where(has[:, None], scores, 0.0), axis=1), -1) if labels \
+            else np.full(rows, -1)
+        confidence = np.where(has, top[:, 0], np.nan) if labels else np.full(rows, np.nan)
+        margin = np.where(has, top[:, 0] - top[:, 1], np.nan) if labels > 1 else np.full(rows, np.nan)
+        return cls(index.astype(np.int64), confidence, margin)
+
+    def take(self, rows: np.ndarray) -> Answers:
+        return Answers(self.index[rows], self.confidence[rows], self.margin[rows])
 
 
 @dataclass(slots=True)
@@ -13,6 +48,7 @@ class Prediction:
     scores: list[float] | None   # log-probability of each label, normalised over the labels (after scoring)
     truncated: bool = False
     fallback: bool = False       # the prefix cut was not token-clean: ran on the full prompt
+    _read: Answers | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def is_blank(self) -> bool:
@@ -22,21 +58,25 @@ class Prediction:
     def probabilities(self) -> list[float]:
         return [math.exp(s) for s in self.scores] if self.scores else []
 
+    def _answers(self) -> Answers:
+        if self._read is None:      # read once, by the one rule, when first asked
+            self._read = Answers.of(np.array([self.scores], dtype=np.float64))
+        return self._read
+
     @property
     def label(self) -> str | None:
-        return self.labels[max(range(len(self.labels)), key=self.scores.__getitem__)] if self.scores else None
+        return self.labels[int(self._answers().index[0])] if self.scores else None
 
     @property
     def confidence(self) -> float | None:
-        return max(self.probabilities) if self.scores else None
+        return float(self._answers().confidence[0]) if self.scores else None
 
     @property
     def margin(self) -> float | None:
         """Top-1 minus top-2 probability."""
-        if not self.scores:
+        if not self.scores or len(self.scores) < 2:
             return None
-        top = sorted(self.probabilities, reverse=True)
-        return top[0] - top[1]
+        return float(self._answers().margin[0])
 
     @property
     def log_margin(self) -> float | None:

@@ -24,7 +24,7 @@ from sklearn.model_selection import RepeatedStratifiedKFold
 from sklearn.multiclass import OneVsRestClassifier
 from threadpoolctl import threadpool_limits
 
-from triage_app.learn.answers import Answers
+from triage_app.engine.prediction import Answers
 from triage_app.learn.features import TicketFeatures
 from triage_app.learn.teaching import Teaching
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from triage_app.files.opening import open_tickets
-from triage_app.files.person_labels import PersonLabels
+from triage_app.review.person_labels import PersonLabels
 from triage_app.files.reader import BadInput
 from triage_app.files.ticket_keys import file_key, row_hashes
 
@@ -28,7 +28,7 @@ except ImportError:     # pandas without pyarrow builds its strings without it
 class FileReader(QObject):
     """Reads on its own pool, one file at a time; close() waits for the read in flight."""
 
-    read = Signal(int, object, object)   # request id, files.opening.OpenedFile, its files.person_labels.PersonLabels
+    read = Signal(int, object, object)   # request id, files.opening.OpenedFile, its review.person_labels.PersonLabels
     failed = Signal(int, str)            # request id, one line
 
     def __init__(self, db):

@@ -1,4 +1,4 @@
-"""What the person has labelled: every label they gave the open file (files.person_labels), the
+"""What the person has labelled: every label they gave the open file (review.person_labels), the
 ones of the current label set shown in the table, each change written to the results database off
 the UI thread, taught to live learning, and turned into few-shot examples when asked.
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from triage_app.engine.labels import LabelSet
-from triage_app.files.person_labels import PersonLabels
+from triage_app.review.person_labels import PersonLabels
 
 
 class ManualLabels(QObject):

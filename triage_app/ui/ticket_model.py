@@ -19,7 +19,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 
 from triage_app.engine.prediction import Prediction
-from triage_app.learn.answers import Answers, answered
+from triage_app.engine.prediction import Answers, answered
 from triage_app.learn.model import LEARNED, MODEL, PERSON
 from triage_app.ui.ticket_proxy import MERGED_AT_MOST, RowOrderProxy, contiguous_runs
 

@@ -1,0 +1,281 @@
+"""The answers of one open file, as the review loop holds them: the language model's scores as its
+runs gave them, the learned answers once a person has taught the window, the person's own labels,
+and who gave each row's answer. Plain numpy, no Qt: the table (ui/table/model.py) only presents it.
+
+Row r is always row r of the file (and ticket index r of a run). A run's answers are kept as
+columns, not as its Prediction objects: a hundred thousand objects made each of Python's full
+garbage collections stall the window (docs/learning/README.md).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from triage_app.engine.prediction import Answers, Prediction, answered
+from triage_app.learn.model import LEARNED, MODEL, PERSON
+
+
+class Answer(NamedTuple):
+    """A row's answer as shown, in the shape files.export.results_frame reads."""
+
+    index: int
+    label: str | None
+    confidence: float | None
+    margin: float | None
+    probabilities: list[float]
+    truncated: bool
+
+
+class FileAnswers:
+    """Every method that changes answers returns the rows whose shown answer may have changed."""
+
+    def __init__(self, rows: int = 0, label_names: list[str] | None = None):
+        self.label_names: list[str] = list(label_names or [])
+        self.clear(rows)
+
+    def clear(self, n: int) -> None:
+        """n rows, no answers, no person's labels."""
+        labels = len(self.label_names)
+        self.rows = n
+        self._ran = np.zeros(n, dtype=bool)                     # [N] a run answered the row (blank included)
+        self._truncated = np.zeros(n, dtype=bool)               # [N] the ticket was cut to fit
+        self._fallback = np.zeros(n, dtype=bool)                # [N] it ran on the full prompt
+        self._blank = np.zeros(n, dtype=bool)                   # [N] a run found the ticket blank
+        self._lm = np.full((n, labels), np.nan)                 # [N, L] the language model's log-probs
+        self._answer = np.full((n, labels), np.nan)             # [N, L] log-probs of the answer shown
+        self._label = np.full(n, None, dtype=object)            # [N] label name shown (None: no answer)
+        self._label_index = np.full(n, -1, dtype=np.int64)      # [N] its index in label_names (-1: none)
+        self._confidence = np.full(n, np.nan)                   # [N]
+        self._margin = np.full(n, np.nan)                       # [N]
+        self._source = np.full(n, MODEL, dtype=object)          # [N] MODEL or LEARNED (PERSON is _manual)
+        self._manual: dict[int, str] = {}
+        self._learned = None
+        self._learned_source = MODEL
+
+    def set_label_names(self, names: list[str]) -> bool:
+        """New label names: the answers of other names no longer apply. False: the same names."""
+        if list(names) == self.label_names:
+            return False
+        self.label_names = list(names)
+        self.clear(self.rows)
+        return True
+
+    def clear_predictions(self) -> None:
+        """Another text: every answer goes, the person's labels stay."""
+        manual = self._manual
+        self.clear(self.rows)
+        self._manual = manual
+
+    # the model's answers
+    def apply_predictions(self, predictions) -> list[int]:
+        """One batch's answers (engine Predictions: index, labels, scores).
+
+        While a Learned is applied, a row the model scores shows the learned answer for its new
+        scores (Learned.combine), not the raw one: a person who taught the window does not see a
+        run undo it. The model's own answer stays available (prediction(row)).
+        """
+        scored = [p for p in predictions if p.scores]
+        for p in predictions:
+            self._ran[p.index] = True
+            self._truncated[p.index], self._fallback[p.index] = p.truncated, p.fallback
+            self._blank[p.index] = not p.scores
+            if not p.scores:
+                self._lm[p.index] = np.nan
+                self._show(np.array([p.index]), np.full((1, self._lm.shape[1]), np.nan), MODEL)
+        if scored:
+            rows = np.array([p.index for p in scored])
+            self._lm[rows] = [p.scores for p in scored]                                 # [B, L]
+            if self._learned is not None:
+                self._show(rows, self._learned.combine(rows, self._lm[rows]), self._learned_source)
+            else:
+                self._show(rows, self._lm[rows], MODEL)
+        return [p.index for p in predictions]
+
+    # the learned answers
+    def apply_learned(self, learned) -> np.ndarray | None:
+        """A retrain's answers (triage_app.learn.Learned) on every row a person has not labelled and
+        the model has not found blank; returns the rows whose answer changed, None (and nothing
+        changes) when it was learned for other label names or another file.
+
+        Combined with the model's scores as they are now, not as the retrain read them: rows a run
+        scored while it trained get the answer a retrain would give them. The rest show the answers
+        the retrain read on its own thread: reading a whole file's here held the UI thread too long
+        (docs/learning/README.md).
+        """
+        if learned.names != self.label_names or len(learned.labels) != self.rows:
+            return None
+        self._learned = learned
+        self._learned_source = LEARNED if learned.weights.is_learning else MODEL
+        open_rows = np.flatnonzero(~self._blank & ~self.manual_mask())
+        as_read = _same_rows(self._lm, learned.lm)[open_rows]
+        fresh, stale = open_rows[as_read], open_rows[~as_read]
+        before = self._label_index[open_rows], self._confidence[open_rows], self._margin[open_rows]
+        self._show(fresh, learned.scores[fresh], self._learned_source, learned.answers.take(fresh))
+        self._show(stale, learned.combine(stale, self._lm[stale]), self._learned_source)
+        after = self._label_index[open_rows], self._confidence[open_rows], self._margin[open_rows]
+        moved = (before[0] != after[0]) | ~_same(before[1], after[1]) | ~_same(before[2], after[2])
+        return open_rows[moved]
+
+    @property
+    def learned(self):
+        """The Learned whose answers are shown, or None (the model's own answers)."""
+        return self._learned
+
+    def _show(self, rows: np.ndarray, scores: np.ndarray, source: str, answers: Answers | None = None) -> None:
+        """rows: [R]; scores: [R, L] log-probabilities of the answer shown (a row of NaN: none);
+        answers: what they answer, when already read (Answers.of(scores))."""
+        answers = answers or Answers.of(scores)
+        names = np.array([*self.label_names, None], dtype=object)
+        self._answer[rows] = scores
+        self._label_index[rows] = answers.index
+        self._label[rows] = names[answers.index]
+        self._confidence[rows] = answers.confidence
+        self._margin[rows] = answers.margin
+        self._source[rows] = source
+
+    # the person's labels (those of the current label names)
+    def set_manual_labels(self, manual: dict[int, str]) -> set[int]:
+        """Bulk: labels of names not in the label set are left out."""
+        changed = set(self._manual) | set(manual)
+        self._manual = {r: label for r, label in manual.items() if label in self.label_names}
+        return changed
+
+    def set_manual(self, row: int, label: str | None) -> bool:
+        """A person's label for a row; None goes back to the shown answer. False: nothing changed."""
+        if label is not None and label not in self.label_names:
+            return False
+        if self._manual.get(row) == label:
+            return False
+        if label is None:
+            self._manual.pop(row, None)
+        else:
+            self._manual[row] = label
+        return True
+
+    @property
+    def manual_labels(self) -> dict[int, str]:
+        return dict(self._manual)
+
+    def is_manual(self, row: int) -> bool:
+        return row in self._manual
+
+    # reading one row
+    def prediction(self, row: int) -> Prediction | None:
+        """The model's own answer for the row as its run gave it; None: no run has reached it."""
+        if not self._ran[row]:
+            return None
+        scores = None if self._blank[row] else self._lm[row].tolist()
+        return Prediction(row, list(self.label_names), scores, bool(self._truncated[row]), bool(self._fallback[row]))
+
+    def label_of(self, row: int) -> str | None:
+        """What the row is labeled: a person's choice wins over the answer shown."""
+        return self._manual.get(row) or self._label[row]
+
+    def predicted_label(self, row: int) -> str | None:
+        """The answer shown under a person's label: learned or the model's."""
+        return self._label[row]
+
+    def source(self, row: int) -> str | None:
+        """PERSON, LEARNED or MODEL; None where there is no answer yet."""
+        if row in self._manual:
+            return PERSON
+        return self._source[row] if self._label[row] is not None else None
+
+    def confidence(self, row: int) -> float | None:
+        value = self._confidence[row]
+        return None if math.isnan(value) else float(value)
+
+    def margin(self, row: int) -> float | None:
+        value = self._margin[row]
+        return None if math.isnan(value) else float(value)
+
+    def shown_probabilities(self, row: int) -> np.ndarray:
+        """[L] probabilities of the answer shown (NaN: none)."""
+        return np.exp(self._answer[row])
+
+    # whole columns
+    @property
+    def sources(self) -> list[str]:
+        """Every row's source for the export: as the command line writes it, model where there is no answer."""
+        out = self._source.copy()
+        out[list(self._manual)] = PERSON
+        return out.tolist()
+
+    @property
+    def lm_scores(self) -> np.ndarray:
+        """[N, L] the language model's log-probabilities as its runs gave them (NaN: not scored): what learning reads."""
+        return self._lm.copy()
+
+    @property
+    def answers(self) -> list[Answer]:
+        """Every row a run or a retrain has answered, as shown (the export's rows)."""
+        out = []
+        has = answered(self._answer)
+        for row in np.flatnonzero(has | self._ran):
+            out.append(Answer(int(row), self._label[row], self.confidence(row), self.margin(row),
+                              np.exp(self._answer[row]).tolist() if has[row] else [], bool(self._truncated[row])))
+        return out
+
+    @property
+    def confidences(self) -> list[float | None]:
+        """Every row's confidence, None where there is no answer yet (vectorised: 100k rows per refresh)."""
+        values = self._confidence.astype(object)
+        values[np.isnan(self._confidence)] = None
+        return values.tolist()
+
+    @property
+    def confidence_column(self) -> np.ndarray:
+        """[N] confidences, NaN where there is no answer (a view: read, never write)."""
+        return self._confidence
+
+    @property
+    def margin_column(self) -> np.ndarray:
+        """[N] margins, NaN where there is no answer or one label only (a view: read, never write)."""
+        return self._margin
+
+    @property
+    def predicted_labels(self) -> list[str | None]:
+        return self._label.tolist()
+
+    @property
+    def rows_answered(self) -> int:
+        """Rows a run has finished, blank tickets (which get no label) included."""
+        return int(self._ran.sum())
+
+    def label_indexes(self) -> np.ndarray:
+        """[N] index in label_names of each row's label_of; -1: no answer."""
+        shown = self._label_index.copy()
+        if self._manual:
+            index = {name: k for k, name in enumerate(self.label_names)}
+            shown[list(self._manual)] = [index[label] for label in self._manual.values()]
+        return shown
+
+    def labelled_as(self, label: str) -> np.ndarray:
+        """[N] rows whose label_of is this label."""
+        if label not in self.label_names:
+            return np.zeros(self.rows, dtype=bool)
+        return self.label_indexes() == self.label_names.index(label)
+
+    def manual_mask(self) -> np.ndarray:
+        """[N] rows a person labelled."""
+        mask = np.zeros(self.rows, dtype=bool)
+        mask[list(self._manual)] = True
+        return mask
+
+    def margin_mask(self) -> np.ndarray:
+        """[N] rows with a margin: answered, with two labels or more."""
+        return ~np.isnan(self._margin)
+
+
+def _same_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """[N, L] float64 twice -> [N] rows equal bit for bit (NaN, not scored, equals the same NaN). One
+    comparison of the bits: float comparisons on whole copies took most of apply_learned's time."""
+    return (a.view(np.int64) == b.view(np.int64)).all(axis=1)
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Elementwise equal, NaN equal to NaN (no answer before and after is no change)."""
+    return (a == b) | (np.isnan(a) & np.isnan(b))
