@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from triage_app.files.clean import STEPS, TextCleaning, clean, clean_texts
+import clean_reference
+from triage_app.files.clean import STEPS, TextCleaning, _cut_signature, _strip_html, clean, clean_texts
 
 ONLY = {name: TextCleaning.from_steps([name]) for name in STEPS}
 # no example database: the suite must leave no files behind
@@ -257,3 +259,59 @@ def test_a_signature_above_a_quoted_message_leaves_the_quote_to_the_replies_step
     as_typed = text.replace("-- \n", "--\n")   # less the delimiter's trailing space
     assert clean(text) == as_typed
     assert clean(text, CUT) == as_typed   # a stub above the quote: kept whole
+
+
+# the same text as before, in linear time (docs/bench/cleaning_linear.txt) -------------------------
+
+MARKUP = ["<b>", "</b>", "<p>", "</p>", "<div>", "</div>", "<li>", "</li>", "<ul>", "<tr>", "<td>", "</td>", "<th>",
+          "<br>", "<br/>", "</br>", "<h1>", "<hr>", "<table>", "<span>", "<script>", "</script>", "<style>",
+          "</style>", "<head>", "</head>", "<title>", "<template>", "<rt>", "<!-- c -->", "<!doctype html>",
+          "<![CDATA[d]]>", "<?pi x?>", "&amp;", "&nbsp;", "x", "y z", " ", "\n", "a < b"]
+SIGNATURE_LINES = ["--", "-- ", "", " ", "Thanks,", "Kind regards,", "Thanks, Megan", "Cheers Raj Kaur", "Megan",
+                   "Support Lead", "It broke again.", "> quoted", "On Mon, Jess wrote:", "From: Jess",
+                   "Sent: Monday", "Sent from my iPhone", "my parcel is late", "\u200b--"]
+
+
+@PROPERTY
+@given(st.lists(st.sampled_from(MARKUP), max_size=40).map("".join))
+def test_html_gives_the_text_it_gave_before(text):
+    assert _strip_html(text) == clean_reference.strip_html(text)
+
+
+@PROPERTY
+@given(st.lists(st.sampled_from(SIGNATURE_LINES), max_size=30).map("\n".join))
+@example("--\nFrom: Jess\n--\nSent: Monday")     # a header under a cut signature no longer opens a chain
+def test_signatures_are_cut_where_they_were_before(text):
+    assert _cut_signature(text) == clean_reference.cut_signature(text)
+
+
+def test_a_text_and_a_comment_before_a_line_tag_still_break_it():
+    assert clean("x<script>s</script><div>a</div><!--c--><div>b</div>", ONLY["html"]) == "x\na\n\nb\n"
+
+
+def seconds(text: str) -> float:
+    started = time.perf_counter()
+    clean(text)
+    return time.perf_counter() - started
+
+
+GROWING = {"unclosed": lambda n: "<b>x" * n, "siblings": lambda n: "<div>x</div>" * n,
+           "breaks": lambda n: "x<br>" * n, "dashes": lambda n: "Hello there\n" + "--\n" * n}
+
+
+# far above the linear times, far below the quadratic ones, so that a busy machine still passes
+@pytest.mark.parametrize("shape, n", [("unclosed", 5_000), ("siblings", 20_000), ("breaks", 20_000),
+                                      ("dashes", 10_000)])
+def test_thousands_of_tags_or_dashes_clean_in_moments(shape, n):
+    assert seconds(GROWING[shape](n)) < 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape, n", [("unclosed", 20_000), ("siblings", 20_000), ("breaks", 20_000),
+                                      ("dashes", 200_000)])
+def test_twice_the_input_takes_about_twice_the_time(shape, n):
+    make = GROWING[shape]
+    seconds(make(n // 10))  # warm up
+    small, large = min(seconds(make(n)) for _ in range(3)), min(seconds(make(2 * n)) for _ in range(3))
+    print(f"{shape}: n={n:,} {small:.3f} s, 2n={2 * n:,} {large:.3f} s, ratio {large / small:.2f}")
+    assert large / small < 3

@@ -9,6 +9,7 @@ import json
 import pandas as pd
 import pytest
 
+from triage_app.files.opening import open_tickets
 from triage_app.files.reader import (BadInput, check_column, detect_gold_column, detect_subject_column,
                                      detect_text_column, read_tickets)
 
@@ -269,3 +270,45 @@ def test_records_with_keys_of_their_own_are_refused_not_allocated(tmp_path):
     (tmp_path / "keys.jsonl").write_text("".join(f'{{"k{i}": 1}}\n' for i in range(4000)))
     with pytest.raises(BadInput, match=r"^keys.jsonl: 4,000 records with 4,000 different keys make 16,000,000 cells"):
         read_tickets(tmp_path / "keys.jsonl")
+
+
+# a file pasted together from UTF-8 and cp1252 lines: each line in its own, and the user told which
+
+def mixed_file(path, lines):
+    """lines: (text, encoding) pairs, written one after the other as they would be by two programs."""
+    path.write_bytes(b"".join((text + "\r\n").encode(encoding) for text, encoding in lines))
+    return path
+
+
+def test_a_file_mixing_utf8_and_cp1252_reads_each_line_as_written_and_names_the_cp1252_rows(tmp_path):
+    path = mixed_file(tmp_path / "t.csv", [("id,text", "utf-8"), ("1,café au lait", "utf-8"),
+                                           ('2,"crème\r\nbrûlée"', "cp1252"), ("3,plain", "utf-8"),
+                                           ("4,naïve “quoted”", "cp1252"), ("5,€5 charge", "utf-8")])
+    opened = open_tickets(path)
+    assert opened.texts == ["café au lait", "crème\r\nbrûlée", "plain", "naïve “quoted”", "€5 charge"]
+    assert opened.table.encoding == "utf-8+cp1252"
+    assert opened.notes == ["the file mixes UTF-8 with cp1252; read as cp1252: rows 2 and 4 (the rest as UTF-8); "
+                            "check them"]
+
+
+def test_many_mixed_rows_are_counted_not_listed_and_a_mixed_header_is_named(tmp_path):
+    rows = [(f"{k},{'crème' if k % 2 else 'café'}", "cp1252" if k % 2 else "utf-8") for k in range(1, 13)]
+    table = read_tickets(mixed_file(tmp_path / "t.csv", [("id,Pièce", "cp1252"), *rows]))
+    assert table.columns == ["id", "Pièce"] and table.frame["Pièce"].tolist() == ["crème", "café"] * 6
+    assert table.warnings == ["the file mixes UTF-8 with cp1252; read as cp1252: the header and rows 1, 3, 5 and "
+                              "3 more (the rest as UTF-8); check them"]
+
+
+def test_mixed_json_lines_are_named_by_line(tmp_path):
+    path = mixed_file(tmp_path / "t.jsonl", [('{"text": "café"}', "utf-8"), ('{"text": "crème"}', "cp1252")])
+    table = read_tickets(path)
+    assert table.frame["text"].tolist() == ["café", "crème"]
+    assert table.warnings == ["the file mixes UTF-8 with cp1252; read as cp1252: line 2 (the rest as UTF-8); "
+                              "check them"]
+
+
+def test_a_file_all_in_cp1252_is_read_as_before_without_a_note(tmp_path):
+    path = mixed_file(tmp_path / "t.csv", [("id,text", "cp1252"), ("1,café", "cp1252"), ("2,crème", "cp1252")])
+    table = read_tickets(path)
+    assert table.frame["text"].tolist() == ["café", "crème"] and table.warnings == []
+    assert table.encoding in ("cp1252", "windows-1252")

@@ -19,9 +19,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
+from triage_app.files.export import FORMATS, export, results_frame
 from triage_app.files.reader import BadInput, read_tickets
 
 EXAMPLES = int(os.environ.get("TRIAGE_FUZZ_EXAMPLES", "0"))
@@ -145,6 +146,10 @@ XLSX_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"],
 
 
 def workbook(texts) -> bytes:
+    return sheet_of([["id", "text"], *([str(k), t] for k, t in enumerate(texts))])
+
+
+def sheet_of(rows: list[list[str]]) -> bytes:
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
 
@@ -155,9 +160,8 @@ def workbook(texts) -> bytes:
         cell = WriteOnlyCell(sheet, value)
         cell.data_type = "s"   # "=1" is a ticket here, not a formula
         return cell
-    sheet.append([text("id"), text("text")])
-    for k, t in enumerate(texts):
-        sheet.append([text(str(k)), text(t)])
+    for row in rows:
+        sheet.append([text(value) for value in row])
     buffer = io.BytesIO()
     book.save(buffer)
     return buffer.getvalue()
@@ -226,3 +230,49 @@ def test_the_small_files_reencoded_keep_their_rows(encoding):
     path = FOLDER / "e.csv"
     path.write_bytes(SMALL_FILES["t.csv"].decode().encode(encoding))
     assert read_tickets(path).frame["id"].tolist() == ["0", "1", "2"]
+
+
+# every column through reading and export ------------------------------------------------------
+
+# repeats, blanks and names a repeat's suffix would take ("a_2"); none a delimiter or a formula's start
+HEADER_NAMES = st.lists(st.sampled_from(["text", "a", "a_2", "a_3", "", " ", "column_2", "label", "p_x"])
+                        | st.text("ab_2 ", max_size=4), min_size=1, max_size=7)
+
+
+def exported_rows(path: Path) -> list[list]:
+    """The export's header and rows as its file holds them."""
+    if path.suffix == ".csv":
+        with open(path, newline="", encoding="utf-8") as f:
+            return list(csv.reader(f))
+    if path.suffix == ".xlsx":
+        from openpyxl import load_workbook
+
+        book = load_workbook(path, read_only=True)
+        rows = [list(row) for row in book.active.iter_rows(values_only=True)]
+        book.close()
+        return rows
+    text = path.read_text(encoding="utf-8")
+    records = [json.loads(line) for line in text.splitlines()] if path.suffix == ".jsonl" else json.loads(text)
+    return [list(records[0]), *(list(record.values()) for record in records)]
+
+
+@fuzz_settings(20)
+@given(HEADER_NAMES, st.integers(1, 3), st.sampled_from(["csv", "xlsx"]))
+@example(["text", "a", "a_2", "a"], 2, "csv")
+@example(["text", "dup", "dup_2", "dup"], 1, "xlsx")
+def test_every_column_reaches_the_export_in_its_place_under_a_name_of_its_own(header, n_rows, suffix):
+    assume(any(name.strip() for name in header))  # a blank first row is not a header
+    rows = [header, *([f"{r}.{c}" for c in range(len(header))] for r in range(n_rows))]
+    if suffix == "csv":
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows(rows)
+        content = buffer.getvalue().encode()
+    else:
+        content = sheet_of(rows)
+    table = read_or_refuse(f"h.{suffix}", content)
+    assert table is not None and len(table.columns) == len(header)
+    for fmt in FORMATS:
+        out = exported_rows(export(results_frame(table.frame, [], ["x"]), FOLDER / f"out.{fmt}"))
+        names = out[0][:len(header)]
+        assert len(set(names)) == len(header), (fmt, names)
+        assert [row[:len(header)] for row in out[1:]] == rows[1:], fmt

@@ -500,12 +500,11 @@ def _eval_curve(args, loaded, gold_set, label_set, table, column) -> int:
 
 
 def _plot_curve(result: dict, png: Path) -> None:
-    """The curve drawn as the docs draw theirs (Qt offscreen)."""
-    from triage_app.learn.curve import curves_svg, write_png
+    """The curve drawn as the docs draw theirs: the package's SVG, rendered by Qt offscreen."""
+    from triage_app.learn.curve import curves_svg
+    from triage_app.ui.images import svg_to_png
 
-    write_png(curves_svg([result]), png)
-    if not png.is_file():
-        raise ValueError(f"cannot write {png}")
+    svg_to_png(curves_svg([result]), png)
 
 
 def _eval_label_set(args, gold):

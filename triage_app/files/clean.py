@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from html.entities import html5
 
-from bs4 import BeautifulSoup, NavigableString
+from bs4 import BeautifulSoup, NavigableString, Tag
 
 # Bump when a rule changes what comes out, so results cached under the old rules are not reused.
 RULES_VERSION = 1
@@ -168,25 +168,45 @@ def _strip_html(text: str) -> str:
         # entities only: the stdlib's decoder, the same HTML5 table (and BeautifulSoup would warn
         # that a short text without tags "looks like a URL")
         return html.unescape(text)
-    soup = BeautifulSoup(text, "html.parser")
-    for tag in soup.find_all(True):
-        if tag.decomposed:
-            continue
-        if tag.name in _DROPPED:
-            tag.decompose()
-        elif tag.name == "br":
-            tag.replace_with("\n")
-        elif tag.name in _PARAGRAPHS:
-            tag.insert_before("\n")
-            tag.insert_after("\n")
-        elif tag.name in _LINES:
-            before = tag.previous_sibling
-            if isinstance(before, NavigableString) and before.strip():
-                tag.insert_before("\n")
-            tag.insert_after("\n")
-        elif tag.name in _CELLS:
-            tag.insert_after(" ")
-    return soup.get_text()
+    return _soup_text(BeautifulSoup(text, "html.parser"))
+
+
+def _soup_text(soup: BeautifulSoup) -> str:
+    """The text get_text() gives, with line breaks for block tags, read in one pass over the tree.
+
+    The tree is never edited: BeautifulSoup finds a child's place in its parent by walking the
+    parent's children, and a missing attribute on a tag by searching the tag's subtree, so
+    inserting breaks or asking a tag whether it was decomposed made cleaning quadratic.
+    """
+    wanted = soup.interesting_string_types  # what get_text() reads: text and CDATA, not comments
+    out: list[str] = []
+    stack: list = list(reversed(soup.contents))
+    while stack:
+        node = stack.pop()
+        if type(node) is str:  # a break queued to follow a tag's contents
+            out.append(node)
+        elif isinstance(node, NavigableString):
+            if type(node) in wanted:
+                out.append(node)
+        elif node.name == "br":
+            out.append("\n")
+        elif node.name not in _DROPPED:
+            if node.name in _PARAGRAPHS or (node.name in _LINES and _text_before(node)):
+                out.append("\n")
+            if node.name in _PARAGRAPHS or node.name in _LINES:
+                stack.append("\n")
+            elif node.name in _CELLS:
+                stack.append(" ")
+            stack.extend(reversed(node.contents))
+    return "".join(out)
+
+
+def _text_before(tag: Tag) -> bool:
+    """Whether text runs into the tag: a dropped tag between is gone, any other tag ends in a break or none."""
+    before = tag.previous_sibling
+    while isinstance(before, Tag) and before.name in _DROPPED:
+        before = before.previous_sibling
+    return isinstance(before, NavigableString) and bool(before.strip())
 
 
 # replies ------------------------------------------------------------------------------------
@@ -220,15 +240,17 @@ def _cut_replies(text: str) -> str:
     return out if len(out.split()) >= MIN_KEPT_WORDS else text
 
 
-def _opens_chain(plain: list[str], i: int) -> bool:
+def _opens_chain(plain: list[str], i: int, end: int | None = None) -> bool:
+    """end: the lines past it are already cut, and do not count."""
+    end = len(plain) if end is None else end
     line = plain[i]
     if _WROTE.match(line) or _ORIGINAL.match(line) or _REPLY_ABOVE.match(line):
         return True
     # "On Mon, 3 Mar 2026 at 10:14, Jess <jess@shop.example>" / "wrote:" split over two lines
-    if line.startswith("On ") and i + 1 < len(plain) and _WROTE_END.match(plain[i + 1]):
+    if line.startswith("On ") and i + 1 < end and _WROTE_END.match(plain[i + 1]):
         return True
     # an Outlook header (From: then Sent: or Date:), unless it heads a forward, whose text is the ticket
-    if _FROM.match(line) and any(_SENT.match(nxt) for nxt in plain[i + 1:i + 4]):
+    if _FROM.match(line) and any(_SENT.match(nxt) for nxt in plain[i + 1:min(i + 4, end)]):
         return not any(_FORWARDED.search(prev) for prev in plain[max(0, i - 2):i])
     return False
 
@@ -253,41 +275,43 @@ def _cut_signature(text: str) -> str:
     lines = text.splitlines()
     if _has_any(text, _DEVICE_WORDS):
         lines = [line for line in lines if not _DEVICE.match(_plain(line))]
-    dashes = "--" in text
+    # each line made plain once: a cut only moves the end, so every pass reads the same lines
+    plain = [_plain(line) for line in lines] if "--" in text else None
+    end = len(lines)
     while True:   # a signature under a signature ("Thanks,\nMegan\n-- \nMegan Harris"): until none is left
-        shorter = _without_signature(lines, dashes)
-        if len(shorter) == len(lines):
+        start = _signature_start(lines, plain, end)
+        if start == end:
             break
-        lines = shorter
-    out = "\n".join(lines)
-    return out if out.strip() and len(lines) < len(text.splitlines()) else text
+        end = start
+    out = "\n".join(lines[:end])
+    return out if out.strip() and end < len(text.splitlines()) else text
 
 
-def _without_signature(lines: list[str], dashes: bool) -> list[str]:
-    """The lines without the signature at their end, if there is one; only the last lines are read."""
-    end, below = len(lines), 0
-    plain = [_plain(line) for line in lines] if dashes else []
-    for i in range(len(plain) - 1, -1, -1):
+def _signature_start(lines: list[str], plain: list[str] | None, end: int) -> int:
+    """Where the signature at the end of lines[:end] begins, or end if there is none; only the last lines are read."""
+    below = 0
+    for i in range(end - 1, -1, -1) if plain is not None else ():
         # a quoted message under a signature is the replies step's to cut or keep, not this one's
-        if plain[i].startswith(">") or _opens_chain(plain, i):
+        if plain[i].startswith(">") or _opens_chain(plain, i, end):
             break
         if _DELIMITER.match(plain[i]):
-            return lines[:i]
+            return i
         below += bool(plain[i])
         if below > _SIGNATURE_LINES:
             break
-    while end and not lines[end - 1].strip():
-        end -= 1
-    if end and _CLOSING_NAME.match(_plain(lines[end - 1])):
-        return lines[:end - 1]
+    last = end
+    while last and not lines[last - 1].strip():
+        last -= 1
+    if last and _CLOSING_NAME.match(_plain(lines[last - 1])):
+        return last - 1
     # a closing ("Kind regards,") with a few short name lines under it, at the end
-    for i in range(end - 1, max(-1, end - 2 - _NAME_LINES), -1):
+    for i in range(last - 1, max(-1, last - 2 - _NAME_LINES), -1):
         if _CLOSING.match(_plain(lines[i])):
-            names = [plain for plain in map(_plain, lines[i + 1:end]) if plain]
+            names = [plain for plain in map(_plain, lines[i + 1:last]) if plain]
             if all(len(name) <= _NAME_LINE_CHARS and not name.endswith((".", "?", "!")) for name in names):
-                return lines[:i]
+                return i
             break
-    return lines
+    return end
 
 
 # both cuts read lines as the whitespace step leaves them, so that they decide the same with it on or off

@@ -2,62 +2,27 @@
 
 from __future__ import annotations
 
-import codecs
 import csv
 import io
 import json
 import re
-from dataclasses import dataclass, field
+from bisect import bisect_left
 from pathlib import Path
 
 import pandas as pd
+
+from triage_app.files.encoding import Decoded, decode, listed, mixed_note
+from triage_app.files.sheets import read_xlsx
+from triage_app.files.table import MAX_CELLS, BadInput, TicketTable, filled, unique_names
 
 TEXT_COLUMNS = ("text", "body", "description", "message", "ticket", "comment", "content")
 SUBJECT_COLUMNS = ("subject", "title", "summary")
 GOLD_COLUMNS = ("category", "label", "queue", "class", "topic", "type", "intent", "gold")
 DELIMITERS = ",;\t|"
-# UTF-32's marks first: UTF-32-LE's begins with UTF-16-LE's
-_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
-         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 # Long tickets are truncated and flagged by the engine, not refused here; past this a field is not a ticket.
 FIELD_LIMIT = 8 << 20
 # The delimiter is judged on the file's head: enough rows to see a pattern, bounded so crafted input stays cheap.
 SNIFF_CHARS, SNIFF_ROWS = 64 << 10, 50
-# A table's rows x columns: one stray cell at XFD1048576 (see sheets.py), or JSON records each with keys of
-# their own, must not make a table of billions of cells.
-MAX_CELLS = 10_000_000
-
-
-class BadInput(ValueError):
-    """The file cannot be used; the message is one line the user can act on."""
-
-    def __init__(self, message: str):
-        super().__init__(" ".join(str(message).splitlines()))
-
-
-@dataclass(slots=True)
-class TicketTable:
-    """A ticket file as read: every column as text, rows in file order."""
-
-    path: Path
-    frame: pd.DataFrame
-    format: str
-    encoding: str | None = None
-    delimiter: str | None = None
-    sheet: str | None = None
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def columns(self) -> list[str]:
-        return [str(c) for c in self.frame.columns]
-
-    def texts(self, column: str, subject: str | None = None) -> list[str]:
-        """The ticket texts: one column, or subject and body joined when asked."""
-        body = self.frame[column].tolist()
-        if not subject:
-            return body
-        return [f"{s}\n\n{b}" if s.strip() and b.strip() else (s or b)
-                for s, b in zip(self.frame[subject].tolist(), body)]
 
 
 def read_tickets(path: str | Path, sheet: str | int | None = None) -> TicketTable:
@@ -86,8 +51,6 @@ def read_tickets(path: str | Path, sheet: str | int | None = None) -> TicketTabl
 def _read(path: Path, sheet: str | int | None) -> TicketTable:
     suffix = path.suffix.lower()
     if suffix in (".xlsx", ".xlsm"):
-        from triage_app.files.sheets import read_xlsx  # imported here: sheets builds on this module's table
-
         return read_xlsx(path, sheet)
     if suffix == ".jsonl":
         return _read_jsonl(path)
@@ -140,26 +103,29 @@ def _first_named(columns: list[str], names: tuple[str, ...]) -> str | None:
 
 # delimited text
 def _read_delimited(path: Path) -> TicketTable:
-    raw = path.read_bytes()
-    text, encoding = _decode(raw, path.name)
+    decoded = decode(path.read_bytes(), path.name)
+    text = decoded.text
     if not text.strip():
         raise BadInput(f"{path.name}: the file is empty")
     csv.field_size_limit(FIELD_LIMIT)
     delimiter = _sniff_delimiter(text, ".tsv" == path.suffix.lower())
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     try:
-        header = next((row for row in reader if _filled(row)), [])  # blank lines above the header are not one
+        header = next((row for row in reader if filled(row)), [])  # blank lines above the header are not one
+        header_end = reader.line_num
         # Kept as columns of strings, not a list per row: 100k row lists are containers the garbage
         # collector would walk, with the GIL held, while the window waits for it.
         columns = [[] for _ in header]
+        row_ends = []  # the line each row ends on, to name the rows a line of the file belongs to
         for row in reader:
             if len(row) != len(header):
-                if not _filled(row):
+                if not filled(row):
                     continue  # a blank line between records is not a ticket
                 raise BadInput(f"{path.name}: line {reader.line_num} has {len(row)} fields, "
                                f"the header has {len(header)}")
             for column, cell in zip(columns, row):
                 column.append(cell)
+            row_ends.append(reader.line_num)
     except csv.Error as exc:
         if "field limit" in str(exc):
             raise BadInput(f"{path.name}: line {reader.line_num}: a field longer than {FIELD_LIMIT >> 20} MiB "
@@ -167,38 +133,22 @@ def _read_delimited(path: Path) -> TicketTable:
         raise BadInput(f"{path.name}: line {reader.line_num}: {exc}") from None
     if header and not columns[0]:  # said before pandas spends a second on a frame of 16,000 empty columns
         raise BadInput(f"{path.name}: the file has a header but no tickets")
-    header = _unique_names(header)
-    frame = pd.DataFrame(dict(zip(header, columns)), dtype=object) if header else pd.DataFrame()
-    return TicketTable(path, frame, "tsv" if delimiter == "\t" else "csv", encoding, delimiter)
+    # built by place, then named: built by name, a repeated name would keep one column of the two
+    frame = pd.DataFrame(dict(enumerate(columns)), dtype=object) if header else pd.DataFrame()
+    frame.columns = unique_names(header)
+    notes = [mixed_note(decoded, _rows_of(decoded.legacy_lines, header_end, row_ends))] if decoded.mixed else []
+    return TicketTable(path, frame, "tsv" if delimiter == "\t" else "csv", decoded.encoding, delimiter,
+                       warnings=notes)
 
 
-def _filled(row: list[str]) -> bool:
-    return any(cell.strip() for cell in row)
-
-
-def _decode(raw: bytes, name: str) -> tuple[str, str]:
-    for bom, encoding in _BOMS:
-        if raw.startswith(bom):
-            try:
-                return raw.decode(encoding), encoding
-            except UnicodeDecodeError as exc:
-                raise BadInput(f"{name}: starts with a {encoding.upper()} byte-order mark but byte {exc.start} "
-                               f"is not {encoding.upper()}; save the file as UTF-8 and try again") from None
-    if b"\x00" in raw[:8192]:
-        raise BadInput(f"{name}: this looks like a binary file, not a table of tickets")
-    try:
-        return raw.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        pass
-    from charset_normalizer import from_bytes
-
-    matches = from_bytes(raw)
-    if not matches:
-        raise BadInput(f"{name}: cannot tell the text encoding; save the file as UTF-8 and try again")
-    # Short legacy files fit several code pages equally well; Windows-1252 is what Excel on a
-    # Western-European Windows writes, so it wins among the plausible ones.
-    best = next((m for m in matches if m.encoding == "cp1252"), matches.best())
-    return str(best), best.encoding
+def _rows_of(lines: tuple[int, ...], header_end: int, row_ends: list[int]) -> str:
+    """The header and the rows (from 1, as the table numbers them) that hold these lines of the file."""
+    last = row_ends[-1] if row_ends else header_end
+    rows = sorted({bisect_left(row_ends, line) + 1 for line in lines if header_end < line <= last})
+    header = any(line <= header_end for line in lines)
+    if not rows:
+        return "the header" if header else "blank lines"
+    return ("the header and " if header else "") + listed("row", rows)
 
 
 def _sniff_delimiter(text: str, tsv: bool) -> str:
@@ -224,7 +174,7 @@ def _field_counts(head: str, delimiter: str, cut: bool) -> list[int]:
     counts = []
     try:
         for row in csv.reader(io.StringIO(head, newline=""), delimiter=delimiter):
-            if _filled(row):
+            if filled(row):
                 counts.append(len(row))
             if len(counts) > SNIFF_ROWS:
                 return counts
@@ -233,37 +183,28 @@ def _field_counts(head: str, delimiter: str, cut: bool) -> list[int]:
     return counts[:-1] if cut and len(counts) > 1 else counts
 
 
-def _unique_names(header: list[str]) -> list[str]:
-    seen: dict[str, int] = {}
-    names = []
-    for k, name in enumerate(header):
-        name = name.strip() or f"column_{k + 1}"
-        seen[name] = seen.get(name, 0) + 1
-        names.append(name if seen[name] == 1 else f"{name}_{seen[name]}")
-    return names
-
-
 # JSON
 def _read_json(path: Path) -> TicketTable:
-    text, encoding = _decode(path.read_bytes(), path.name)
-    if not text.strip():
+    decoded = decode(path.read_bytes(), path.name)
+    if not decoded.text.strip():
         raise BadInput(f"{path.name}: the file is empty")
     try:
-        data = json.loads(text)
+        data = json.loads(decoded.text)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{path.name}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     if isinstance(data, dict) and len(data) == 1 and isinstance(next(iter(data.values())), list):
         data = next(iter(data.values()))  # {"tickets": [...]}
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise BadInput(f"{path.name}: expected a JSON list of objects, one per ticket")
-    return TicketTable(path, _records_frame(data, path.name), "json", encoding)
+    return TicketTable(path, _records_frame(data, path.name), "json", decoded.encoding,
+                       warnings=_line_notes(decoded))
 
 
 def _read_jsonl(path: Path) -> TicketTable:
-    text, encoding = _decode(path.read_bytes(), path.name)
+    decoded = decode(path.read_bytes(), path.name)
     records = []
     # only a newline ends a record: splitlines() would also split at U+2028 and \x1c, legal inside JSON strings
-    for number, line in enumerate(text.split("\n"), 1):
+    for number, line in enumerate(decoded.text.split("\n"), 1):
         if not line.strip():
             continue
         try:
@@ -275,7 +216,12 @@ def _read_jsonl(path: Path) -> TicketTable:
         records.append(item)
     if not records:
         raise BadInput(f"{path.name}: the file is empty")
-    return TicketTable(path, _records_frame(records, path.name), "jsonl", encoding)
+    return TicketTable(path, _records_frame(records, path.name), "jsonl", decoded.encoding,
+                       warnings=_line_notes(decoded))
+
+
+def _line_notes(decoded: Decoded) -> list[str]:
+    return [mixed_note(decoded, listed("line", list(decoded.legacy_lines)))] if decoded.mixed else []
 
 
 def _records_frame(records: list[dict], file_name: str) -> pd.DataFrame:
@@ -284,7 +230,7 @@ def _records_frame(records: list[dict], file_name: str) -> pd.DataFrame:
         raise BadInput(f"{file_name}: {len(records):,} records with {len(columns):,} different keys make "
                        f"{len(records) * len(columns):,} cells, more than Triage reads ({MAX_CELLS:,})")
     rows = [["" if item.get(c) is None else _cell(item.get(c)) for c in columns] for item in records]
-    return pd.DataFrame(rows, columns=columns, dtype=object)
+    return pd.DataFrame(rows, columns=unique_names(columns), dtype=object)
 
 
 def _cell(value) -> str:

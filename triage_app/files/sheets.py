@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from triage_app.files.reader import MAX_CELLS, BadInput, TicketTable, _filled, _unique_names
+from triage_app.files.table import MAX_CELLS, BadInput, TicketTable, filled, unique_names
 
 # A few kilobytes of workbook must not unpack into gigabytes.
 MAX_UNPACKED_BYTES = 1 << 30
@@ -102,10 +102,10 @@ def _sheet_frame(cells: dict[tuple[int, int], str]) -> pd.DataFrame:
     rows: dict[int, list[str]] = {}
     for (r, c), text in cells.items():
         rows.setdefault(r, [""] * width)[c - left] = text
-    grid = [rows[r] for r in sorted(rows) if _filled(rows[r])]
+    grid = [rows[r] for r in sorted(rows) if filled(rows[r])]
     if not grid:
         return pd.DataFrame()
-    return pd.DataFrame(grid[1:], columns=_unique_names(grid[0]), dtype=object)
+    return pd.DataFrame(grid[1:], columns=unique_names(grid[0]), dtype=object)
 
 
 def _uncached_formulas(path: Path, name: str, cells: dict) -> list[tuple[int, int]]:

@@ -3,12 +3,16 @@
 Each label's rows are split once (seeded) into a training pool and test rows; every k and every
 draw is scored on the same test rows. A draw is a seeded order of each label's pool and k takes
 its first k rows, so a draw's k = 10 labels include its k = 5 ones, as a person's would.
+
+Drawn as SVG (`curves_svg`) for `triage-app eval --plot` and the docs' figure alike, from the
+dicts `Curve.to_dict` makes, one panel per ticket set; the PNG is Qt's, drawn outside learn/.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from html import escape
 
 import numpy as np
 
@@ -18,6 +22,11 @@ from triage_app.quality.metrics import evaluate
 
 KS = (0, 2, 5, 10, 20)
 PARTS = ("zero_shot", "learned", "combined")
+COLORS = {"zero_shot": "#9aa0a6", "learned": "#f29900", "combined": "#1a73e8"}
+TITLES = {"zero_shot": "zero-shot (language model)", "learned": "learned only (TF-IDF + LR)",
+          "combined": "combined (weights by cross-validation)"}
+# one panel: its width and height, the plot's offset in it, the plot's width and height
+W, H, LEFT, TOP, PW, PH = 330, 300, 50, 40, 250, 200
 
 
 @dataclass(slots=True)
@@ -133,3 +142,38 @@ def _scores(truth: list[str], predicted: np.ndarray | None, names: list[str]) ->
 
 def _fmt(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}%"
+
+
+# drawing ------------------------------------------------------------------------------------
+
+def curves_svg(results: list[dict]) -> str:
+    """An SVG with one panel per result (a Curve.to_dict() plus its "set" name), side by side."""
+    width, height = max(W * len(results) + 20, 800), H + 40
+    body = [e for i, r in enumerate(results) for e in _panel(r, 10 + W * i)]
+    legend = [e for j, (part, color) in enumerate(COLORS.items())
+              for e in (f'<rect x="{60 + 250 * j}" y="{H + 12}" width="14" height="4" fill="{color}"/>',
+                        f'<text x="{80 + 250 * j}" y="{H + 18}">{escape(TITLES[part])}</text>')]
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'font-family="sans-serif" font-size="12"><rect width="100%" height="100%" fill="white"/>'
+            + "".join(body + legend) + "</svg>\n")
+
+
+def _panel(result: dict, left: int) -> list[str]:
+    ks = [p["k"] for p in result["points"]]
+    x = lambda i: left + LEFT + PW * i / (len(ks) - 1)
+    y = lambda v: TOP + PH * (1 - v)
+    out = [f'<text x="{left + LEFT}" y="{TOP - 22}" font-weight="bold">{escape(result["set"])}: '
+           f'{len(result["names"])} labels, {result["n_test"]} test tickets</text>']
+    for v in (0, 0.25, 0.5, 0.75, 1.0):
+        out += [f'<line x1="{left + LEFT}" x2="{left + LEFT + PW}" y1="{y(v)}" y2="{y(v)}" stroke="#e0e0e0"/>',
+                f'<text x="{left + LEFT - 6}" y="{y(v) + 4}" text-anchor="end">{100 * v:.0f}%</text>']
+    for i, k in enumerate(ks):
+        out.append(f'<text x="{x(i):.1f}" y="{TOP + PH + 18}" text-anchor="middle">{k}</text>')
+    out.append(f'<text x="{left + LEFT + PW / 2}" y="{TOP + PH + 36}" text-anchor="middle">labels per label (k)</text>')
+    for part, color in COLORS.items():
+        points = [(x(i), y(p["mean"][part]["accuracy"])) for i, p in enumerate(result["points"])
+                  if p["mean"][part]["accuracy"] is not None]
+        out.append(f'<polyline fill="none" stroke="{color}" stroke-width="2.5" points="'
+                   + " ".join(f"{a:.1f},{b:.1f}" for a, b in points) + '"/>')
+        out += [f'<circle cx="{a:.1f}" cy="{b:.1f}" r="3.5" fill="{color}"/>' for a, b in points]
+    return out

@@ -1,0 +1,110 @@
+"""A text file's bytes as text: a byte-order mark, else UTF-8, else the legacy code page, or, for a
+file pasted together from both, each line in the one it is written in."""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+
+from triage_app.files.table import BadInput
+
+# UTF-32's marks first: UTF-32-LE's begins with UTF-16-LE's
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+# a character UTF-8 writes in two to four bytes: legacy text almost never holds one by chance
+_UTF8_CHAR = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """The text, what it was written in, and the lines read in a legacy code page where UTF-8 is mixed in."""
+
+    text: str
+    encoding: str
+    legacy: str | None = None           # the code page of a file that mixes one with UTF-8
+    legacy_lines: tuple[int, ...] = ()  # those lines, from 1; a line ends at \n, \r or \r\n
+
+    @property
+    def mixed(self) -> bool:
+        return bool(self.legacy_lines)
+
+
+def decode(raw: bytes, name: str) -> Decoded:
+    """The bytes as text, or BadInput naming the file when they are not text."""
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            try:
+                return Decoded(raw.decode(encoding), encoding)
+            except UnicodeDecodeError as exc:
+                raise BadInput(f"{name}: starts with a {encoding.upper()} byte-order mark but byte {exc.start} "
+                               f"is not {encoding.upper()}; save the file as UTF-8 and try again") from None
+    if b"\x00" in raw[:8192]:
+        raise BadInput(f"{name}: this looks like a binary file, not a table of tickets")
+    try:
+        return Decoded(raw.decode("utf-8"), "utf-8")
+    except UnicodeDecodeError:
+        pass
+    if _UTF8_CHAR.search(raw):
+        mixed = _decode_mixed(raw, name)
+        if mixed is not None:
+            return mixed
+    text, encoding = _decode_legacy(raw, name)
+    return Decoded(text, encoding)
+
+
+def _decode_legacy(raw: bytes, name: str) -> tuple[str, str]:
+    from charset_normalizer import from_bytes
+
+    matches = from_bytes(raw)
+    if not matches:
+        raise BadInput(f"{name}: cannot tell the text encoding; save the file as UTF-8 and try again")
+    # Short legacy files fit several code pages equally well; Windows-1252 is what Excel on a
+    # Western-European Windows writes, so it wins among the plausible ones.
+    best = next((m for m in matches if m.encoding == "cp1252"), matches.best())
+    return str(best), best.encoding
+
+
+def _decode_mixed(raw: bytes, name: str) -> Decoded | None:
+    """Each line that is UTF-8 as UTF-8, the others in the code page they are in; None if no line
+    but ASCII ones is UTF-8 (the file is all legacy) or the others do not decode line by line.
+
+    Rows appended from another system, or a file saved once by Excel and once by a script, mix the two;
+    decoding all of it in the code page turns the UTF-8 "café" into "cafÃ©".
+    """
+    # bytes.splitlines ends lines at \n, \r and \r\n only, as the csv reader does; no UTF-8
+    # character and no legacy one holds those bytes, so no line is cut inside a character
+    lines = raw.splitlines(keepends=True)
+    texts = [_utf8(line) for line in lines]
+    if not any(text is not None and not text.isascii() for text in texts):
+        return None
+    try:
+        _, encoding = _decode_legacy(b"".join(line for line, text in zip(lines, texts) if text is None), name)
+        text = "".join(text if text is not None else line.decode(encoding) for line, text in zip(lines, texts))
+    except (BadInput, UnicodeDecodeError, LookupError):
+        return None
+    numbers = tuple(k for k, text in enumerate(texts, 1) if text is None)
+    return Decoded(text, f"utf-8+{encoding}", encoding, numbers)
+
+
+def _utf8(line: bytes) -> str | None:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def mixed_note(decoded: Decoded, where: str) -> str:
+    """The one line that says a file mixes encodings: where is "rows 3, 17 and 40 more" or the like."""
+    return (f"the file mixes UTF-8 with {decoded.legacy}; read as {decoded.legacy}: {where} (the rest as UTF-8); "
+            "check them")
+
+
+def listed(unit: str, numbers: list[int], shown: int = 3) -> str:
+    """Numbers as a phrase: "row 3", "rows 3, 17 and 21", "rows 3, 17, 21 and 40 more"."""
+    if len(numbers) == 1:
+        return f"{unit} {numbers[0]}"
+    head = ", ".join(map(str, numbers[:shown]))
+    if len(numbers) > shown:
+        return f"{unit}s {head} and {len(numbers) - shown:,} more"
+    return f"{unit}s {head.rsplit(', ', 1)[0]} and {numbers[-1]}"

@@ -1,0 +1,78 @@
+"""A ticket file as read, whatever its format: the table, its column names, and the one-line refusal.
+
+The readers of each format (reader.py for delimited text and JSON, sheets.py for workbooks) build
+on this module and never on each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+# A table's rows x columns: one stray cell at XFD1048576 (see sheets.py), or JSON records each with keys of
+# their own, must not make a table of billions of cells.
+MAX_CELLS = 10_000_000
+
+
+class BadInput(ValueError):
+    """The file cannot be used; the message is one line the user can act on."""
+
+    def __init__(self, message: str):
+        super().__init__(" ".join(str(message).splitlines()))
+
+
+@dataclass(slots=True)
+class TicketTable:
+    """A ticket file as read: every column as text, rows in file order."""
+
+    path: Path
+    frame: pd.DataFrame
+    format: str
+    encoding: str | None = None
+    delimiter: str | None = None
+    sheet: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def columns(self) -> list[str]:
+        return [str(c) for c in self.frame.columns]
+
+    def texts(self, column: str, subject: str | None = None) -> list[str]:
+        """The ticket texts: one column, or subject and body joined when asked."""
+        body = self.frame[column].tolist()
+        if not subject:
+            return body
+        return [f"{s}\n\n{b}" if s.strip() and b.strip() else (s or b)
+                for s, b in zip(self.frame[subject].tolist(), body)]
+
+
+def unique_names(header: list[str]) -> list[str]:
+    """One name per header cell, in order, no two alike: a blank is named by its place, a repeat gets
+    the first free `_2`, `_3`...
+
+    A suffix skips every name the header already has: `a, a_2, a` names the repeat `a_3`, so no
+    column is dropped or takes another's values when the table is built from name to cells.
+    """
+    names = [name.strip() or f"column_{k + 1}" for k, name in enumerate(header)]
+    taken = set(names)
+    kept: set[str] = set()
+    suffix: dict[str, int] = {}
+    out = []
+    for name in names:
+        if name in kept:
+            k = suffix.get(name, 1) + 1
+            while f"{name}_{k}" in taken:
+                k += 1
+            suffix[name] = k
+            taken.add(new := f"{name}_{k}")
+            name = new
+        kept.add(name)
+        out.append(name)
+    return out
+
+
+def filled(row: list[str]) -> bool:
+    """Whether a row has any text: a blank line between records is not a ticket."""
+    return any(cell.strip() for cell in row)
