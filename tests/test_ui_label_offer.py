@@ -3,7 +3,7 @@ person's edits (untick, rename to merge, the rest merged or left out), the dialo
 
 from PySide6.QtCore import Qt
 
-from triage_app.ui.label_offer import OTHER, LabelOfferDialog, column_values, proposed, take
+from triage_app.ui.label_offer import OTHER, LabelOfferDialog, best_column, column_values, proposed, take
 
 QUEUE = (["Billing"] * 5 + [" billing "] * 2 + ["Technical"] * 4 + ["Tech support"] * 2 + ["Account"] * 3
          + ["refunds"] * 2 + ["misc"] + [None, "", "  "] * 2)
@@ -29,7 +29,7 @@ def test_taking_the_column_teaches_the_filled_rows():
 
 
 def test_the_dialog_proposes_and_the_person_edits(qtbot):
-    dialog = LabelOfferDialog("queue", QUEUE)
+    dialog = LabelOfferDialog({"queue": QUEUE}, "queue")
     qtbot.addWidget(dialog)
     assert dialog.offer().names == ["Billing", "Technical", "Account", "refunds", "Tech support"]
     assert dialog.offer().left_out == 1                                                # misc: one ticket
@@ -45,3 +45,33 @@ def test_the_dialog_proposes_and_the_person_edits(qtbot):
     dialog.show()
     qtbot.waitExposed(dialog)
     dialog.grab().save("/tmp/offer.png")
+
+
+def test_a_value_named_like_the_rest_merges_with_it():
+    """A column with an "Other" value, and the values not ticked merged into "other": one label."""
+    values = ["Billing"] * 3 + ["Other"] * 2 + ["misc"]
+    offer = take(values, {"billing": "Billing", "other": "Other", "misc": OTHER})
+    assert offer.names == ["Billing", "Other"]
+    assert offer.labels == {0: "Billing", 1: "Billing", 2: "Billing", 3: "Other", 4: "Other", 5: "Other"}
+
+
+FULL = ["Billing", "Technical"] * 100                                  # an answer key: every row
+HALF = [q if r % 4 < 2 else "" for r, q in enumerate(FULL)]            # a queue filled in on half
+
+
+def test_the_offer_starts_on_the_half_filled_column_and_the_person_may_change_it(qtbot):
+    columns = {"text": [f"ticket {r}" for r in range(200)], "queue": FULL, "queue_known": HALF}
+    assert best_column(columns, "queue") == "queue_known"
+    assert best_column({"queue": FULL}, "queue") == "queue"
+    assert best_column(columns, None) == "queue_known"
+    dialog = LabelOfferDialog({c: v for c, v in columns.items() if c != "text"}, "queue_known")
+    qtbot.addWidget(dialog)
+    assert [dialog.column.itemText(k) for k in range(dialog.column.count())] == ["queue", "queue_known"]
+    assert dialog.column.currentText() == "queue_known"
+    assert len(dialog.offer().labels) == 100 and "100 of 200" in dialog.intro.text()
+    dialog.column.setCurrentText("queue")
+    assert len(dialog.offer().labels) == 200 and "200 of 200" in dialog.intro.text()
+    assert dialog.summary.text() == dialog.offer().line() and dialog.chosen_column == "queue"
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.grab().save("/tmp/offer_columns.png")

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QDialog
 
 from triage_app.learn import LearnConfig
 from cli_helpers import read_rows
-from ui_helpers import make_window, open_file, settings_file, with_model  # noqa: F401
+from ui_helpers import make_window, open_file, settings_file, with_model, write_slice  # noqa: F401
 
 QUEUES = {"Billing": "invoice charge refund price receipt card", "Technical": "error crash bug outage timeout app",
           "Account": "login password user profile email locked"}
@@ -143,3 +143,60 @@ def test_a_run_retrains_as_its_scored_labels_grow_not_once_per_batch(taught, mon
     session.run_done()                                                   # a new run counts from 0 again
     session.batch_scored([labelled[0]])
     assert asked[-2:] == [0, 1]
+
+
+def test_next_to_label_follows_the_next_file_opened(taught, qtbot, tmp_path):
+    """The queue was the first file's rows: another file (no labels of its own) shows its own queue."""
+    window, proxy = taught, taught.proxy
+    window.actions.next_to_label.trigger()
+    assert proxy.rowCount() == len(window.learning.queue) < 60
+    other = write_slice(tmp_path, 40)
+    open_file(qtbot, window, other)
+    qtbot.waitUntil(lambda: window.learning.queue is not None and not window.learning.learning.busy,
+                    timeout=60_000)
+    assert [proxy.source_row(r) for r in range(proxy.rowCount())] == window.learning.queue
+    window.actions.next_to_label.trigger()
+    assert proxy.rowCount() == 40
+
+
+def write_queues(path, columns: dict[str, list]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["text", *columns])
+        for r, values in enumerate(zip(*columns.values())):
+            queue = list(QUEUES)[r % 3]
+            writer.writerow([f"hello, {QUEUES[queue]}, ticket {r}", *values])
+
+
+def accept_merging_the_rest(monkeypatch):
+    def accept(dialog):
+        dialog.rest.setCurrentIndex(1)           # the values not ticked: merged into "other"
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr("triage_app.ui.label_offer.LabelOfferDialog.exec", accept)
+
+
+def test_values_merged_into_other_join_a_value_named_other(qtbot, make_window, tmp_path, monkeypatch):
+    path = tmp_path / "queues.csv"
+    write_queues(path, {"queue": [["Billing", "Technical", "Other"][r % 3] for r in range(29)] + ["misc"]})
+    accept_merging_the_rest(monkeypatch)
+    window = make_window(autoload=False)
+    open_file(qtbot, window, path)
+    with qtbot.waitSignal(window.learning.learning.retrained, timeout=60_000):
+        window.labels_from_column()
+    assert window.label_set.names == ["Billing", "Technical", "Other"]
+    assert window.model.manual_labels[29] == "Other" and len(window.model.manual_labels) == 30
+
+
+def test_labels_from_a_column_start_on_the_half_filled_one_not_the_answer_key(qtbot, make_window, tmp_path,
+                                                                              monkeypatch):
+    path = tmp_path / "queues.csv"
+    full = [list(QUEUES)[r % 3] for r in range(60)]
+    write_queues(path, {"queue": full, "queue_known": [q if r % 2 else "" for r, q in enumerate(full)]})
+    monkeypatch.setattr("triage_app.ui.label_offer.LabelOfferDialog.exec", lambda self: QDialog.DialogCode.Accepted)
+    window = make_window(autoload=False)
+    open_file(qtbot, window, path)
+    assert window.columns.gold_column == "queue"
+    with qtbot.waitSignal(window.learning.learning.retrained, timeout=60_000):
+        window.labels_from_column()
+    assert sorted(window.model.manual_labels) == list(range(1, 60, 2))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -259,12 +258,13 @@ def _read_tickets(args):
 def _classify(args) -> int:
     from tqdm import tqdm
 
-    from triage_app.files.export import FORMATS, REVIEW_BELOW, export, renamed_input_columns, results_frame
+    from triage_app.files.export import (FORMATS, REVIEW_BELOW, export, renamed_input_columns, results_frame,
+                                         same_file)
     from triage_app.files.store import ResultStore
     from triage_app.job import run_job
 
     for output in filter(None, (args.output, args.stats_json)):
-        if _same_file(args.input, output):
+        if same_file(args.input, output):
             raise ValueError(f"{output}: that is the input file; write the results to another")
     cleaning = _cleaning(args)
     settings = _settings(args, reference=args.reference)
@@ -369,14 +369,6 @@ def _learned(texts: list[str], predictions: list, names: list[str], taught: dict
             if p.index not in taught:
                 sources[p.index] = MODEL
     return out, sources.tolist()
-
-
-def _same_file(a: str, b: str) -> bool:
-    """The same file by another spelling: relative, through a symlink, or a hard link."""
-    try:
-        return Path(a).resolve() == Path(b).resolve() or (os.path.exists(b) and os.path.samefile(a, b))
-    except OSError:
-        return False
 
 
 def _inspect(args) -> int:

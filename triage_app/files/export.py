@@ -148,6 +148,15 @@ def _xlsx_cell(sheet, value):
     return value.item() if hasattr(value, "item") else value
 
 
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """The same file by another spelling: relative, through a symlink, or a hard link. An export
+    written there would replace the tickets it was made from."""
+    try:
+        return Path(a).resolve() == Path(b).resolve() or (os.path.exists(b) and os.path.samefile(a, b))
+    except OSError:
+        return False
+
+
 def write_atomic(path: Path, write: Callable[[str], None]) -> None:
     """Write a sibling temporary file, then rename it over the target: never half a file.
 

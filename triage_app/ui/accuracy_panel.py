@@ -5,6 +5,8 @@ It scores the model's own answers: a label a person set is a correction, not a p
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem,
@@ -45,10 +47,10 @@ class AccuracyPanel(QWidget):
             self.matrix.setColumnCount(0)
             return
         if not scores.n:
-            self.headline.setText(f"No labeled rows with a “{gold_column}” value yet.")
+            self.headline.setText(f"No labeled rows with a “{html.escape(gold_column)}” value yet.")
         else:
             self.headline.setText(f"Accuracy <b>{100 * scores.accuracy:.1f}%</b> — {scores.correct:,} of "
-                                  f"{scores.n:,} rows agree with “{gold_column}” (the model's own labels)")
+                                  f"{scores.n:,} rows agree with “{html.escape(gold_column)}” (the model's own labels)")
         self.calibration.setText(_calibration(scores))
         self.per_label.setRowCount(len(scores.per_label))
         self.per_label.setVerticalHeaderLabels(list(scores.per_label))

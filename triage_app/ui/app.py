@@ -18,6 +18,12 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # a PNG needs no display
+    from triage_app.ui import platform_check
+
+    problem = platform_check.xcb_problem()   # said before Qt, whose own message misnames it
+    if problem:
+        print(f"triage-app: {problem}", file=sys.stderr)
+        return 1
     _import_engine()
     import qasync
     from PySide6.QtWidgets import QApplication

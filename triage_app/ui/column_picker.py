@@ -6,6 +6,13 @@ from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QWidget
 
 NONE = "none"
+NAME_CHARS = 20     # a combo of column names is this wide, whatever a header holds
+
+
+def fit_names(combo: QComboBox, chars: int = NAME_CHARS) -> None:
+    """A combo of names from a file: as wide as its names, up to about chars, never as wide as a
+    header of any length (it would widen the window); the list shows long names whole."""
+    combo.setMaximumWidth(combo.fontMetrics().averageCharWidth() * chars + 40)     # 40: the arrow, margins
 
 
 class ColumnPicker(QWidget):
@@ -23,6 +30,8 @@ class ColumnPicker(QWidget):
         self.subject = QComboBox()
         self.gold = QComboBox()
         self.gold.setToolTip("A column with the right answers, to measure accuracy against (or none)")
+        for combo in (self.text, self.subject, self.gold):
+            fit_names(combo)
         layout.addWidget(QLabel("Ticket text:"))
         layout.addWidget(self.text)
         layout.addWidget(self.with_subject)

@@ -36,6 +36,12 @@ class Exporting(QObject):
         """table: the open TicketTable, or None; returns the file written."""
         if self._nothing(table):
             return None
+        from triage_app.files.export import same_file
+
+        if same_file(table.path, path):
+            self.failed.emit(f"Not exported: “{Path(table.path).name}” is the file open here, and the export "
+                             f"would replace it. Choose another name.")
+            return None
         try:
             written, rows = export_results(table, self.model, path)
         except ExportFailed as exc:

@@ -5,7 +5,9 @@ The values are grouped as labels_from_column reads them (case and surrounding sp
 most frequent first. The most frequent few are proposed (keys 1–9 reach nine); a value on a
 single ticket cannot be cross-validated, so it is not proposed. The person can rename a value
 (two values renamed alike are merged), untick it, and choose whether the values not taken are
-left out or merged into one "other" label.
+left out or merged into one "other" label. The dialog says which column it reads and lets the
+person choose another: it starts on a label-like column filled on some tickets but not all (a queue
+half filled in), not on a column of answers filled on every one.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogBut
                                QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
 from triage_app.learn.teaching import cell_text, labels_from_column
+from triage_app.ui.column_picker import fit_names
 
 OTHER = "other"
 _NAME, _ROWS, _VALUE = 0, 1, 2
@@ -59,9 +62,35 @@ def proposed(found: list[ColumnValue], cap: int = 9, min_rows: int = 2) -> list[
     return [v for v in found if v.rows >= min_rows][:cap]
 
 
+def label_like(values, most: int = 50) -> bool:
+    """A column of a few repeated values, two of which the dialog would propose."""
+    keys = set()
+    for value in values:
+        keys.add(cell_text(value).lower())
+        if len(keys) > most + 1:           # (blank is one) a text column: known long before its end
+            return False
+    found = column_values(values)
+    return len(found) <= most and len(proposed(found)) >= 2
+
+
+def best_column(columns: dict[str, list], suggested: str | None) -> str | None:
+    """The column to offer first (name -> its cells): label-like, and filled on some tickets but not
+    all, as a queue typed in by hand is; among equals the suggested one, then the first."""
+    def rank(name: str) -> tuple[bool, bool]:
+        filled = sum(1 for v in columns[name] if cell_text(v))
+        return 0 < filled < len(columns[name]), name == suggested
+
+    return max((c for c in columns if label_like(columns[c])), key=rank, default=suggested)
+
+
 def take(values, names_by_key: dict[str, str | None]) -> Offer:
-    """The column read through the person's choices: key -> label name, or None (left out)."""
-    names = list(dict.fromkeys(n for n in names_by_key.values() if n))
+    """The column read through the person's choices: key -> label name, or None (left out). Names
+    that differ only in case are one label (the first spelling), as the label set requires."""
+    first: dict[str, str] = {}
+    for name in names_by_key.values():
+        if name:
+            first.setdefault(name.lower(), name)
+    names = list(first.values())
     mapped = [names_by_key.get(cell_text(v).lower()) for v in values]
     found = labels_from_column(mapped, names)
     left_out = sum(1 for v, m in zip(values, mapped) if cell_text(v) and m is None)
@@ -69,33 +98,26 @@ def take(values, names_by_key: dict[str, str | None]) -> Offer:
 
 
 class LabelOfferDialog(QDialog):
-    """Accepted: offer() says what was taken."""
+    """Accepted: offer() says what was taken, from chosen_column."""
 
-    def __init__(self, column: str, values: list, parent=None, cap: int = 9, min_rows: int = 2):
+    def __init__(self, columns: dict[str, list], column: str, parent=None, cap: int = 9, min_rows: int = 2):
+        """columns: the columns the person may choose from (name -> its cells); column: the one shown first."""
         super().__init__(parent)
-        self.values = list(values)
-        self.found = column_values(self.values)
-        taken = {v.key for v in proposed(self.found, cap, min_rows)}
-        filled = sum(v.rows for v in self.found)
-        self.setWindowTitle(f"Labels from “{column}”")
-        intro = QLabel(f"“{column}” is filled in on {filled:,} of {len(self.values):,} tickets, with "
-                       f"{len(self.found)} different values. Use them as the labels, and learn from the tickets "
-                       f"where it is filled in? The rest are labeled from what those teach.\n"
-                       f"Rename a label to merge it with another; untick one to leave it out.")
-        intro.setWordWrap(True)
-        self.table = QTableWidget(len(self.found), 3)
+        self.columns, self.cap, self.min_rows = columns, cap, min_rows
+        self.column = QComboBox()
+        self.column.addItems(list(columns))
+        fit_names(self.column)
+        self.column.setToolTip("The column whose values become the labels; its filled tickets teach the rest")
+        column_row = QHBoxLayout()
+        column_row.addWidget(QLabel("Labels from the column"))
+        column_row.addWidget(self.column, 1)
+        self.intro = QLabel()
+        self.intro.setTextFormat(Qt.TextFormat.PlainText)      # it names the file's column
+        self.intro.setWordWrap(True)
+        self.table = QTableWidget(0, 3)
         self.table.setHorizontalHeaderLabels(["label", "tickets", "value in the file"])
         self.table.verticalHeader().hide()
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        for r, value in enumerate(self.found):
-            name = QTableWidgetItem(value.shown)
-            name.setFlags(name.flags() | Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEditable)
-            name.setCheckState(Qt.CheckState.Checked if value.key in taken else Qt.CheckState.Unchecked)
-            self.table.setItem(r, _NAME, name)
-            for column, text in ((_ROWS, f"{value.rows:,}"), (_VALUE, value.shown)):
-                item = QTableWidgetItem(text)
-                item.setFlags(Qt.ItemFlag.ItemIsEnabled)
-                self.table.setItem(r, column, item)
         self.table.horizontalHeader().setSectionResizeMode(_NAME, QHeaderView.ResizeMode.Stretch)
         self.rest = QComboBox()
         self.rest.addItem("are left out (not learned from)", False)
@@ -104,21 +126,29 @@ class LabelOfferDialog(QDialog):
         rest_row.addWidget(QLabel("Values not ticked"))
         rest_row.addWidget(self.rest, 1)
         self.summary = QLabel()
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
         buttons = QDialogButtonBox()
         buttons.addButton("Use these labels", QDialogButtonBox.ButtonRole.AcceptRole)
         buttons.addButton("Not now", QDialogButtonBox.ButtonRole.RejectRole)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        for part in (intro, self.table):
-            layout.addWidget(part)
+        layout.addLayout(column_row)
+        layout.addWidget(self.intro)
+        layout.addWidget(self.table)
         layout.addLayout(rest_row)
         layout.addWidget(self.summary)
         layout.addWidget(buttons)
         self.table.itemChanged.connect(self._show_summary)
         self.rest.currentIndexChanged.connect(self._show_summary)
-        self._show_summary()
-        self.resize(520, 420)
+        self.column.setCurrentText(column)
+        self._show_column(self.column.currentText())
+        self.column.currentTextChanged.connect(self._show_column)
+        self.resize(560, 460)
+
+    @property
+    def chosen_column(self) -> str:
+        return self.column.currentText()
 
     def names_by_key(self) -> dict[str, str | None]:
         merge_rest = self.rest.currentData()
@@ -132,6 +162,31 @@ class LabelOfferDialog(QDialog):
 
     def offer(self) -> Offer:
         return take(self.values, self.names_by_key())
+
+    def _show_column(self, column: str) -> None:
+        """The chosen column's values, the frequent ones ticked."""
+        self.values = list(self.columns.get(column, []))
+        self.found = column_values(self.values)
+        taken = {v.key for v in proposed(self.found, self.cap, self.min_rows)}
+        filled = sum(v.rows for v in self.found)
+        self.setWindowTitle(f"Labels from “{column}”")
+        self.intro.setText(f"“{column}” is filled in on {filled:,} of {len(self.values):,} tickets, with "
+                           f"{len(self.found)} different values. Use them as the labels, and learn from the "
+                           f"tickets where it is filled in? The rest are labeled from what those teach.\n"
+                           f"Rename a label to merge it with another; untick one to leave it out.")
+        self.table.blockSignals(True)
+        self.table.setRowCount(len(self.found))
+        for r, value in enumerate(self.found):
+            name = QTableWidgetItem(value.shown)
+            name.setFlags(name.flags() | Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEditable)
+            name.setCheckState(Qt.CheckState.Checked if value.key in taken else Qt.CheckState.Unchecked)
+            self.table.setItem(r, _NAME, name)
+            for column_index, text in ((_ROWS, f"{value.rows:,}"), (_VALUE, value.shown)):
+                item = QTableWidgetItem(text)
+                item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                self.table.setItem(r, column_index, item)
+        self.table.blockSignals(False)
+        self._show_summary()
 
     def _show_summary(self, *_) -> None:
         offer = self.offer()

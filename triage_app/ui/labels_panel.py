@@ -7,6 +7,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxL
                                QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from triage_app.engine.labels import Example, Label, LabelSet
+from triage_app.ui import plain_text
+from triage_app.ui.column_picker import fit_names
 
 # why the panel asks: measured with `triage-app eval --compare` and scripts/experiments/confident_examples.py
 # (docs/quality/README.md, "Few-shot examples under channel"; docs/quality/channel_examples_smollm2.txt)
@@ -53,6 +55,7 @@ class LabelsPanel(QWidget):
         layout.addWidget(QLabel("<b>Few-shot examples</b> — pick a ticket in the table, then:"))
         row = QHBoxLayout()
         self.example_label = QComboBox()
+        fit_names(self.example_label)
         self.use_button = _button("Use as example of", self._use_selected, row)
         row.addWidget(self.example_label, 1)
         layout.addLayout(row)
@@ -72,6 +75,7 @@ class LabelsPanel(QWidget):
         layout.addLayout(row)
 
         self.error = QLabel()
+        self.error.setTextFormat(Qt.TextFormat.PlainText)     # a label name from a file, said back
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #a00;")
         self.error.hide()
@@ -213,7 +217,7 @@ class LabelsPanel(QWidget):
             for r, example in enumerate(label_set.examples):
                 self.examples.setItem(r, 0, QTableWidgetItem(example.label))
                 text = QTableWidgetItem(example.text.replace("\n", " ⏎ "))
-                text.setToolTip(example.text)
+                text.setToolTip(plain_text.tooltip(example.text))
                 self.examples.setItem(r, 1, text)
             current = self.example_label.currentText()
             self.example_label.clear()

@@ -7,11 +7,13 @@ main window only tells it what happened.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from triage_app.ui.label_offer import LabelOfferDialog, column_values, proposed
+from triage_app.engine.labels import LabelSet
+from triage_app.ui.label_offer import LabelOfferDialog, best_column, label_like
 from triage_app.ui.learning import LiveLearning
+from triage_app.ui.plain_text import tooltip as plain_tooltip
 from triage_app.ui.run_panel import duration
 
 
@@ -26,6 +28,7 @@ class LearningSession(QObject):
         super().__init__(parent)
         self.model, self.proxy = model, proxy
         self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.PlainText)      # it names labels, which may come from a file
         self.status.setWordWrap(True)
         self.skip_button = QPushButton("Stop the model: my labels answer the rest")
         self.skip_button.clicked.connect(self._skip)
@@ -44,11 +47,14 @@ class LearningSession(QObject):
         self.queue_shown = False
 
     def file_changed(self, texts: list[str], names: list[str]) -> None:
-        """A new file, text column or label set: learning starts again from its labels."""
+        """A new file, text column or label set: learning starts again from its labels, and Next to
+        label, if shown, waits for a queue of these rows (the proxy's was the old rows')."""
         self.queue = None
         self.status.clear()
         if texts and len(names) >= 2:
             self.learning.set_file(texts, names)
+        if self.queue_shown:
+            self.show_queue(True)
 
     def label_given(self) -> None:
         self.learning.request()
@@ -81,15 +87,28 @@ class LearningSession(QObject):
             self.learning.request()      # with no labels yet, the queue is the model's least sure
         self.proxy.set_next_to_label(self.queue if on else None)
 
-    def offer_column(self, column: str, values: list, parent) -> tuple[list[str], dict[int, str]] | None:
+    def offer_column(self, column: str | None, parent) -> tuple[list[str], dict[int, str]] | None:
         """Ask whether a column's values become the label set and its filled rows the person's labels;
-        (names, {row: label}) when the person says yes."""
-        dialog = LabelOfferDialog(column, values, parent)
+        (names, {row: label}) when the person says yes. column: the one suggested (the gold column),
+        or None; the dialog offers every label-like column of the table and starts on the best."""
+        frame = self.model.frame
+        cells = {str(name): frame.iloc[:, k].tolist() for k, name in enumerate(frame.columns)}
+        choices = {name: v for name, v in cells.items() if name == column or label_like(v)}
+        first = best_column(choices, column)
+        if first is None:
+            self.failed.emit("No column of this file holds labels (a few values, repeated): nothing was changed.")
+            return None
+        dialog = LabelOfferDialog(choices, first, parent)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
-        offer = dialog.offer()
+        offer, chosen = dialog.offer(), dialog.chosen_column
         if len(offer.names) < 2:
-            self.failed.emit(f"“{column}” gives fewer than two labels: nothing was changed.")
+            self.failed.emit(f"“{chosen}” gives fewer than two labels: nothing was changed.")
+            return None
+        try:
+            LabelSet.from_names(offer.names)      # what the caller makes of them: said here, not raised there
+        except ValueError as exc:
+            self.failed.emit(f"“{chosen}” cannot be the label set ({exc}): nothing was changed.")
             return None
         self.message.emit(offer.line())
         return offer.names, offer.labels
@@ -97,8 +116,7 @@ class LearningSession(QObject):
     @staticmethod
     def worth_offering(values: list) -> bool:
         """A column of a few repeated values, filled on some rows: a helpdesk's queue half filled in."""
-        found = column_values(values)
-        return len(found) <= 50 and len(proposed(found)) >= 2      # the dialog would propose two labels
+        return label_like(values)
 
     def close(self, timeout_ms: int) -> bool:
         return self.learning.close(timeout_ms)
@@ -122,11 +140,11 @@ class LearningSession(QObject):
             return
         eta = run.stats.eta_seconds
         model_cost = f"about {duration(eta)}" if eta else "its time"
-        self.skip_button.setToolTip(
+        self.skip_button.setToolTip(plain_tooltip(      # the reason may name labels from a file
             f"Your labels alone do as well as with the model ({advice.reason}). The model has {left:,} "
             f"tickets left, {model_cost} at its pace; your labels answered all {self.model.rowCount():,} "
             f"tickets in {result.seconds:.1f} s. The run stops after its current batch, and every ticket "
-            f"it did not reach is answered from your labels (source: learned).")
+            f"it did not reach is answered from your labels (source: learned)."))
         self.message.emit("Your labels alone now do as well as with the model: you may stop it "
                           "(the button under the table says what each would cost).")
 

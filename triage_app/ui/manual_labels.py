@@ -71,10 +71,11 @@ class ManualLabels(QObject):
         if self.person.given:
             self.db.set_person_labels(self.person.file, self.person.rows())
 
-    def take_column(self, column: str, values: list) -> None:
-        """Offer a column's values as the label set and its filled rows as the person's labels; a
-        label the person gave by hand (shown or set aside) is theirs, never replaced."""
-        taken = self.learning.offer_column(column, values, self.parent())
+    def take_column(self, column: str | None) -> None:
+        """Offer a column's values as the label set and its filled rows as the person's labels (the
+        dialog starts on this column, or the best one, and lets the person choose); a label the
+        person gave by hand (shown or set aside) is theirs, never replaced."""
+        taken = self.learning.offer_column(column, self.parent())
         if taken:
             names, labels = taken
             self.labels_panel.set_label_set(LabelSet.from_names(names), announce=True)

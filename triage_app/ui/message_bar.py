@@ -4,7 +4,11 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolButton
+
+from triage_app.ui.plain_text import elided, tooltip
+
+MESSAGE_CHARS = 400     # a line naming a huge header or cell shows its head; the tooltip shows more
 
 
 class MessageBar(QFrame):
@@ -15,7 +19,10 @@ class MessageBar(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)
         self.text = QLabel()
+        self.text.setTextFormat(Qt.TextFormat.PlainText)     # its lines name files, columns and cells
         self.text.setWordWrap(True)
+        # a long word (a header without spaces) must not widen the window: the line wraps within it
+        self.text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.fresh_store_button = QPushButton("Use a fresh database")
         self.fresh_store_button.setToolTip("Move the results database that cannot be used aside (it is kept, "
@@ -39,7 +46,7 @@ class MessageBar(QFrame):
 
     def say(self, message: str, offer_bundled: bool = False) -> None:
         self.show_model_offer(offer_bundled)
-        self.text.setText(message)
+        self._show_text(message)
         self.show()
 
     def clear(self, standing: str | None = None) -> None:
@@ -47,10 +54,15 @@ class MessageBar(QFrame):
         used): that line, and its way out, stay until the user takes it."""
         self.show_model_offer(False)
         if standing:
-            self.text.setText(standing)
+            self._show_text(standing)
         else:
             self.hide()
 
     def show_model_offer(self, shown: bool) -> None:
         self.bundled_button.setVisible(shown)
         self.later_button.setVisible(shown)
+
+    def _show_text(self, message: str) -> None:
+        shown = elided(message, MESSAGE_CHARS, lines=4)
+        self.text.setText(shown)
+        self.text.setToolTip(tooltip(message) if shown != message else "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from PySide6.QtCore import Signal
@@ -83,25 +84,26 @@ class ModelPanel(QGroupBox):
 
     def show_note(self, text: str) -> None:
         """A plain line under the picker, until a model loads or fails."""
-        self.status.setText(text)
+        self.status.setText(html.escape(text))
         self.status.setStyleSheet("")
 
     def show_loading(self, spec: str) -> None:
         self.busy.show()
         self.load_button.setEnabled(False)
-        self.status.setText(f"Loading {Path(spec).name if '/' in spec else spec} in the background…")
+        self.status.setText(html.escape(f"Loading {Path(spec).name if '/' in spec else spec} in the background…"))
         self.status.setStyleSheet("")
 
     def show_loaded(self, info) -> None:
         self.busy.hide()
         self.load_button.setEnabled(True)
-        self.status.setText(f"<b>{info.name}</b><br>on {info.device}, {info.dtype} — {info.reason}")
+        self.status.setText(f"<b>{html.escape(info.name)}</b><br>on {info.device}, {info.dtype} — "
+                            f"{html.escape(info.reason)}")
         self.status.setStyleSheet("")
 
     def show_failed(self, message: str) -> None:
         self.busy.hide()
         self.load_button.setEnabled(True)
-        self.status.setText(f"Not loaded: {message}")
+        self.status.setText(html.escape(f"Not loaded: {message}"))
         self.status.setStyleSheet("color: #a00;")
 
     def _picked(self, k: int) -> None:

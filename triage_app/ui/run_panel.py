@@ -3,6 +3,8 @@ Verify found (the fast path against the reference loop)."""
 
 from __future__ import annotations
 
+import html
+
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QGroupBox, QHBoxLayout, QLabel, QProgressBar, QToolButton, QVBoxLayout
@@ -117,10 +119,10 @@ class RunPanel(QGroupBox):
 
     def show_verify(self, report) -> str:
         """report: the engine's VerifyReport, with up to five disagreements; returns its headline."""
-        lines = [report.summary()]
+        lines = [html.escape(report.summary())]     # label names come from the person or a file: plain
         for d in report.disagreements[:5]:
             kind = "near-tie" if d.near_tie else "DISAGREES"
-            lines.append(f"row {d.index + 1}: reference {d.reference}, fast path {d.fast} ({kind})")
+            lines.append(html.escape(f"row {d.index + 1}: reference {d.reference}, fast path {d.fast} ({kind})"))
         if report.ok:
             head, style = "✔ The fast path agrees with the reference loop.", "color: #14622b;"
         else:

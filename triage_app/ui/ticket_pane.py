@@ -3,11 +3,13 @@ search, the review queue). What a run or a file does to the rows is the window's
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from triage_app.learn.model import LEARNED
-from triage_app.ui.column_picker import ColumnPicker
+from triage_app.ui.column_picker import ColumnPicker, fit_names
 from triage_app.ui.ticket_model import CONFIDENCE, LABEL, MARGIN, TicketFilterProxy, TicketTableModel
 from triage_app.ui.ticket_view import TicketView
 
@@ -29,6 +31,7 @@ class TicketPane(QWidget):
 
         self.columns = ColumnPicker()
         self.label_filter = QComboBox()
+        fit_names(self.label_filter)        # label names may come from a file's column
         self.label_filter.currentTextChanged.connect(self._filter_label)
         self.search = QLineEdit(placeholderText="Search the tickets…", clearButtonEnabled=True)
         self.search.textChanged.connect(self.proxy.set_search)
@@ -72,7 +75,7 @@ class TicketPane(QWidget):
         self.label_filter.blockSignals(False)
         self.label_filter.setCurrentText(current if current in names else ALL_LABELS)
         self._filter_label(self.label_filter.currentText())
-        keys = "  ".join(f"<b>{k + 1}</b> {name}" for k, name in enumerate(names[:9]))
+        keys = "  ".join(f"<b>{k + 1}</b> {html.escape(name)}" for k, name in enumerate(names[:9]))
         self.keys_hint.setText(f"Label the selected row: {keys}  <b>Enter</b> agree  <b>0</b> back to the "
                                f"model's answer · double-click a label for a list · tinted rows: confidence below 0.7")
 

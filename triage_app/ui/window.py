@@ -385,12 +385,12 @@ class MainWindow(QMainWindow):
         self.manual.promote(ask_first=self.remembered.method == "channel")   # where corrections were measured to hurt
 
     def labels_from_column(self) -> None:
-        """The gold column's values as the label set, and its filled rows as the person's labels."""
-        column = self.columns.gold_column
-        if self.table is None or column is None:
+        """A column's values as the label set, and its filled rows as the person's labels: the dialog
+        starts on the gold column, or the best half-filled one, and shows which it reads."""
+        if self.table is None:
             self.show_error("Open a file with a column of labels (a queue or category) first.")
             return
-        self.manual.take_column(column, self.table.frame[column].tolist())
+        self.manual.take_column(self.columns.gold_column)
 
     # the results database
     def use_fresh_store(self) -> Path | None:
