@@ -2,7 +2,7 @@
 
 triage-app already opens the window when given no arguments or a file (a double-clicked .app gets
 none; older macOS add -psn_…, dropped here). Files opened from Finder arrive later, as
-QFileOpenEvents (triage_app/ui/file_open.py). --self-test is answered here too, so a frozen build
+QFileOpenEvents (triage_app/ui/drops.py). --self-test is answered here too, so a frozen build
 can be checked whatever the CLI does with that flag.
 """
 

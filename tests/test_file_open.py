@@ -5,7 +5,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QFileOpenEvent
 from PySide6.QtWidgets import QApplication
 
-from triage_app.ui.file_open import FileOpenQueue, install
+from triage_app.ui.drops import FileOpenQueue, install
 
 
 @pytest.fixture

@@ -28,3 +28,47 @@ def test_opening_the_window_loads_no_torch(tmp_path):
                          cwd=UI.parents[1])
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+# ui/ in rooms: each room keeps to itself and the few shared words; only the window's shell (the
+# modules directly in ui/) wires rooms together. A room that reached into another's modules would
+# tie the two together where no newcomer looks for it.
+ROOMS = ("table", "panels", "learning", "background")
+SHARED = ("plain_text", "words", "qt_fixes", "images")
+
+
+def room_reaches(room: str) -> list[str]:
+    from test_architecture import imported_targets
+
+    out = []
+    for path in sorted((UI / room).rglob("*.py")):
+        for name in imported_targets(path):
+            parts = name.split(".")
+            if parts[:2] == ["triage_app", "ui"] and len(parts) > 2 and parts[2] not in (room, *SHARED):
+                out.append(f"{room}/{path.name} imports {'.'.join(parts[:4])}")
+    return sorted(set(out))
+
+
+def test_a_room_imports_no_other_room_and_not_the_shell():
+    assert {room: room_reaches(room) for room in ROOMS} == {room: [] for room in ROOMS}
+
+
+def test_the_room_check_sees_a_reach(tmp_path, monkeypatch):
+    import test_ui_architecture as this
+
+    (tmp_path / "table").mkdir()
+    (tmp_path / "table" / "x.py").write_text("from triage_app.ui.panels.side import SidePanels\n"
+                                             "from triage_app.ui.table.model import LABEL\n"
+                                             "from triage_app.ui.plain_text import tooltip\n")
+    monkeypatch.setattr(this, "UI", tmp_path)
+    assert room_reaches("table") == ["table/x.py imports triage_app.ui.panels.side"]
+
+
+MAX_LINES = 400
+
+
+def test_no_module_is_over_400_lines():
+    package = UI.parent
+    long = {str(p.relative_to(package)): n for p in package.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}

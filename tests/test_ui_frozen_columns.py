@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
-from triage_app.ui.ticket_model import CONFIDENCE, LABEL, MARGIN
+from triage_app.ui.table.model import CONFIDENCE, LABEL, MARGIN
 from ui_helpers import make_window, open_file, save_shot, settings_file  # noqa: F401
 
 BODY = ("Hello team,\\n\\nour invoices for March show the Premium plan twice and the card was charged "

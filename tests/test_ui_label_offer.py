@@ -3,7 +3,7 @@ person's edits (untick, rename to merge, the rest merged or left out), the dialo
 
 from PySide6.QtCore import Qt
 
-from triage_app.ui.label_offer import OTHER, LabelOfferDialog, best_column, column_values, proposed, take
+from triage_app.ui.learning.column_offer import OTHER, LabelOfferDialog, best_column, column_values, proposed, take
 
 QUEUE = (["Billing"] * 5 + [" billing "] * 2 + ["Technical"] * 4 + ["Tech support"] * 2 + ["Account"] * 3
          + ["refunds"] * 2 + ["misc"] + [None, "", "  "] * 2)

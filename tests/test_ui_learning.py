@@ -13,11 +13,12 @@ import pandas as pd
 import pytest
 from PySide6.QtCore import QEventLoop, QTimer
 
-import triage_app.ui.learning as learning_module
+import triage_app.ui.learning.live as learning_module
 from triage_app.engine.classifier import Prediction
 from triage_app.learn import LEARNED, TicketFeatures, learn
-from triage_app.ui.learning import LiveLearning
-from triage_app.ui.ticket_model import TicketFilterProxy, TicketTableModel
+from triage_app.ui.learning.live import LiveLearning
+from triage_app.ui.table.model import TicketTableModel
+from triage_app.ui.table.proxy import TicketFilterProxy
 
 NAMES = ["billing", "technical", "account"]
 WORDS = {"billing": "invoice charge refund price receipt", "technical": "error crash bug outage timeout",

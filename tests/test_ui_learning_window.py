@@ -42,7 +42,7 @@ def taught(qtbot, make_window, half_filled, monkeypatch):
 
 
 def teach(qtbot, window, path, monkeypatch):
-    monkeypatch.setattr("triage_app.ui.label_offer.LabelOfferDialog.exec", lambda self: QDialog.DialogCode.Accepted)
+    monkeypatch.setattr("triage_app.ui.learning.column_offer.LabelOfferDialog.exec", lambda self: QDialog.DialogCode.Accepted)
     open_file(qtbot, window, path)
     assert window.columns.gold_column == "queue"
     with qtbot.waitSignal(window.learning.learning.retrained, timeout=60_000):
@@ -173,7 +173,7 @@ def accept_merging_the_rest(monkeypatch):
         dialog.rest.setCurrentIndex(1)           # the values not ticked: merged into "other"
         return QDialog.DialogCode.Accepted
 
-    monkeypatch.setattr("triage_app.ui.label_offer.LabelOfferDialog.exec", accept)
+    monkeypatch.setattr("triage_app.ui.learning.column_offer.LabelOfferDialog.exec", accept)
 
 
 def test_values_merged_into_other_join_a_value_named_other(qtbot, make_window, tmp_path, monkeypatch):
@@ -193,7 +193,7 @@ def test_labels_from_a_column_start_on_the_half_filled_one_not_the_answer_key(qt
     path = tmp_path / "queues.csv"
     full = [list(QUEUES)[r % 3] for r in range(60)]
     write_queues(path, {"queue": full, "queue_known": [q if r % 2 else "" for r, q in enumerate(full)]})
-    monkeypatch.setattr("triage_app.ui.label_offer.LabelOfferDialog.exec", lambda self: QDialog.DialogCode.Accepted)
+    monkeypatch.setattr("triage_app.ui.learning.column_offer.LabelOfferDialog.exec", lambda self: QDialog.DialogCode.Accepted)
     window = make_window(autoload=False)
     open_file(qtbot, window, path)
     assert window.columns.gold_column == "queue"

@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from triage_app.ui.worker import EngineThread
+from triage_app.ui.background.worker import EngineThread
 from ui_helpers import Relay, make_window, open_file, run_and_wait, settings_file, with_model, write_slice  # noqa: F401
 
 

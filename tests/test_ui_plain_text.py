@@ -10,10 +10,10 @@ from PySide6.QtGui import QTextDocument
 from PySide6 import QtGui
 
 from triage_app.ui import plain_text
-from triage_app.ui.label_offer import LabelOfferDialog
-from triage_app.ui.message_bar import MESSAGE_CHARS, MessageBar
-from triage_app.ui.ticket_model import TicketTableModel
-from triage_app.ui.ticket_pane import TicketPane
+from triage_app.ui.learning.column_offer import LabelOfferDialog
+from triage_app.ui.panels.message_bar import MESSAGE_CHARS, MessageBar
+from triage_app.ui.table.model import TicketTableModel
+from triage_app.ui.table.pane import TicketPane
 
 TABLES = "<table><tr><td>" * 16 + "cell" + "</td></tr></table>" * 16
 ODD = "a < b && <b>c</b> &amp; d\n    indented\tand tabbed\n\nlast"
@@ -86,8 +86,8 @@ def test_the_offer_names_its_column_as_plain_text(qtbot):
 def test_a_gold_column_and_label_names_in_the_panels_are_plain(qtbot):
     from triage_app.engine.verify import Disagreement, VerifyReport
     from triage_app.quality.metrics import evaluate
-    from triage_app.ui.accuracy_panel import AccuracyPanel
-    from triage_app.ui.run_panel import RunPanel
+    from triage_app.ui.panels.accuracy import AccuracyPanel
+    from triage_app.ui.panels.run_progress import RunPanel
 
     panel = AccuracyPanel()
     qtbot.addWidget(panel)

@@ -14,8 +14,9 @@ from PySide6.QtWidgets import QApplication
 from triage_app.engine.classifier import Prediction
 from triage_app.engine.prediction import Answers
 from triage_app.learn.model import LEARNED, Learned, Weights, _combined
-from triage_app.ui.ticket_model import MARGIN, TicketFilterProxy, TicketTableModel
-from triage_app.ui.ticket_view import TicketView
+from triage_app.ui.table.model import MARGIN, TicketTableModel
+from triage_app.ui.table.proxy import TicketFilterProxy
+from triage_app.ui.table.view import TicketView
 
 NAMES = ["billing", "technical", "account"]
 N = 100_000

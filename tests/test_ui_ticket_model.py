@@ -12,8 +12,9 @@ from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 from triage_app.engine.classifier import Prediction
 from triage_app.learn import LEARNED, MODEL, PERSON, TicketFeatures, learn
 from triage_app.engine.prediction import Answers
-from triage_app.ui.ticket_model import (CONFIDENCE, LABEL, LOW_CONFIDENCE, MARGIN, SORT_ROLE, TicketFilterProxy,
-                                        TicketTableModel, contiguous_runs)
+from triage_app.ui.table.model import CONFIDENCE, LABEL, LOW_CONFIDENCE, MARGIN, SORT_ROLE, TicketTableModel
+from triage_app.ui.table.proxy import TicketFilterProxy
+from triage_app.ui.table.row_order import contiguous_runs
 
 NAMES = ["billing", "technical", "account"]
 DISPLAY = Qt.ItemDataRole.DisplayRole

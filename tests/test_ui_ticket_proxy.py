@@ -9,8 +9,9 @@ import pytest
 from PySide6.QtCore import QItemSelectionModel, QPoint, Qt
 
 from triage_app.engine.classifier import Prediction
-from triage_app.ui.ticket_model import CONFIDENCE, LABEL, MARGIN, RESULT_HEADERS, TicketFilterProxy, TicketTableModel
-from triage_app.ui.ticket_view import TicketView
+from triage_app.ui.table.model import CONFIDENCE, LABEL, MARGIN, RESULT_HEADERS, TicketTableModel
+from triage_app.ui.table.proxy import TicketFilterProxy
+from triage_app.ui.table.view import TicketView
 
 NAMES = ["technical", "account", "billing"]          # not alphabetical: the label sort is by name
 ASC, DESC = Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from triage_app.engine.labels import Example, LabelSet
-from triage_app.ui.prompt_preview import NO_MODEL
+from triage_app.ui.panels.prompt_preview import NO_MODEL
 from triage_app.ui.settings import Remembered, open_settings
 from ui_helpers import drop_files, make_window, open_file, sample_rows, settings_file, write_slice  # noqa: F401
 

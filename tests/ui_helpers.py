@@ -60,7 +60,7 @@ def make_window(qtbot, tmp_path, settings_file):
     yield make
     for window in made:
         window.shutdown()
-    from triage_app.ui.worker import EngineThread
+    from triage_app.ui.background.worker import EngineThread
 
     # a test that closed a busy window leaves its engine running on a shared model: wait for it here
     assert EngineThread.wait_outliving(120_000), "an engine thread never stopped"

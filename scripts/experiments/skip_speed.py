@@ -1,7 +1,7 @@
 """How much faster the rest of a file is answered from a person's labels than by the language model.
 
 The window offers to stop the model once cross-validation says the person's labels alone answer
-as well (ui/learning_session.py). This measures, side by side in one process on the sample file,
+as well (ui/learning/session.py). This measures, side by side in one process on the sample file,
 what each costs per ticket: the bundled SmolLM2-135M scoring tickets (channel, the default, CPU,
 float32, label names only), and learning from 30 labels per label then answering every ticket
 (the file's TF-IDF, the retrain, the prediction). Writes docs/learning/skip_speed.json.

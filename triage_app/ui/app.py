@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from triage_app.ui.file_open import install as install_file_open
+    from triage_app.ui.drops import install as install_file_open
     from triage_app.ui.window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -69,7 +69,7 @@ def _end_when_the_engine_has(timeout_ms: int) -> None:
     a transaction cut short is rolled back when the database next opens. So after a bounded wait
     (the window is hidden by now) the process ends with os._exit, after flushing what Python buffers.
     """
-    from triage_app.ui.worker import EngineThread
+    from triage_app.ui.background.worker import EngineThread
 
     if EngineThread.wait_outliving(timeout_ms):
         return

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from triage_app.ui.message_bar import MessageBar
-from triage_app.ui.results_db import ResultsDb, store_file
+from triage_app.ui.panels.message_bar import MessageBar
+from triage_app.ui.background.results_db import ResultsDb, store_file
 
 
 class FreshStoreOffer(QObject):

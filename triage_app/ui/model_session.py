@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from triage_app.ui.model_panel import ModelPanel
+from triage_app.ui.panels.model_choice import ModelPanel
 from triage_app.ui.settings import Remembered, SettingsDialog
 
 

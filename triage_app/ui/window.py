@@ -1,43 +1,40 @@
 """The main window: open a file, label it, review, export. Every slow step runs off the UI thread.
 
-The parts have their own modules: the ticket pane (ticket_pane), the file reader (file_reader, over
-files.opening), the results database (results_db) and its way out when it fails (fresh_store), the
-engine worker (worker) and the model it holds (model_session), the side panels (side_panels), a
-person's labels (manual_labels), live learning (learning_session), the counts and accuracy
-(table_summary) and export (exporting). The window wires them together and keeps what ties them:
-which rows a run's answers belong to (run.Run).
+The parts live in rooms: the ticket table (table/), the side panels and the message bar (panels/),
+learning from the person (learning/) and what runs off the UI thread (background/: the engine
+worker, the file reader, the results database). Beside the window: the model it holds
+(model_session), the way out of an unusable database (fresh_store) and export (exporting). The
+window wires them together and keeps what ties them: which rows a run's answers belong to
+(background/run.Run).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Signal
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from triage_app.engine import models
-from triage_app.engine.config import RunConfig
 from triage_app.engine.labels import LabelSet
-from triage_app.files.clean import clean
 from triage_app.files.reader import TicketTable
+from triage_app.ui.background.file_reading import FileReader
+from triage_app.ui.background.results_db import ResultsDb
+from triage_app.ui.background.worker import EngineThread
+from triage_app.ui.drops import FileDrops
 from triage_app.ui.exporting import Exporting
-from triage_app.ui.file_open import FileDrops
-from triage_app.ui.file_reader import FileReader
 from triage_app.ui.fresh_store import FreshStoreOffer
-from triage_app.ui.learning_session import LearningSession
-from triage_app.ui.manual_labels import ManualLabels
+from triage_app.ui.learning.manual_labels import ManualLabels
+from triage_app.ui.learning.session import LearningSession
 from triage_app.ui.menus import WindowActions
-from triage_app.ui.message_bar import MessageBar
 from triage_app.ui.model_session import ModelSession
-from triage_app.ui.prompt_preview import PromptPreview
-from triage_app.ui.results_db import ResultsDb
-from triage_app.ui.run import Run
+from triage_app.ui.panels.message_bar import MessageBar
+from triage_app.ui.panels.prompt_preview import PromptPreview
+from triage_app.ui.panels.side import SidePanels
+from triage_app.ui.running import Running
 from triage_app.ui.settings import Remembered, open_settings
-from triage_app.ui.side_panels import SidePanels
-from triage_app.ui.table_summary import TableSummary
-from triage_app.ui.ticket_pane import TicketPane
-from triage_app.ui.worker import EngineThread
+from triage_app.ui.table.pane import TicketPane
+from triage_app.ui.table.summary import TableSummary
 
 FILE_FILTER = "Ticket files (*.csv *.tsv *.txt *.xlsx *.xlsm *.json *.jsonl);;All files (*)"
 CLOSE_WAIT_MS = 10_000   # how long closing waits for the batch in flight before the window goes anyway
@@ -55,9 +52,6 @@ class MainWindow(QMainWindow):
         self.table: TicketTable | None = None
         self._texts: list[str] = []
         self._read_request = 0
-        self._generation = 0                   # what the rows mean: one more with every new file or text column
-        self.latest = Run()
-        self._asked = (0, 0)                   # the latest verify and prompt requests: their failures are shown
         self.close_wait_ms = CLOSE_WAIT_MS
         self.label_set = self.remembered.labels
 
@@ -73,11 +67,11 @@ class MainWindow(QMainWindow):
         self._build()
         self._connect_parts()
         self.session = ModelSession(self.worker, self.model_panel, self.remembered, self)
-        self.session.busy.connect(self._update_actions)
+        self.session.busy.connect(self.update_actions)
         self.session.ready.connect(self._model_ready)
         self.session.failed.connect(self._model_failed)
         self._connect_worker()
-        self._update_actions()
+        self.update_actions()
         FileDrops(self, self.open_file)
         self.setWindowTitle("Triage")
         self.resize(1440, 880)
@@ -144,16 +138,9 @@ class MainWindow(QMainWindow):
             part.message.connect(self.statusBar().showMessage)
 
     def _connect_worker(self) -> None:
-        w = self.worker
-        w.started.connect(self._run_started)
-        w.batch_done.connect(self._batch_done)
-        w.progress.connect(self._progress)
-        # bound methods of this window, never lambdas: a lambda would run on the worker's thread
-        w.finished.connect(self._run_finished)
-        w.cancelled.connect(self._run_cancelled)
-        w.failed.connect(self._worker_failed)
-        w.verify_done.connect(self._verify_done)
-        w.prompt_ready.connect(self.prompt_preview.show_prompt)
+        self.runs = Running(self)
+        self.runs.ended.connect(self.run_ended)
+        self.worker.prompt_ready.connect(self.prompt_preview.show_prompt)
 
     # opening
     def open_dialog(self) -> None:
@@ -163,8 +150,7 @@ class MainWindow(QMainWindow):
 
     def open_file(self, path: str | Path) -> None:
         """Read in the background; the table fills when the file has been read."""
-        if self.running:
-            self.cancel()
+        self.runs.cancel()
         self._read_request += 1
         self.statusBar().showMessage(f"Reading {Path(path).name}…")
         self.reader.start(self._read_request, str(path))
@@ -172,8 +158,8 @@ class MainWindow(QMainWindow):
     def _file_read(self, request: int, opened, person) -> None:
         if request != self._read_request:
             return
-        self._clear_error()
-        self._generation += 1
+        self.clear_error()
+        self.runs.rows_changed()
         table, self._texts = opened.table, opened.texts
         self.table = table
         self.remembered.last_folder = str(Path(table.path).resolve().parent)
@@ -186,7 +172,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"“{opened.gold_column}” has labels on some tickets: Labels ▸ "
                                          "Labels from a column… learns from them.", 15_000)
         self.setWindowTitle(f"Triage — {table.path.name}")
-        self._update_actions()
+        self.update_actions()
         self.summary.schedule()
         self.file_loaded.emit(table)
 
@@ -197,9 +183,7 @@ class MainWindow(QMainWindow):
     def _texts_changed(self) -> None:
         if self.table is None:
             return
-        if self.running:
-            self.cancel()
-        self._generation += 1
+        self.runs.rows_changed()
         column = self.columns.text_column
         self._texts = self.table.texts(column, self.columns.subject_column) if column else []
         self.model.clear_predictions()
@@ -226,140 +210,55 @@ class MainWindow(QMainWindow):
 
     def _model_ready(self, info) -> None:
         self.statusBar().showMessage(f"Model ready: {info.name}", 8000)
-        self._update_actions()
+        self.update_actions()
 
     def _model_failed(self, message: str, offer_bundled: bool) -> None:
-        if self.running:   # the run queued behind this load never starts: say so, not "cancelled"
-            self.worker.cancel()
-            self.latest.running, self.latest.waiting = False, True
-            self.run_panel.finish("did not start: no model loaded")
-            self.statusBar().showMessage("The run did not start: no model is loaded.", 10_000)
-            self.run_ended.emit("failed")
-        self._update_actions()
+        self.runs.no_model()
+        self.update_actions()
         self.show_error(message, offer_bundled)
 
     def use_bundled_model(self) -> None:
         """Load the bundled model now (not remembered as the user's choice); a waiting run starts on it."""
-        waiting, self.latest.waiting = self.latest.waiting, False
-        self._clear_error()
+        self.clear_error()
         self.session.load(models.SMOLLM2, remember=False)
-        if waiting and self.table is not None:
-            self.run(self.latest.fresh, self.latest.limit)
+        self.runs.start_waiting()
 
     def _download_later(self) -> None:
-        self.latest.waiting = False
-        self._clear_error()
+        self.runs.latest.waiting = False
+        self.clear_error()
 
     def settings_dialog(self) -> None:
         if self.session.configure(self):
             self._save_settings()
 
-    # running
+    # running: ui/running.py
     def run(self, fresh: bool = False, limit: int | None = None) -> int | None:
         """Label every ticket (or the first limit); returns the run id the worker's signals carry."""
-        if self.table is None:
-            self.show_error("Open a ticket file first (drop it on the window, or Ctrl+O).")
-            return None
-        if self.running:
-            return None
-        if not self._texts:
-            self.show_error("Choose the column that holds the ticket text.")
-            return None
-        self._clear_error()
-        settings = self.remembered.run_settings()
-        if not self.session.asked:
-            self.session.load()
-        texts = self._texts[:limit] if limit else self._texts
-        run_id = self.worker.run(texts, self.label_set, settings, fresh, self.remembered.cleaning)
-        self.latest = Run(run_id, self._generation, self.label_set, fresh, limit, running=True)
-        self.run_panel.start(len(texts))
-        self.statusBar().showMessage("Running…")
-        self._update_actions()
-        return run_id
+        return self.runs.start(fresh, limit)
 
     @property
     def running(self) -> bool:
-        return self.latest.running
+        return self.runs.running
+
+    @property
+    def latest(self):
+        """The latest run (background/run.Run)."""
+        return self.runs.latest
 
     def cancel(self) -> None:
-        if self.running:
-            self.worker.cancel()
-            self.run_panel.finish("cancelling after this batch…")
-            self.statusBar().showMessage("Cancelling after the current batch…")
+        self.runs.cancel()
 
     def skip_model(self) -> None:
-        """The person's labels answer as well as the model: stop it; learning answers what it did not reach."""
-        if self.running:
-            self.latest.skipped = True
-            self.cancel()
+        self.runs.skip()
 
-    def _run_started(self, run_id: int) -> None:
-        if run_id == self.latest.id:
-            self.statusBar().showMessage("Running…")
-
-    def _batch_done(self, batch) -> None:
-        if self.latest.owns(batch.run_id, self._generation, self.model.label_names):
-            self.model.apply_predictions(batch.predictions)
-            self.summary.schedule()
-            self.learning.batch_scored([p.index for p in batch.predictions])
-
-    def _progress(self, progress) -> None:
-        if self.latest.owns(progress.run_id, self._generation, self.model.label_names):
-            self.run_panel.update_progress(progress)
-            self.learning.run_progress(progress)
-
-    def _run_finished(self, run_id: int) -> None:
-        self._run_ended(run_id, "done")
-
-    def _run_cancelled(self, run_id: int) -> None:
-        self._run_ended(run_id, "cancelled")
-
-    def _worker_failed(self, request: int, message: str) -> None:
-        if request in self._asked:     # the latest verify or prompt preview: a message, nothing ends
-            self.show_error(message)
-        else:
-            self._run_ended(request, "failed", message)
-
-    def _run_ended(self, run_id: int, how: str, message: str = "") -> None:
-        if not self.latest.end(run_id):   # a stale end, or ended already (its model failed)
-            return
-        line = self.run_panel.show_end(how, self.model.rows_answered)
-        self.learning.run_done()
-        if self.latest.skipped:
-            line = (f"The model stopped after {self.model.rows_answered:,} tickets: your labels answer "
-                    f"the {self.model.rowCount() - self.model.rows_answered:,} it did not reach.")
-        if how == "failed":
-            self.show_error(message)
-        else:
-            self.statusBar().showMessage(line, 10_000)
-        self._update_actions()
-        self.summary.refresh()
-        self.run_ended.emit(how)
-
-    # verify and the prompt
     def verify(self, probes: int = 16) -> None:
-        if self.table is None:
-            self.show_error("Open a ticket file first: verify checks a spread of its tickets.")
-            return
-        if not self.session.asked:
-            self.session.load()
-        self.run_panel.show_verifying(probes)
-        # the fast path batched as RunConfig() does, not at the remembered batch size: as it always was here
-        settings = dataclasses.replace(self.remembered.run_settings(), run=RunConfig())
-        request = self.worker.verify(self._texts, self.label_set, settings, probes)
-        self._asked = (request, self._asked[1])
-
-    def _verify_done(self, report) -> None:
-        self.statusBar().showMessage(self.run_panel.show_verify(report), 10_000)
+        self.runs.verify(probes)
 
     def show_prompt(self) -> None:
         self.prompt_preview.show_waiting(self.session.asked)
         if self.session.asked:
             rows = self.view.selected_source_rows()
-            # what the model reads: the ticket cleaned as a run would clean it
-            ticket = clean(self._texts[rows[0]], self.remembered.cleaning) if rows and self._texts else ""
-            request = self.worker.preview_prompt(self.label_set, ticket, self.remembered.run_settings())
-            self._asked = (self._asked[0], request)
+            self.runs.preview_prompt(rows[0] if rows else None)
         self.prompt_preview.show()
         self.prompt_preview.raise_()
 
@@ -370,8 +269,7 @@ class MainWindow(QMainWindow):
         self.remembered.labels = label_set
         self.remembered.save(self.settings)     # now: labels given from here on are under this set
         if renamed:
-            if self.running:
-                self.cancel()
+            self.runs.cancel()
             self.tickets.set_label_names(label_set.names)
         if renamed:
             self.statusBar().showMessage("Labels changed: Run to label the tickets with the new set.", 10_000)
@@ -404,7 +302,7 @@ class MainWindow(QMainWindow):
     def export_to(self, path: str | Path) -> Path | None:
         return self.exporting.write(self.table, path)
 
-    def _update_actions(self) -> None:
+    def update_actions(self) -> None:
         has_file, a = self.table is not None, self.actions
         a.run.setEnabled(has_file and not self.running)
         a.cancel.setEnabled(self.running)
@@ -420,7 +318,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(message, 15_000)
         self.error_shown.emit(message)
 
-    def _clear_error(self) -> None:
+    def clear_error(self) -> None:
         """A new file or run clears the last message, but not that the database cannot be used."""
         self.banner.clear(self.db.problem)
 

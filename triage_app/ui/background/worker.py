@@ -178,7 +178,7 @@ class EngineWorker(QObject):
         from triage_app.files.clean import TextCleaning
         from triage_app.job import run_job
 
-        from triage_app.ui.results_db import STORE_ERRORS, store_line
+        from triage_app.ui.background.results_db import STORE_ERRORS, store_line
 
         if run_id <= self._cancelled_up_to or after_load in self._failed_loads:
             self.cancelled.emit(run_id)

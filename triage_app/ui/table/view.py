@@ -13,7 +13,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFrame, QHeaderView, QStyle, QStyledItemDelegate,
                                QStyleOptionHeader, QTableView)
 
-from triage_app.ui.ticket_model import LABEL, RESULT_HEADERS
+from triage_app.ui.table.model import LABEL, RESULT_HEADERS
 
 FROZEN = len(RESULT_HEADERS)     # label, confidence, margin: the first columns of the model
 

@@ -5,14 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QWidget
 
+from triage_app.ui.plain_text import fit_names
+
 NONE = "none"
-NAME_CHARS = 20     # a combo of column names is this wide, whatever a header holds
-
-
-def fit_names(combo: QComboBox, chars: int = NAME_CHARS) -> None:
-    """A combo of names from a file: as wide as its names, up to about chars, never as wide as a
-    header of any length (it would widen the window); the list shows long names whole."""
-    combo.setMaximumWidth(combo.fontMetrics().averageCharWidth() * chars + 40)     # 40: the arrow, margins
 
 
 class ColumnPicker(QWidget):

@@ -9,6 +9,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QGroupBox, QHBoxLayout, QLabel, QProgressBar, QToolButton, QVBoxLayout
 
+from triage_app.ui.words import duration
+
 _STATS = (
     ("items_per_s", "Tickets/s", "how many tickets a second, over the run so far"),
     ("tokens_per_s", "Tokens/s", "tokens the model processed a second, padding included"),
@@ -151,13 +153,3 @@ class RunPanel(QGroupBox):
     def points(self) -> list[tuple[float, float, float]]:
         """(seconds, tickets/s of the batch, tickets/s so far) for every batch charted."""
         return list(self._points)
-
-
-def duration(seconds: float) -> str:
-    """A time left as a person reads it: "40 s", "12 min", "1.5 h"."""
-    seconds = int(round(seconds))
-    if seconds < 90:
-        return f"{seconds} s"
-    if seconds < 5400:
-        return f"{round(seconds / 60)} min"
-    return f"{seconds / 3600:.1f} h"

@@ -1,7 +1,7 @@
 """What the window does with live learning: retrain when a person labels or a run ends, show the
 answers and the status line, keep the Next-to-label queue, and take labels from a column.
 
-LiveLearning (ui/learning.py) retrains off the UI thread; this object is its window side, so the
+LiveLearning (ui/learning/live.py) retrains off the UI thread; this object is its window side, so the
 main window only tells it what happened.
 """
 
@@ -11,10 +11,10 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from triage_app.engine.labels import LabelSet
-from triage_app.ui.label_offer import LabelOfferDialog, best_column, label_like
-from triage_app.ui.learning import LiveLearning
+from triage_app.ui.learning.column_offer import LabelOfferDialog, best_column, label_like
+from triage_app.ui.learning.live import LiveLearning
 from triage_app.ui.plain_text import tooltip as plain_tooltip
-from triage_app.ui.run_panel import duration
+from triage_app.ui.words import duration
 
 
 class LearningSession(QObject):

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogBut
                                QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
 from triage_app.learn.teaching import cell_text, labels_from_column
-from triage_app.ui.column_picker import fit_names
+from triage_app.ui.plain_text import fit_names
 
 OTHER = "other"
 _NAME, _ROWS, _VALUE = 0, 1, 2

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxL
 
 from triage_app.engine.labels import Example, Label, LabelSet
 from triage_app.ui import plain_text
-from triage_app.ui.column_picker import fit_names
+from triage_app.ui.plain_text import fit_names
 
 # why the panel asks: measured with `triage-app eval --compare` and scripts/experiments/confident_examples.py
 # (docs/quality/README.md, "Few-shot examples under channel"; docs/quality/channel_examples_smollm2.txt)

@@ -9,9 +9,11 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from triage_app.learn.model import LEARNED
-from triage_app.ui.column_picker import ColumnPicker, fit_names
-from triage_app.ui.ticket_model import CONFIDENCE, LABEL, MARGIN, TicketFilterProxy, TicketTableModel
-from triage_app.ui.ticket_view import TicketView
+from triage_app.ui.plain_text import fit_names
+from triage_app.ui.table.columns import ColumnPicker
+from triage_app.ui.table.model import CONFIDENCE, LABEL, MARGIN, TicketTableModel
+from triage_app.ui.table.proxy import TicketFilterProxy
+from triage_app.ui.table.view import TicketView
 
 ALL_LABELS = "all labels"
 

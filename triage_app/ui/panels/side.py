@@ -6,10 +6,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from triage_app.engine.labels import LabelSet
-from triage_app.ui.accuracy_panel import AccuracyPanel
-from triage_app.ui.labels_panel import LabelsPanel
-from triage_app.ui.model_panel import ModelPanel
-from triage_app.ui.run_panel import RunPanel
+from triage_app.ui.panels.accuracy import AccuracyPanel
+from triage_app.ui.panels.label_editor import LabelsPanel
+from triage_app.ui.panels.model_choice import ModelPanel
+from triage_app.ui.panels.run_progress import RunPanel
 
 
 class SidePanels(QScrollArea):

@@ -1,0 +1,165 @@
+"""The window's runs: start one on the open file's texts, cancel or skip it, and show what the
+worker reports, only where the answers still belong (background/run.Run.owns: the same run, file,
+text column and label names). Verify and the prompt preview go through the same worker; their
+failures are messages, never a run's end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from PySide6.QtCore import QObject, Signal
+
+from triage_app.engine.config import RunConfig
+from triage_app.files.clean import clean
+from triage_app.ui.background.run import Run
+
+
+class Running(QObject):
+    ended = Signal(str)          # "done", "cancelled" or "failed", once the window shows it
+
+    def __init__(self, window):
+        """window: the MainWindow, whose open file, label set, parts and messages a run uses."""
+        super().__init__(window)
+        self.window = window
+        self.latest = Run()
+        self.generation = 0                 # what the rows mean: one more with every new file or text column
+        self._asked = (0, 0)                # the latest verify and prompt requests: their failures are shown
+        w = window.worker
+        # bound methods of this object, never lambdas: a lambda would run on the worker's thread
+        w.started.connect(self._started)
+        w.batch_done.connect(self._batch_done)
+        w.progress.connect(self._progress)
+        w.finished.connect(self._finished)
+        w.cancelled.connect(self._cancelled)
+        w.failed.connect(self._failed)
+        w.verify_done.connect(self._verify_done)
+
+    @property
+    def running(self) -> bool:
+        return self.latest.running
+
+    def rows_changed(self) -> None:
+        """A new file or text column: a batch of an earlier one never lands on these rows."""
+        self.cancel()
+        self.generation += 1
+
+    def start(self, fresh: bool = False, limit: int | None = None) -> int | None:
+        """Label every ticket (or the first limit); returns the run id the worker's signals carry."""
+        win = self.window
+        if win.table is None:
+            win.show_error("Open a ticket file first (drop it on the window, or Ctrl+O).")
+            return None
+        if self.running:
+            return None
+        if not win.texts:
+            win.show_error("Choose the column that holds the ticket text.")
+            return None
+        win.clear_error()
+        settings = win.remembered.run_settings()
+        if not win.session.asked:
+            win.session.load()
+        texts = win.texts[:limit] if limit else win.texts
+        run_id = win.worker.run(texts, win.label_set, settings, fresh, win.remembered.cleaning)
+        self.latest = Run(run_id, self.generation, win.label_set, fresh, limit, running=True)
+        win.run_panel.start(len(texts))
+        win.statusBar().showMessage("Running…")
+        win.update_actions()
+        return run_id
+
+    def cancel(self) -> None:
+        if self.running:
+            self.window.worker.cancel()
+            self.window.run_panel.finish("cancelling after this batch…")
+            self.window.statusBar().showMessage("Cancelling after the current batch…")
+
+    def skip(self) -> None:
+        """The person's labels answer as well as the model: stop it; learning answers what it did not reach."""
+        if self.running:
+            self.latest.skipped = True
+            self.cancel()
+
+    def no_model(self) -> None:
+        """The model the run waited for failed to load: the run never started (not "cancelled")."""
+        if self.running:
+            self.window.worker.cancel()
+            self.latest.running, self.latest.waiting = False, True
+            self.window.run_panel.finish("did not start: no model loaded")
+            self.window.statusBar().showMessage("The run did not start: no model is loaded.", 10_000)
+            self.ended.emit("failed")
+
+    def start_waiting(self) -> None:
+        """The run that waited for a model, on the model now loading; forgotten when none waited."""
+        waiting, self.latest.waiting = self.latest.waiting, False
+        if waiting and self.window.table is not None:
+            self.start(self.latest.fresh, self.latest.limit)
+
+    def verify(self, probes: int) -> None:
+        win = self.window
+        if win.table is None:
+            win.show_error("Open a ticket file first: verify checks a spread of its tickets.")
+            return
+        if not win.session.asked:
+            win.session.load()
+        win.run_panel.show_verifying(probes)
+        # the fast path batched as RunConfig() does, not at the remembered batch size: as it always was here
+        settings = dataclasses.replace(win.remembered.run_settings(), run=RunConfig())
+        self._asked = (win.worker.verify(win.texts, win.label_set, settings, probes), self._asked[1])
+
+    def preview_prompt(self, row: int | None) -> None:
+        """The prompt as the model reads it, for this row's ticket (cleaned as a run would clean it)."""
+        win = self.window
+        ticket = clean(win.texts[row], win.remembered.cleaning) if row is not None and win.texts else ""
+        request = win.worker.preview_prompt(win.label_set, ticket, win.remembered.run_settings())
+        self._asked = (self._asked[0], request)
+
+    # what the worker says
+    def _owns(self, run_id: int) -> bool:
+        return self.latest.owns(run_id, self.generation, self.window.model.label_names)
+
+    def _started(self, run_id: int) -> None:
+        if run_id == self.latest.id:
+            self.window.statusBar().showMessage("Running…")
+
+    def _batch_done(self, batch) -> None:
+        if self._owns(batch.run_id):
+            self.window.model.apply_predictions(batch.predictions)
+            self.window.summary.schedule()
+            self.window.learning.batch_scored([p.index for p in batch.predictions])
+
+    def _progress(self, progress) -> None:
+        if self._owns(progress.run_id):
+            self.window.run_panel.update_progress(progress)
+            self.window.learning.run_progress(progress)
+
+    def _finished(self, run_id: int) -> None:
+        self._end(run_id, "done")
+
+    def _cancelled(self, run_id: int) -> None:
+        self._end(run_id, "cancelled")
+
+    def _failed(self, request: int, message: str) -> None:
+        if request in self._asked:     # the latest verify or prompt preview: a message, nothing ends
+            self.window.show_error(message)
+        else:
+            self._end(request, "failed", message)
+
+    def _verify_done(self, report) -> None:
+        self.window.statusBar().showMessage(self.window.run_panel.show_verify(report), 10_000)
+
+    def _end(self, run_id: int, how: str, message: str = "") -> None:
+        if not self.latest.end(run_id):   # a stale end, or ended already (its model failed)
+            return
+        win, model = self.window, self.window.model
+        line = win.run_panel.show_end(how, model.rows_answered)
+        win.learning.run_done()
+        if self.latest.skipped:
+            line = (f"The model stopped after {model.rows_answered:,} tickets: your labels answer "
+                    f"the {model.rowCount() - model.rows_answered:,} it did not reach.")
+        if how == "failed":
+            win.show_error(message)
+        else:
+            win.statusBar().showMessage(line, 10_000)
+        win.update_actions()
+        win.summary.refresh()
+        self.ended.emit(how)
