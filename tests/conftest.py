@@ -45,16 +45,16 @@ def sample_rows():
 @pytest.fixture
 def tiny_model(monkeypatch, tiny_qwen):
     """The command line's model is the tiny random Qwen2: what is tested is what reaches it."""
-    from triage_app import cli
+    from triage_app.cli import options
 
-    monkeypatch.setattr(cli, "_load_model", lambda args: tiny_qwen)
+    monkeypatch.setattr(options, "load_model", lambda args: tiny_qwen)
 
 
 @pytest.fixture
 def bundled_model(monkeypatch, smollm2):
     """The command line's model is the session's SmolLM2, loaded once: a command that asks for it
     (smollm2-135m on the CPU, float32 as "auto" gives there) gets it, any other model fails the test."""
-    from triage_app import cli
+    from triage_app.cli import options
     from triage_app.engine import models
 
     def load(args):
@@ -62,7 +62,7 @@ def bundled_model(monkeypatch, smollm2):
                                                          for t in ("auto", "float32")}, args
         return smollm2
 
-    monkeypatch.setattr(cli, "_load_model", load)
+    monkeypatch.setattr(options, "load_model", load)
 
 
 CLOSED_PORT = "http://127.0.0.1:9"   # discard: nothing listens there

@@ -275,10 +275,10 @@ def test_an_unusable_database_fails_before_the_model_loads(tmp_path, capsys):
 def test_a_finished_run_exports_control_characters_and_keeps_input_columns(tmp_path, capsys, monkeypatch,
                                                                           tiny_qwen):
     """A \\x0b in a ticket made the XLSX export raise after the run; an input `label` column was replaced."""
-    from triage_app import cli
+    from triage_app.cli import options
     from triage_app.files.reader import read_tickets
 
-    monkeypatch.setattr(cli, "_load_model", lambda args: tiny_qwen)
+    monkeypatch.setattr(options, "load_model", lambda args: tiny_qwen)
     (tmp_path / "t.csv").write_text("id,text,label\n1,\"line\x0bbreak\",gold-a\n2,plain,gold-b\n", encoding="utf-8")
     code, _, err = run_main(capsys, "classify", tmp_path / "t.csv", "-o", tmp_path / "out.xlsx", "--db",
                          tmp_path / "r.db", "--labels", "billing,technical")
@@ -290,9 +290,9 @@ def test_a_finished_run_exports_control_characters_and_keeps_input_columns(tmp_p
 
 
 def test_a_failed_export_after_the_run_is_one_line(tmp_path, capsys, monkeypatch, tiny_qwen):
-    from triage_app import cli
+    from triage_app.cli import options
 
-    monkeypatch.setattr(cli, "_load_model", lambda args: tiny_qwen)
+    monkeypatch.setattr(options, "load_model", lambda args: tiny_qwen)
     (tmp_path / "t.csv").write_text("id,text\n1,hello\n", encoding="utf-8")
     (tmp_path / "file").write_text("")
     code, _, err = run_main(capsys, "classify", tmp_path / "t.csv", "-o", tmp_path / "file" / "out.csv", "--db",

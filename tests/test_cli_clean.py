@@ -31,10 +31,11 @@ def write_csv(path, rows=ROWS):
 
 
 def cleaning_of(*flags, command="classify"):
-    from triage_app import cli
+    from triage_app.cli import options
+    from triage_app.cli.parser import build_parser
 
-    args = cli._parser().parse_args([command, "t.csv", *(["-o", "o.csv"] if command == "classify" else []), *flags])
-    return cli._cleaning(args)
+    args = build_parser().parse_args([command, "t.csv", *(["-o", "o.csv"] if command == "classify" else []), *flags])
+    return options.cleaning(args)
 
 
 @pytest.mark.parametrize("command", ["classify", "eval", "verify"])
@@ -51,9 +52,9 @@ def test_each_flag_maps_to_its_cleaning(command):
 
 
 def test_contradicting_flags_are_refused_in_one_line(tmp_path, capsys, monkeypatch):
-    from triage_app import cli
+    from triage_app.cli import options
 
-    monkeypatch.setattr(cli, "_load_model", lambda args: pytest.fail("the model was loaded"))
+    monkeypatch.setattr(options, "load_model", lambda args: pytest.fail("the model was loaded"))
     path = write_csv(tmp_path / "t.csv")
     code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "o.csv", "--no-clean", "--keep-html")
     assert code == 2 and err == ["triage-app: --no-clean switches every cleaning step off; leave out the --keep-* "

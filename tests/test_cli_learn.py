@@ -77,9 +77,9 @@ def test_values_that_are_not_labels_are_named_in_one_line_and_left_out(tmp_path,
 
 
 def test_a_column_with_no_label_at_all_is_refused_before_the_model_loads(tmp_path, capsys, monkeypatch):
-    from triage_app import cli
+    from triage_app.cli import options
 
-    monkeypatch.setattr(cli, "_load_model", lambda args: pytest.fail("the model was loaded"))
+    monkeypatch.setattr(options, "load_model", lambda args: pytest.fail("the model was loaded"))
     path = write_csv(tmp_path / "t.csv", ["text", "ticket_no"], [["hello", "17"], ["world", "18"], ["again", ""]])
     code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
                             "--learn-from", "ticket_no", *LABELS)

@@ -147,7 +147,7 @@ def test_the_store_file_refuses_nothing_sqlite_would_have_opened(tmp_path):
 def test_the_command_line_exports_the_labels_given_in_the_window(tmp_path):
     from argparse import Namespace
 
-    from triage_app.cli import _person_labels
+    from triage_app.cli.classify import person_labels
     from triage_app.files.reader import read_tickets
 
     path = tmp_path / "t.csv"
@@ -158,6 +158,6 @@ def test_the_command_line_exports_the_labels_given_in_the_window(tmp_path):
         store.set_person_labels(file_key(path), {1: (hashes[1], "billing"), 3: (hashes[3], "shipping"),
                                                  2: ("another ticket", "account")})
         names = ["billing", "technical", "account"]
-        assert _person_labels(store, Namespace(input=str(path), limit=None), table, names) == {1: "billing"}
+        assert person_labels(store, Namespace(input=str(path), limit=None), table, names) == {1: "billing"}
         table.frame = table.frame.head(2)
-        assert _person_labels(store, Namespace(input=str(path), limit=2), table, names) == {1: "billing"}
+        assert person_labels(store, Namespace(input=str(path), limit=2), table, names) == {1: "billing"}

@@ -75,18 +75,19 @@ def test_the_command_line_ships_its_own_settings_and_a_label_file_read_on_the_dr
     not exist on a worker."""
     import pickle
 
-    from triage_app import cli
+    from triage_app.cli import options
+    from triage_app.cli.parser import build_parser
 
     labels_file = tmp_path / "only-here.json"
     LabelSet.from_names(["refund", "bug"]).save(labels_file)
-    args = cli._parser().parse_args(["classify", "t.csv", "-o", "o.csv", "--labels-file", str(labels_file),
+    args = build_parser().parse_args(["classify", "t.csv", "-o", "o.csv", "--labels-file", str(labels_file),
                                      "--device", "cuda", "--method", "direct", "--length", "mean",
                                      "--no-buckets", "--max-ticket-tokens", "300", "--ray"])
-    recipe = ClassifierRecipe.of(cli._label_set(args), cli._settings(args))
+    recipe = ClassifierRecipe.of(options.label_set(args), options.settings(args))
     labels_file.unlink()
     shipped = pickle.loads(pickle.dumps(recipe))
     assert shipped.label_set.names == ["refund", "bug"] and shipped.device == "cuda"
-    assert shipped.settings == cli._settings(args)
+    assert shipped.settings == options.settings(args)
     assert (shipped.settings.scoring.method, shipped.settings.scoring.length) == ("direct", "mean")
     assert shipped.settings.run.buckets is False and shipped.settings.max_ticket_tokens == 300
 

@@ -5,7 +5,7 @@ and gold queues, wrapped in an export's escapes, HTML, quoted chains and signatu
 column is classified as exported, with the default cleaning, and with the default plus the
 reply-chain cut. The model, labels and run are the CLI's own (`triage-app classify ...
 --model smollm2-135m --dtype float32 --labels-file resources/helpdesk_labels.json`, channel
-scoring), through cli.py's `_label_set` and `_classifier`; one classifier serves every variant,
+scoring), through triage_app/cli/options.py; one classifier serves every variant,
 so only the text differs. Also: what cleaning itself costs per ticket, and how much it cuts.
 Result: docs/quality/cleaning_smollm2.txt.
 
@@ -25,7 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from triage_app import cli  # noqa: E402
+from triage_app.cli import options  # noqa: E402
+from triage_app.cli.parser import build_parser  # noqa: E402
 from triage_app.engine.classifier import Classifier  # noqa: E402
 from triage_app.files.clean import TextCleaning, clean, clean_texts  # noqa: E402
 from triage_app.files.reader import read_tickets  # noqa: E402
@@ -49,14 +50,14 @@ def main() -> None:
         return
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 120
     out_path = Path(sys.argv[2]) if len(sys.argv) > 2 else ROOT / "docs" / "quality" / "cleaning_smollm2.txt"
-    args = cli._parser().parse_args(["classify", str(EXPORT), "-o", "unused.csv", "--model", "smollm2-135m",
+    args = build_parser().parse_args(["classify", str(EXPORT), "-o", "unused.csv", "--model", "smollm2-135m",
                                      "--dtype", "float32", "--labels-file", str(LABELS), "--method", "channel"])
     table = read_tickets(EXPORT)
     bodies = table.texts("body")
     gold = table.frame["queue"].tolist()[:n]
-    label_set = cli._label_set(args)
-    classifier = cli._classifier(args, label_set)
-    config = cli._run_config(args)
+    label_set = options.label_set(args)
+    classifier = options.classifier(args, options.settings(args), label_set)
+    config = options.settings(args).run
     tokenizer = classifier.loaded.tokenizer
 
     lines = [f"{classifier.loaded.name} ({classifier.loaded.placement.dtype_name}), channel scoring, "

@@ -1,0 +1,57 @@
+"""The triage-app command line: the window (no command, or a file), classify, eval, verify, bench, inspect.
+
+parser.py says what each command takes; options.py turns those options into the engine's typed
+settings, once per command; each command is a module of its own (classify, evaluate, verify, bench,
+inspect_file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from triage_app.cli.parser import build_parser
+
+EXIT_BAD_INPUT = 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["--self-test"]:
+        from triage_app.selftest import main as self_test
+
+        return self_test()
+    parser = build_parser()
+    if _wants_window(argv, parser):
+        from triage_app.ui.app import main as window
+
+        return window(argv[1:] if argv[:1] == ["gui"] else argv)
+    args = parser.parse_args(argv)
+    from triage_app.engine.models import ModelNotAvailable
+    from triage_app.files.reader import BadInput
+
+    try:
+        return args.func(args)
+    except (BadInput, ModelNotAvailable, ValueError) as exc:
+        return _refuse(str(exc))
+    except OSError as exc:  # a file that cannot be read or written, however deep it was opened
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _refuse(f"{where}{exc.strerror or exc}")
+    except MemoryError:
+        return _refuse("out of memory; try a smaller file or --limit")
+    except RecursionError:
+        return _refuse("the input is nested too deeply to read")
+    except KeyboardInterrupt:
+        print("triage-app: interrupted", file=sys.stderr)
+        return 130
+
+
+def _refuse(message: str) -> int:
+    """Bad input gets one line on stderr and exit 2, whatever the message held."""
+    print(f"triage-app: {' '.join(message.splitlines())}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def _wants_window(argv: list[str], parser: argparse.ArgumentParser) -> bool:
+    """`triage-app`, `triage-app FILE` and `triage-app gui ...` open the window."""
+    return not argv or argv[0] == "gui" or (argv[0] not in parser.commands and not argv[0].startswith("-"))

@@ -1,0 +1,39 @@
+"""bench: the engine's modes side by side, in one process."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import triage_app.cli.options as options
+
+
+def run(args) -> int:
+    from dataclasses import asdict
+
+    from triage_app.engine.bench import MODES, dense_rate, run_modes, table
+    from triage_app.engine.workloads import workload
+
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    unknown = [m for m in modes if m not in MODES]
+    if unknown:
+        raise ValueError(f"unknown mode(s) {', '.join(unknown)}: use {', '.join(MODES)}")
+    loaded = options.load_model(args)
+    work = workload(args.workload, args.n)
+    print(f"workload {work.name}: {len(work.texts)} tickets, {args.method} scoring", file=sys.stderr)
+    results = run_modes(loaded, work, modes, args.batch_size, args.token_budget, args.method,
+                        log=lambda line: print(line, file=sys.stderr))
+    rate = dense_rate(loaded)
+    print(table(results))
+    print(f"dense-forward rate: {rate:.0f} tokens/s (32 x 100 real tokens, one unpadded batch)")
+    out = {"model": loaded.name, "device": loaded.placement.device, "dtype": loaded.placement.dtype_name,
+           "n": len(work.texts), "workload": work.name, "method": args.method, "dense_tokens_per_s": rate,
+           "modes": {m: asdict(r) for m, r in results.items()}}
+    if "fast" in results:
+        fast = results["fast"]
+        out["fast_efficiency"] = fast.real_tokens / rate / fast.seconds
+        print(f"fast-path efficiency: {out['fast_efficiency']:.2f} of the dense-forward rate")
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    return 0

@@ -1,0 +1,134 @@
+"""eval: label quality against a column of right answers, or the learning curve."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import triage_app.cli.options as options
+
+
+def run(args) -> int:
+    import random
+
+    from dataclasses import replace
+
+    from triage_app.engine.build import classifier_for
+    from triage_app.files import reader
+    from triage_app.quality.evaluate import GoldSet, run_eval
+    from triage_app.quality.metrics import reliability_plot
+
+    check_curve_args(args)
+    cleaning = options.cleaning(args)
+    table, texts = options.read_tickets(args)
+    column = (reader.check_column(table, args.gold_column) if args.gold_column
+              else reader.detect_gold_column(table))
+    if column is None:
+        raise reader.BadInput(f"{table.path.name}: no column of right answers found; name it with --gold-column")
+    gold = table.frame[column].str.strip().tolist()
+    label_set = judged_label_set(args, gold)
+    keep = [r for r, (t, g) in enumerate(zip(texts, gold)) if t.strip() and g in label_set.names]
+    if args.limit and args.limit < len(keep):
+        keep = sorted(random.Random(0).sample(keep, args.limit))
+    gold_set = GoldSet([texts[r] for r in keep], [gold[r] for r in keep]).cleaned(cleaning)
+    loaded = options.load_model(args)
+    if args.learning_curve:
+        return learning_curve(args, loaded, gold_set, label_set, table, column)
+    settings = options.settings(args)
+    make = lambda labels, scoring: classifier_for(loaded, labels, replace(settings, scoring=scoring))
+    out = run_eval(make, gold_set, label_set, settings.scoring, settings.run, args.examples_per_label,
+                   args.compare, log=lambda line: print(line, file=sys.stderr))
+    out.update(model=loaded.name, dtype=loaded.placement.dtype_name, file=str(table.path), gold_column=column,
+               cleaning=list(cleaning.steps))
+    print_eval(out, reliability_plot)
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    return 0
+
+
+def check_curve_args(args) -> None:
+    """Said before the model loads, not after the run."""
+    if (args.plot or args.draws != 5) and not args.learning_curve:
+        raise ValueError("--plot and --draws go with --learning-curve")
+    if args.draws < 1:
+        raise ValueError(f"--draws must be at least 1, not {args.draws}")
+    if args.plot and Path(args.plot).suffix.lower() != ".png":
+        raise ValueError(f"{args.plot}: the plot is a PNG; name it .png")
+
+
+def learning_curve(args, loaded, gold_set, label_set, table, column) -> int:
+    from triage_app.quality.evaluate import learning_curve_eval
+
+    settings = options.settings(args)
+    classifier = options.classifier(args, settings, label_set, loaded)
+    curve, scored = learning_curve_eval(classifier, gold_set, settings.scoring, settings.run, args.draws,
+                                        log=lambda line: print(line, file=sys.stderr))
+    out = dict(curve.to_dict(), set=table.path.stem, model=loaded.name, dtype=loaded.placement.dtype_name,
+               file=str(table.path), gold_column=column, n=len(gold_set.texts), lm_seconds=scored.seconds,
+               cleaning=list(gold_set.cleaning.steps))
+    print(f"{loaded.name} ({out['dtype']}): {len(gold_set.texts)} tickets, {len(curve.names)} labels; "
+          f"{out['n_test']} test tickets, the same for every k; {curve.draws} seeded draws")
+    print(curve.table())
+    for target, met in curve.targets().items():
+        print(f"{target}: {'yes' if met else 'NO'}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    if args.plot:
+        plot_curve(out, Path(args.plot))
+    return 0
+
+
+def plot_curve(result: dict, png: Path) -> None:
+    """The curve drawn as the docs draw theirs: the package's SVG, rendered by Qt offscreen."""
+    from triage_app.learn.curve import curves_svg
+    from triage_app.ui.images import svg_to_png
+
+    svg_to_png(curves_svg([result]), png)
+
+
+def judged_label_set(args, gold):
+    """The label set to judge: as given, or the default one, or the gold column's own labels."""
+    from triage_app.engine.labels import LabelSet
+
+    if args.labels or args.labels_file:
+        return options.label_set(args)
+    found = sorted(set(g for g in gold if g))
+    default = LabelSet.default()
+    return default if set(found) <= set(default.names) else LabelSet.from_names(found)
+
+
+def print_eval(out, reliability_plot):
+    from triage_app.quality.metrics import Report
+
+    r = out["report"]
+    report = Report.from_dict(r)
+    s = out["scoring"]
+    print(f"{out['model']} ({out['dtype']}), scoring: {s['method']}, {s['length']}"
+          f"{', calibrated' if s['calibrate'] else ''}, temperature {s['temperature']:g}; "
+          f"{out['examples']} few-shot example(s), prefix {out['prefix_tokens']} tokens; "
+          f"text cleaning: {', '.join(out['cleaning']) or 'off'}")
+    print(report.table())
+    print("reliability (confidence bins):")
+    print(reliability_plot(r["reliability"]))
+    print(f"temperature fitted on the gold column: {out['fitted_temperature']:.2f} "
+          f"(ECE {r['ece']:.3f} -> {out['ece_after_temperature']:.3f}, cross-fitted on halves); "
+          f"use it with --temperature {out['fitted_temperature']:.2f}")
+    if "scoring_grid" in out:
+        print("\nscoring choices (same run):")
+        for name, b in out["scoring_grid"].items():
+            print(f"  {name:<24} accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}  ECE {b['ece']:.3f}")
+        print("few-shot examples per label (examples from the file, same evaluation rows):")
+        for k, b in out["few_shot"].items():
+            print(f"  {k}: accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}  "
+                  f"prefix {b['prefix_tokens']} tokens  {b['seconds']:.1f} s")
+        b = out["other_method"]
+        print(f"{b['method']} scoring instead: accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}  "
+              f"ECE {b['ece']:.3f}  {b['seconds']:.1f} s (this run: {out['seconds']:.1f} s)")
+        if "without_aliases" in out:
+            b = out["without_aliases"]
+            print(f"without aliases (label names scored): accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}")
+        c = out["corrections"]
+        print(f"corrections promoted to examples: {c['promoted']}; on the other {c['n']} tickets accuracy "
+              f"{c['before']['accuracy']:.3f} -> {c['after']['accuracy']:.3f}, macro-F1 "
+              f"{c['before']['macro_f1']:.3f} -> {c['after']['macro_f1']:.3f}")

@@ -1,0 +1,71 @@
+"""The options of a command as the engine's typed settings: built here, once per command, and checked
+where they are made (engine/config.py's dataclasses check their own bounds)."""
+
+from __future__ import annotations
+
+import sys
+
+from triage_app.engine import config
+
+
+def load_model(args):
+    from triage_app.engine import build
+
+    return build.load_model(model_choice(args), log=lambda line: print(line, file=sys.stderr))
+
+
+def model_choice(args) -> config.ModelChoice:
+    return config.ModelChoice(args.model, args.device, args.dtype, args.download)
+
+
+def label_set(args):
+    from triage_app.engine.labels import LabelSet
+
+    if args.labels_file:
+        return LabelSet.load(args.labels_file)
+    if args.labels:
+        return LabelSet.from_names(args.labels.split(","))
+    return LabelSet.default()
+
+
+def cleaning(args):
+    """The TextCleaning the flags ask for; --no-clean with any other cleaning flag is refused."""
+    from triage_app.files.clean import TextCleaning
+
+    if args.no_clean and (args.keep or args.cut_replies):
+        raise ValueError("--no-clean switches every cleaning step off; leave out the --keep-* and --cut-replies flags")
+    if args.no_clean:
+        return TextCleaning.off()
+    steps = TextCleaning(replies=args.cut_replies)
+    return steps.without(*args.keep) if args.keep else steps
+
+
+def settings(args, reference: bool = False) -> config.RunSettings:
+    """The run options of classify, verify and eval as the engine's typed settings."""
+    scoring = config.Scoring(args.length, not args.no_calibrate, args.temperature,
+                             args.method or config.DEFAULT_METHOD)
+    run = config.RunConfig(prefix_cache=not args.no_prefix_cache, buckets=not args.no_buckets,
+                           full_head=args.full_head, reference=reference, batch_size=args.batch_size,
+                           token_budget=args.token_budget)
+    return config.RunSettings(model_choice(args), scoring, args.max_ticket_tokens, run)
+
+
+def classifier(args, run_settings: config.RunSettings, labels=None, loaded=None):
+    """The command's classifier, on the settings it built once (settings(args)); the model loaded
+    here unless given, the label set the options name unless given."""
+    from triage_app.engine.build import classifier_for
+
+    return classifier_for(loaded or load_model(args), labels or label_set(args), run_settings)
+
+
+def read_tickets(args):
+    """The table (its first --limit rows) and its ticket texts, opened as the window opens a file."""
+    from triage_app.files.opening import open_tickets
+
+    opened = open_tickets(args.input, args.sheet, args.text_column, guess=False)
+    table = opened.table
+    if getattr(args, "limit", None):
+        table.frame = table.frame.head(args.limit)
+    for note in opened.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return table, table.texts(opened.text_column, opened.subject_column if args.with_subject else None)
