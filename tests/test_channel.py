@@ -188,3 +188,17 @@ def test_prefixes_built_together_are_the_prefixes_built_one_at_a_time(smollm2, c
         assert torch.allclose(built.last_hidden, alone.last_hidden, atol=1e-4)
         for (k, v), (k1, v1) in zip(built.layers, alone.layers, strict=True):
             assert k.shape == k1.shape and torch.allclose(k, k1, atol=1e-4) and torch.allclose(v, v1, atol=1e-4)
+
+
+def test_a_subset_of_labels_scores_those_labels_as_the_whole_run_does(smollm2, channel):
+    """Classifier.score runs only the labels asked for (an edit's), in their order, with their caches."""
+    texts = AMBIGUOUS
+    whole = {p.index: lp for b in channel.run(texts) for p, lp in zip(b.predictions, b.token_logprobs)}
+    narrowed = Classifier(smollm2, LabelSet.default(), scoring=CHANNEL)
+    parts = {t.index: lp for s in narrowed.score(texts, [2, 0]) for t, lp in zip(s.tickets, s.token_logprobs)}
+    assert len(narrowed._prefixes) == 2                   # the third label's prefix was never built
+    for i in range(len(texts)):
+        assert parts[i].shape == (2, 1)
+        assert torch.allclose(parts[i], whole[i][[2, 0]], atol=1e-3)
+    full = channel.channel.encode(texts)
+    assert [t.full_ids for t in channel.channel.encode(texts, [2, 0])] == [[f.full_ids[2], f.full_ids[0]] for f in full]

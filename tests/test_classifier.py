@@ -109,7 +109,7 @@ def test_nothing_to_score_runs_nothing(smollm2):
     classifier = Classifier(smollm2, LabelSet.default())
     batches = list(classifier.run(["", "  "]))
     assert len(batches) == 1 and all(p.is_blank for p in batches[0].predictions)
-    assert classifier._prefixes is None
+    assert not classifier._prefixes
     assert list(classifier.run([])) == []
 
 

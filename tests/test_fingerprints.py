@@ -50,3 +50,21 @@ def test_fingerprints_of_old_databases_still_match(smollm2, label_set, scoring):
 def test_the_ticket_limit_is_in_the_fingerprint_as_before(smollm2, method, pinned):
     classifier = Classifier(smollm2, LabelSet.default(), max_ticket_tokens=200, scoring=Scoring(method=method))
     assert classifier.fingerprint == pinned
+
+
+# channel keeps each label's raw scores under its own key: pinned the same way, for the same reason
+LABEL_PINNED = {
+    "default": ["2288888ba7c3f71a", "d7b3394c72df46ec", "f16631af01657d99"],
+    "examples": ["28cc60a1b7a3850b", "7a7cf7da7cae068a"],
+}
+
+
+@pytest.mark.parametrize("label_set", list(LABEL_PINNED))
+def test_each_channel_labels_fingerprint_is_pinned_and_no_scoring_choice_changes_it(smollm2, label_set):
+    prints = {name: Classifier(smollm2, LABEL_SETS[label_set], scoring=SCORINGS[name]).label_fingerprints
+              for name in ("channel", "channel-first-t2")}
+    assert prints["channel"] == prints["channel-first-t2"] == LABEL_PINNED[label_set]   # raw scores: before scoring
+
+
+def test_direct_has_no_label_fingerprints_it_keeps_the_whole_sets_key(smollm2):
+    assert Classifier(smollm2, LabelSet.default(), scoring=SCORINGS["direct"]).label_fingerprints is None

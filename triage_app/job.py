@@ -4,6 +4,13 @@ Texts are cleaned first (files/clean.py): the model reads the cleaned text, the 
 place in the original texts, and the export writes the originals. Identical cleaned texts are
 classified once and fanned out to every row that has them; texts already in the result store
 (same prompt and cleaning, same model weights, dtype and device) are not classified again.
+
+An edit costs what it changes. Where each label is scored on a prompt of its own (channel), each
+label's raw score is stored under that label's own key (label_keys), so adding, describing or giving
+examples to one label scores that label alone, and removing one scores nothing. What a user sees is
+normalised over the whole set and calibrated by the set's prior, so it is decided again from the raw
+scores on every run (label_scores.py), never stored. Direct scoring reads every label in one prompt:
+its results stay keyed by the whole set (run_key).
 """
 
 from __future__ import annotations
@@ -13,9 +20,11 @@ from dataclasses import dataclass
 
 from triage_app.engine.classifier import Classifier, Prediction
 from triage_app.engine.config import RunConfig
+from triage_app.engine.scoring import CONTENT_FREE
 from triage_app.engine.stats import RunStats
 from triage_app.files.clean import TextCleaning, clean_texts
 from triage_app.files.store import ResultStore, RunKey, StoredResult, text_hash
+from triage_app.label_scores import RawScores
 
 
 @dataclass(slots=True)
@@ -25,13 +34,25 @@ class JobProgress:
     rows_total: int
     resumed: int                    # rows answered from earlier runs
     stats: RunStats                 # the engine's statistics over the texts it classified
+    pairs: int = 0                  # (ticket, label) scores the model computed for this job's tickets so far
 
 
 def run_key(classifier: Classifier, cleaning: TextCleaning = TextCleaning()) -> RunKey:
-    """The key results are stored under. Cleaning switched off keeps the key results had before
-    cleaning existed, so `--no-clean` resumes a database written then."""
-    loaded = classifier.loaded
+    """The key a whole label set's results are stored under. Cleaning switched off keeps the key
+    results had before cleaning existed, so `--no-clean` resumes a database written then."""
     prompt = f"{classifier.fingerprint}|{cleaning.fingerprint}" if cleaning.steps else classifier.fingerprint
+    return _key(classifier, prompt)
+
+
+def label_keys(classifier: Classifier, cleaning: TextCleaning = TextCleaning()) -> list[RunKey] | None:
+    """Per label, the key its raw scores are stored under; None where one label's score depends on
+    the whole set (the method reads every label in one prompt)."""
+    prints = classifier.label_fingerprints
+    return None if prints is None else [_key(classifier, f"{p}|{cleaning.fingerprint}") for p in prints]
+
+
+def _key(classifier: Classifier, prompt: str) -> RunKey:
+    loaded = classifier.loaded
     return RunKey(prompt, loaded.identity, loaded.placement.dtype_name, loaded.placement.device)
 
 
@@ -46,26 +67,95 @@ def run_job(classifier: Classifier, store: ResultStore | None, texts: list[str],
     resumed, nothing saved. The store's StoreUnavailable comes out of the first step (lookup) or
     of any later one (the batch's save), before that batch is yielded.
     """
-    key = run_key(classifier, cleaning)
-    names = classifier.label_set.names
     clean = [t.strip() for t in clean_texts([str(t) for t in texts], cleaning)]
     rows_of: dict[str, list[int]] = {}
     for row, text in enumerate(clean):
         rows_of.setdefault(text_hash(text), []).append(row)
+    unique = {h: clean[rows[0]] for h, rows in rows_of.items()}
+    by = _whole_set if classifier.label_fingerprints is None else _by_label
+    yield from by(classifier, store, unique, rows_of, config, fresh, cleaning)
+
+
+def _whole_set(classifier, store, unique, rows_of, config, fresh, cleaning) -> Iterator[JobProgress]:
+    key = run_key(classifier, cleaning)
+    names = classifier.label_set.names
+    total = sum(map(len, rows_of.values()))
     stored = {} if fresh or store is None else store.lookup(key, rows_of)
-    resumed = [Prediction(row, names, r.scores, r.truncated, r.fallback)
-               for h, r in stored.items() for row in rows_of[h]]
+    resumed = fan_out(rows_of, names, stored)
     todo = [h for h in rows_of if h not in stored]
-    first_text = [clean[rows_of[h][0]] for h in todo]
     done = len(resumed)
-    stats = RunStats(total=len(todo))
-    yield JobProgress(resumed, done, len(texts), done, stats)
-    for batch in classifier.run(first_text, config):
-        results = {todo[p.index]: p for p in batch.predictions}
+    yield JobProgress(resumed, done, total, done, RunStats(total=len(todo)))
+    pairs = 0
+    for batch in classifier.run([unique[h] for h in todo], config):
+        results = {todo[p.index]: StoredResult(names, p.scores, p.truncated, p.fallback) for p in batch.predictions}
+        scored = {h: r for h, r in results.items() if r.scores is not None}
         if store is not None:
-            store.save(key, {h: StoredResult(names, p.scores, p.truncated, p.fallback)
-                             for h, p in results.items() if not p.is_blank})
-        fanned = [Prediction(row, names, p.scores, p.truncated, p.fallback)
-                  for h, p in results.items() for row in rows_of[h]]
+            store.save(key, scored)
+        fanned = fan_out(rows_of, names, results)
+        done, pairs = done + len(fanned), pairs + len(scored) * len(names)
+        yield JobProgress(fanned, done, total, len(resumed), batch.stats, pairs)
+
+
+def _by_label(classifier, store, unique, rows_of, config, fresh, cleaning) -> Iterator[JobProgress]:
+    """Each text's missing labels alone are scored, grouped by which labels they miss; every answer is
+    decided from the raw scores of the whole set (stored or new) and the set's prior."""
+    names = classifier.label_set.names
+    total = sum(map(len, rows_of.values()))
+    blank = [h for h, text in unique.items() if not text]
+    texts = [h for h, text in unique.items() if text]
+    raw, legacy, log_prior = _known(classifier, store, texts, config, fresh, cleaning)
+    # after the prior: a ticket that reads like a content-free one has its scores by now
+    decide = [h for h in texts if h not in legacy]
+    complete, todo = [h for h in decide if not raw.missing(h)], [h for h in decide if raw.missing(h)]
+    stats = classifier.new_stats(len(todo) + len(blank))
+    resumed = fan_out(rows_of, names, legacy | _decided(classifier, raw, complete, log_prior))
+    done = len(resumed)
+    yield JobProgress(resumed, done, total, done, stats)
+    if blank:
+        stats.done += len(blank)
+        fanned = fan_out(rows_of, names, {h: StoredResult(names, None, False, False) for h in blank})
         done += len(fanned)
-        yield JobProgress(fanned, done, len(texts), len(resumed), batch.stats)
+        yield JobProgress(fanned, done, total, len(resumed), stats)
+    pairs = 0
+    for labels, group in raw.groups(todo).items():
+        for scored in classifier.score([unique[h] for h in group], list(labels), config, stats):
+            hashes = [group[t.index] for t in scored.tickets]
+            raw.add(hashes, labels, scored)
+            fanned = fan_out(rows_of, names, _decided(classifier, raw, hashes, log_prior))
+            done, pairs = done + len(fanned), pairs + len(hashes) * len(labels)
+            yield JobProgress(fanned, done, total, len(resumed), stats, pairs)
+
+
+def _known(classifier, store, texts, config, fresh, cleaning):
+    """What the store holds for the texts: each label's raw scores, and whole-set answers stored before
+    labels had keys of their own; and the set's prior, from every label's content-free scores (any
+    label lacking them is scored on them now)."""
+    free = {text_hash(t): t for t in CONTENT_FREE}
+    raw = RawScores(classifier.label_set.names, label_keys(classifier, cleaning), store, texts + list(free), fresh)
+    # a text stored under the whole set's key (as every channel result was before) is this very set's
+    # answer: kept while the set is unchanged
+    partial = [h for h in texts if raw.missing(h)]
+    legacy = {} if fresh or store is None or not partial else store.lookup(run_key(classifier, cleaning), partial)
+    log_prior = _log_prior(classifier, raw, free, config) if len(legacy) < len(texts) else None
+    return raw, legacy, log_prior
+
+
+def _log_prior(classifier: Classifier, raw: RawScores, free: dict[str, str], config: RunConfig):
+    """The set's prior over its labels, from each label's content-free scores (only new labels' are run)."""
+    if not classifier.scoring.calibrate:
+        return None
+    for labels, group in raw.groups(list(free)).items():
+        for scored in classifier.score([free[h] for h in group], list(labels), config):
+            raw.add([group[t.index] for t in scored.tickets], labels, scored)
+    return classifier.log_prior(raw.token_logprobs(list(free)))
+
+
+def _decided(classifier: Classifier, raw: RawScores, hashes: list[str], log_prior) -> dict[str, StoredResult]:
+    if not hashes:
+        return {}
+    return raw.results(hashes, classifier.probabilities(raw.token_logprobs(hashes), log_prior))
+
+
+def fan_out(rows_of: dict[str, list[int]], names: list[str], results: dict[str, StoredResult]) -> list[Prediction]:
+    """Each text's result to every row that holds the text."""
+    return [Prediction(row, names, r.scores, r.truncated, r.fallback) for h, r in results.items() for row in rows_of[h]]

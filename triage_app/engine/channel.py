@@ -14,6 +14,7 @@ so one length-bucketed batch runs against every label's cache, all labels in one
 
 from __future__ import annotations
 
+import copy
 from typing import NamedTuple
 
 import torch
@@ -63,37 +64,62 @@ class ChannelPrompt:
     def _encode(self, text: str) -> list[int]:
         return self.tokenizer(text, add_special_tokens=False).input_ids
 
-    def encode(self, texts: list[str]) -> list[EncodedTicket]:
-        """Tokenize tickets after every label's prefix, truncating overlong ones, and check each cut:
-        suffix_ids is None unless every label's cut is clean."""
+    def encode(self, texts: list[str], labels: list[int] | None = None) -> list[EncodedTicket]:
+        """Tokenize tickets after each label's prefix, truncating overlong ones, and check each cut:
+        suffix_ids is None unless every label's cut is clean. labels: only these labels' prompts
+        (indices into the label set; None: all), in that order."""
         if not texts:
             return []
+        labels = range(len(self.ids)) if labels is None else labels
         texts, truncated = truncate(self.tokenizer, [clean(t) for t in texts], self.max_ticket_tokens)
-        per_label = [self.tokenizer([prefix + t for t in texts], add_special_tokens=False).input_ids
-                     for prefix in self.texts]
+        per_label = [self.tokenizer([self.texts[k] + t for t in texts], add_special_tokens=False).input_ids
+                     for k in labels]
+        prefixes = [self.ids[k] for k in labels]
         tickets = []
         for i, cut in enumerate(truncated):
             full = [ids[i] for ids in per_label]
-            tails = [f[len(p):] if f[: len(p)] == p else None for f, p in zip(full, self.ids)]
+            tails = [f[len(p):] if f[: len(p)] == p else None for f, p in zip(full, prefixes)]
             clean_cut = tails[0] and all(t == tails[0] for t in tails)
             tickets.append(EncodedTicket(i, full, tails[0] if clean_cut else None, cut))
         return tickets
 
 
 class ChannelMethod:
-    """The ticket's tokens after each label's own prompt: one pass per label, one KV cache per label."""
+    """The ticket's tokens after each label's own prompt: one pass per label, one KV cache per label.
+
+    A label's score depends on its own prompt alone, so the method can score any subset of the
+    labels (only): an edit to the label set re-scores just the labels it changed."""
 
     def __init__(self, loaded: LoadedModel, prompt: PromptPrefix, max_ticket_tokens: int | None, scoring: Scoring):
         self.loaded = loaded
         self.channel = ChannelPrompt(loaded.tokenizer, prompt.label_set, loaded.context_tokens, max_ticket_tokens)
-        self.starts = [len(ids) for ids in self.channel.ids]   # where each label's ticket tokens begin
+        self.labels = list(range(len(self.channel.ids)))   # the labels scored, as indices into the label set
+
+    def only(self, labels: list[int]) -> ChannelMethod:
+        """The same prompts, scoring only these labels (indices into the label set, in that order):
+        token log-probs [B, len(labels), 1]."""
+        narrowed = copy.copy(self)
+        narrowed.labels = list(labels)
+        return narrowed
+
+    def label_parts(self) -> list[list]:
+        """Per label, everything besides the ticket, model and cleaning that decides its token
+        log-probs: its own prompt up to the ticket as the model reads it (its name or alias, its
+        description, its own examples; no other label's), and the ticket limit, which decides where a
+        long ticket is cut (it depends on the longest prompt of the set, so it is named, not assumed)."""
+        return [["channel label", text, self.channel.max_ticket_tokens] for text in self.channel.texts]
 
     @property
     def prefix_ids(self) -> list[list[int]]:
-        return self.channel.ids
+        return [self.channel.ids[k] for k in self.labels]
+
+    @property
+    def starts(self) -> list[int]:
+        """Where each scored label's ticket tokens begin."""
+        return [len(ids) for ids in self.prefix_ids]
 
     def encode(self, texts: list[str]) -> list[EncodedTicket]:
-        return self.channel.encode(texts)
+        return self.channel.encode(texts, self.labels)
 
     def full_length(self, ticket: EncodedTicket) -> int:
         return max(map(len, ticket.full_ids))
@@ -103,7 +129,7 @@ class ChannelMethod:
 
     def fast_batch(self, tickets: list[EncodedTicket], bucket: Bucket, prefixes: list[PrefixCache] | None,
                    config: RunConfig) -> ScoredBatch:
-        """One length bucket of ticket tokens against every label's cache; without the caches
+        """One length bucket of ticket tokens against every scored label's cache; without the caches
         (an unclean cut, or the prefix cache off), each label's whole prompts as padded rows."""
         model, step = self.loaded.model, self.loaded.placement.width_step
         if prefixes:
@@ -112,7 +138,7 @@ class ChannelMethod:
             return ScoredBatch(score_channel_batch(model, rows, prefixes, step, config.token_budget),
                                processed=len(tickets) * bucket.width * labels, real=bucket.real_tokens * labels,
                                prefix_saved=sum(p.length for p in prefixes) * len(tickets))
-        rows = [[len(t.full_ids[label]) for t in tickets] for label in range(len(self.starts))]
+        rows = [[len(t.full_ids[k]) for t in tickets] for k in range(len(self.labels))]
         return ScoredBatch(score_channel_full_batch(model, tickets, self.starts, step),
                            processed=sum(len(r) * padded_width(max(r), step) for r in rows), real=sum(map(sum, rows)))
 

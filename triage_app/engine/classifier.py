@@ -22,7 +22,7 @@ from triage_app.engine.prompt import EncodedTicket, PromptPrefix, PromptStyle
 from triage_app.engine.scoring import CONTENT_FREE, decide, prior
 from triage_app.engine.stats import RunStats
 
-__all__ = ["BatchDone", "Classifier", "Prediction", "RunConfig"]   # RunConfig lives in engine/config.py
+__all__ = ["BatchDone", "Classifier", "LabelScores", "Prediction", "RunConfig"]   # RunConfig lives in engine/config.py
 
 
 @dataclass(slots=True)
@@ -30,6 +30,15 @@ class BatchDone:
     predictions: list[Prediction]
     stats: RunStats
     token_logprobs: torch.Tensor | None = None  # [B, L, D] behind the predictions' scores (None: blanks)
+
+
+@dataclass(slots=True)
+class LabelScores:
+    """Some labels' token log-probs for a batch of tickets, before any normalisation (Classifier.score)."""
+
+    tickets: list[EncodedTicket]   # index: the ticket's place in the texts given; truncated; uses_prefix
+    token_logprobs: torch.Tensor   # [B, L', D]: the labels asked for, in their order
+    stats: RunStats
 
 
 class Classifier:
@@ -43,7 +52,7 @@ class Classifier:
         # direct's prompt, built for every method: the fingerprint names it, as it always did
         self.prompt = PromptPrefix(loaded.tokenizer, label_set, style, loaded.context_tokens, max_ticket_tokens)
         self.method: ScoringMethod = method_class(scoring.method)(loaded, self.prompt, max_ticket_tokens, scoring)
-        self._prefixes: list[PrefixCache] | None = None
+        self._prefixes: dict[tuple[int, ...], PrefixCache] = {}   # by the prompt's token ids
 
     @property
     def model(self):
@@ -53,7 +62,7 @@ class Classifier:
     def width_step(self) -> int:
         return self.loaded.placement.width_step
 
-    # read by the window's prompt preview and by eval (ui/worker.py, quality/evaluate.py)
+    # read by the window's prompt preview and by eval (ui/background/worker.py, quality/evaluate.py)
     @property
     def channel(self):
         """Channel scoring's per-label prompts (engine/channel.py ChannelPrompt); None for other methods."""
@@ -73,7 +82,15 @@ class Classifier:
         seen = [self.prompt.text, self.prompt.tail, self.prompt.label_ids, self.label_set.names,
                 self.prompt.max_ticket_tokens, self.scoring.length, self.scoring.calibrate, self.scoring.temperature]
         seen += self.method.fingerprint_parts()
-        return hashlib.sha256(json.dumps(seen).encode()).hexdigest()[:16]
+        return _digest(seen)
+
+    @property
+    def label_fingerprints(self) -> list[str] | None:
+        """Per label, a fingerprint of everything besides model and dtype that decides its token log-probs,
+        for a method that scores each label on its own prompt (engine/method.py's PerLabelMethod); None
+        where one label's score depends on the whole set (direct)."""
+        parts = getattr(self.method, "label_parts", None)
+        return None if parts is None else [_digest(p) for p in parts()]
 
     def run(self, texts: list[str], config: RunConfig = RunConfig()) -> Iterator[BatchDone]:
         """Classify texts; yields after every batch. Stop iterating to cancel between batches.
@@ -82,8 +99,7 @@ class Classifier:
         come after one small chunk's work, and only one chunk's token ids are ever held.
         """
         start = time.perf_counter()
-        stats = RunStats(total=len(texts), device=self.loaded.placement.device,
-                         dtype=self.loaded.placement.dtype_name, model=self.loaded.name)
+        stats = self.new_stats(len(texts))
         blank = [i for i, t in enumerate(texts) if not str(t).strip()]
         if blank:
             stats.done = len(blank)
@@ -92,56 +108,84 @@ class Classifier:
         if not keep:
             return  # nothing to score: no prefix or content-free run either (a fully resumed job)
         if config.prefix_cache and not config.reference:
-            self._prefix_caches(stats)
-        log_prior = prior(self.scoring, self.content_free(config)) if self.scoring.calibrate else None
+            self._prefix_caches(self.method, stats)
+        log_prior = self.log_prior(self.content_free(config)) if self.scoring.calibrate else None
+        for group, token_logprobs in self._scored(self.method, texts, keep, config, stats, start):
+            scores = decide(self.scoring, token_logprobs, log_prior)
+            yield BatchDone([self._prediction(t, s) for t, s in zip(group, scores)], stats, token_logprobs)
+
+    def score(self, texts: list[str], labels: list[int], config: RunConfig = RunConfig(),
+              stats: RunStats | None = None) -> Iterator[LabelScores]:
+        """Only these labels' token log-probs (indices into the label set), before any normalisation,
+        for a method that scores each label on its own prompt (label_fingerprints is not None): the
+        prefix caches and passes of the other labels are never run. texts must not be blank.
+
+        stats: a caller's running statistics, to add this call's work to (several calls, one job)."""
+        stats = stats or self.new_stats(len(texts))
+        start = time.perf_counter() - stats.seconds   # seconds go on from where an earlier call left them
+        method = self.method.only(labels)
+        for group, token_logprobs in self._scored(method, texts, list(range(len(texts))), config, stats, start):
+            yield LabelScores(group, token_logprobs, stats)
+
+    def probabilities(self, token_logprobs: torch.Tensor, log_prior: torch.Tensor | None = None) -> torch.Tensor:
+        """[B, L, D] token log-probs of every label -> [B, L] log-probabilities, as run() gives them."""
+        return decide(self.scoring, token_logprobs, log_prior)
+
+    def log_prior(self, content_free: torch.Tensor) -> torch.Tensor:
+        """[N, L, D] token log-probs of the content-free tickets -> [L]: the prior calibration divides out."""
+        return prior(self.scoring, content_free)
+
+    def new_stats(self, total: int) -> RunStats:
+        placement = self.loaded.placement
+        return RunStats(total=total, device=placement.device, dtype=placement.dtype_name, model=self.loaded.name)
+
+    def _scored(self, method, texts, keep, config, stats, start):
+        """(tickets, token log-probs [B, L', D]) per batch of texts[keep], a chunk tokenised at a time."""
         for n, chunk in enumerate(encode_chunks(keep)):
-            tickets = [replace(t, index=chunk[t.index]) for t in self._encode([texts[i] for i in chunk])]
+            tickets = [replace(t, index=chunk[t.index]) for t in method.encode([texts[i] for i in chunk])]
             stats.truncated += sum(t.truncated for t in tickets)
-            scored = (self._run_reference(tickets, stats, start) if config.reference
-                      else self._run_fast(tickets, config, stats, start, first=n == 0))
-            for group, token_logprobs in scored:
-                scores = decide(self.scoring, token_logprobs, log_prior)
-                yield BatchDone([self._prediction(t, s) for t, s in zip(group, scores)], stats, token_logprobs)
+            yield from (self._run_reference(method, tickets, stats, start) if config.reference
+                        else self._run_fast(method, tickets, config, stats, start, first=n == 0))
 
     def content_free(self, config: RunConfig = RunConfig()) -> torch.Tensor:
         """Token log-probs [N, L, D] of tickets that say nothing, run the same way as real ones."""
         free = self._encode(list(CONTENT_FREE))
         scratch = RunStats(total=len(free))
-        run = (self._run_reference(free, scratch, time.perf_counter()) if config.reference
-               else self._run_fast(free, config, scratch, time.perf_counter()))
+        run = (self._run_reference(self.method, free, scratch, time.perf_counter()) if config.reference
+               else self._run_fast(self.method, free, config, scratch, time.perf_counter()))
         parts = {t.index: lp for group, token_logprobs in run for t, lp in zip(group, token_logprobs)}
         return torch.stack([parts[k] for k in range(len(free))])
 
     def _encode(self, texts: list[str]) -> list[EncodedTicket]:
         return self.method.encode(texts)
 
-    def _run_reference(self, tickets, stats, start):
-        stats.count_planned([self.method.reference_length(t) for t in tickets])
+    def _run_reference(self, method, tickets, stats, start):
+        stats.count_planned([method.reference_length(t) for t in tickets])
         for t in tickets:
-            scored = self.method.reference(t)
+            scored = method.reference(t)
             _account(stats, start, rows=1, processed=scored.processed, real=scored.real)
             yield [t], scored.token_logprobs
 
-    def _run_fast(self, tickets, config, stats, start, first=False):
+    def _run_fast(self, method, tickets, config, stats, start, first=False):
         """first: the run's first chunk, whose first batch is kept small."""
-        buckets, by_index = self._plan(tickets, config, stats, first)
-        prefixes = self._prefix_caches(stats) if any(b.uses_prefix for b in buckets) else None
+        buckets, by_index = self._plan(method, tickets, config, stats, first)
+        prefixes = self._prefix_caches(method, stats) if any(b.uses_prefix for b in buckets) else None
         for bucket in buckets:
             group = [by_index[i] for i in bucket.items]
-            scored = self.method.fast_batch(group, bucket, prefixes if bucket.uses_prefix else None, config)
+            scored = method.fast_batch(group, bucket, prefixes if bucket.uses_prefix else None, config)
             _account(stats, start, rows=len(group), processed=scored.processed, real=scored.real)
             stats.prefix_tokens_saved += scored.prefix_saved
             yield group, scored.token_logprobs
 
-    def _plan(self, tickets, config, stats, first) -> tuple[list[Bucket], dict]:
+    def _plan(self, method, tickets, config, stats, first) -> tuple[list[Bucket], dict]:
         """Length buckets of the tickets that run after the prefix cache, then of those that run whole."""
         cached = [t for t in tickets if config.prefix_cache and t.uses_prefix]
         full = [t for t in tickets if not (config.prefix_cache and t.uses_prefix)]
         stats.fallbacks += len(full) if config.prefix_cache else 0
-        lengths = {t.index: len(t.suffix_ids) for t in cached} | {t.index: self.method.full_length(t) for t in full}
+        lengths = {t.index: len(t.suffix_ids) for t in cached} | {t.index: method.full_length(t) for t in full}
         stats.count_planned(list(lengths.values()))
         # the first batch's rows x width bounds all its passes together (channel: one per label)
-        first_budget = (min(FIRST_BATCH_TOKENS // len(self.method.prefix_ids), config.token_budget)
+        first_budget = (min(FIRST_BATCH_TOKENS // len(method.prefix_ids), config.token_budget)
                         if first and config.token_budget else None)
         buckets = []
         for group, uses in ((cached, True), (full, False)):
@@ -152,14 +196,19 @@ class Classifier:
                                         first_budget=None if buckets else first_budget)
         return buckets, {t.index: t for t in tickets}
 
-    def _prefix_caches(self, stats: RunStats) -> list[PrefixCache]:
-        # read-only once built (batches read them, never write them), so every run of this classifier shares them
-        if self._prefixes is None:
-            self._prefixes = PrefixCache.many(decoder_of(self.model), self.method.prefix_ids,
-                                              self.loaded.placement.device)
-            stats.tokens_processed += sum(p.length for p in self._prefixes)
-        stats.prefix_tokens = sum(p.length for p in self._prefixes)
-        return self._prefixes
+    def _prefix_caches(self, method, stats: RunStats) -> list[PrefixCache]:
+        """The method's prefix caches; those not built yet are built together, in one forward."""
+        # read-only once built (batches read them, never write them), so every run of this classifier
+        # shares them, whichever labels it scores
+        wanted = [tuple(ids) for ids in method.prefix_ids]
+        new = [ids for ids in dict.fromkeys(wanted) if ids not in self._prefixes]
+        if new:
+            built = PrefixCache.many(decoder_of(self.model), [list(ids) for ids in new], self.loaded.placement.device)
+            self._prefixes.update(zip(new, built))
+            stats.tokens_processed += sum(map(len, new))
+        caches = [self._prefixes[ids] for ids in wanted]
+        stats.prefix_tokens = sum(p.length for p in caches)
+        return caches
 
     def _prediction(self, ticket: EncodedTicket, scores: torch.Tensor) -> Prediction:
         return Prediction(ticket.index, self.label_set.names, scores.tolist(), ticket.truncated,
@@ -180,6 +229,10 @@ def encode_chunks(items: list[int]) -> Iterator[list[int]]:
     while lo < len(items):
         yield items[lo : lo + size]
         lo, size = lo + size, min(2 * size, LARGEST_CHUNK)
+
+
+def _digest(parts: list) -> str:
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
 def _account(stats: RunStats, start: float, rows: int, processed: int, real: int) -> None:

@@ -5,6 +5,10 @@ Direct (engine/direct.py) and channel (engine/channel.py) are the two; the Class
 with one fast loop and one reference loop. A new method is a new file with a class like theirs and
 one line in engine/config.py's METHOD_CLASSES. Its constructor takes (loaded model, the direct
 prompt built for the label set, max_ticket_tokens, Scoring), as theirs do.
+
+A method whose every label is scored on a prompt of its own (channel) is also a PerLabelMethod: its
+raw scores are kept per label (job.py), so an edit to the label set re-scores only what it changed.
+Direct reads every label in one prompt, so one label's score depends on the whole set: it is not.
 """
 
 from __future__ import annotations
@@ -51,3 +55,15 @@ class ScoringMethod(Protocol):
 
     def fingerprint_parts(self) -> list:
         """What this method adds to Classifier.fingerprint (JSON-able; existing values must never change)."""
+
+
+class PerLabelMethod(ScoringMethod, Protocol):
+    """A method whose label scores depend each on that label's own prompt alone (the Classifier tells
+    one by its label_parts: a method without it scores the set as a whole)."""
+
+    def only(self, labels: list[int]) -> PerLabelMethod:
+        """The same method scoring only these labels (indices into the label set, in that order)."""
+
+    def label_parts(self) -> list[list]:
+        """Per label, everything besides the ticket, the model and the cleaning that decides its token
+        log-probs (JSON-able): a label whose parts are unchanged keeps its stored scores."""

@@ -162,12 +162,17 @@ class ResultStore:
 
     def save(self, key: RunKey, results: dict[str, StoredResult]) -> None:
         """One transaction per batch: all of it is on disk, or none of it."""
+        self.save_many([(key, results)])
+
+    def save_many(self, batches: list[tuple[RunKey, dict[str, StoredResult]]]) -> None:
+        """Results under several keys (a batch's labels, each under its own) in one transaction: one
+        sync to disk per batch, not one per label."""
         with self._reported(), self._db:
             self._db.executemany(
                 "INSERT OR REPLACE INTO results (text_hash, prompt_hash, model, dtype, labels, scores, truncated, "
                 "fallback) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [(h, key.prompt_hash, key.model_column, key.dtype, json.dumps(r.labels), json.dumps(r.scores),
-                  int(r.truncated), int(r.fallback)) for h, r in results.items()])
+                  int(r.truncated), int(r.fallback)) for key, results in batches for h, r in results.items()])
 
     def count(self, key: RunKey) -> int:
         with self._reported():
