@@ -53,3 +53,15 @@ def test_every_method_name_resolves_to_a_scoring_method_class():
         for part in ("prefix_ids", "encode", "full_length", "reference_length", "fast_batch", "reference",
                      "fingerprint_parts"):
             assert hasattr(cls, part), f"{name} lacks {part}"
+
+
+def test_what_the_window_knows_of_a_method_is_what_its_class_does():
+    """METHOD_FACTS (torch-free, for the window) agree with the classes: a method scores each label
+    on a prompt of its own exactly when it can score some labels alone (PerLabelMethod)."""
+    from triage_app.engine.config import METHOD_FACTS, METHODS, method_class
+
+    assert set(METHOD_FACTS) == set(METHODS)
+    for name, facts in METHOD_FACTS.items():
+        cls = method_class(name)
+        assert (hasattr(cls, "only") and hasattr(cls, "label_parts")) == facts.per_label, name
+        assert facts.edit_note

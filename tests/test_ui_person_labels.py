@@ -247,3 +247,27 @@ def _say_how_many_sequences_ran():
     yield
     if RUNS:
         print(f"\n{len(RUNS)} action sequences ran, {sum(RUNS)} actions in all")
+
+
+def test_an_edit_of_the_labels_after_a_run_scores_only_what_it_changed(qtbot, make_window, tmp_path, smollm2):
+    """Channel: the window says what an edit costs before it, and after it runs again by itself: the
+    labels the edit left alone come from the store, so the new label is the only work."""
+    from test_label_edits import scoring_rows
+    from ui_helpers import run_and_wait, with_model
+
+    window = make_window(autoload=False)
+    with_model(qtbot, window, smollm2)
+    open_file(qtbot, window, write_slice(tmp_path, 4))
+    assert window.labels_panel.edit_note.isHidden()                  # nothing answered: an edit costs nothing
+    assert run_and_wait(qtbot, window) == "done"
+    assert "re-scores only the label it changes" in window.labels_panel.edit_note.text()
+    label_rows(window, {1: "account"})
+    with scoring_rows(smollm2) as rows, qtbot.waitSignal(window.run_ended, timeout=120_000) as ended:
+        window.labels_panel.add_label()                                # the window runs again by itself
+    assert ended.args == ["done"] and window.model.rows_answered == 4
+    assert 0 < sum(rows) <= 4 + 3       # the new label on 4 tickets and 3 content-free texts, nothing else
+    assert window.model.label_names[-1] == "label4" and window.model.manual_labels == {1: "account"}
+    assert all(len(window.model.prediction(r).scores) == 4 for r in range(4))
+    window.remembered.method = "direct"
+    window.say_what_an_edit_costs()
+    assert "re-scores every ticket" in window.labels_panel.edit_note.text()

@@ -17,6 +17,23 @@ METHOD_CLASSES = {
     "direct": "triage_app.engine.direct:DirectMethod",
 }
 METHODS = tuple(METHOD_CLASSES)
+
+
+@dataclass(frozen=True, slots=True)
+class MethodFacts:
+    """What the window and the command line know of a scoring method without importing torch; its
+    class answers the rest (engine/method.py). tests/test_config.py holds the two to each other."""
+
+    per_label: bool      # each label is scored on a prompt of its own: an edit re-scores only that label
+    edit_note: str       # what an edit of the label set costs, said before the edit
+
+
+METHOD_FACTS = {
+    "channel": MethodFacts(True, "Each label is scored on a prompt of its own: an edit re-scores only the "
+                                 "label it changes (a new label costs one pass over the tickets)."),
+    "direct": MethodFacts(False, "Direct scoring reads every label in one prompt: any edit of the labels "
+                                 "re-scores every ticket."),
+}
 DEFAULT_METHOD = "channel"   # measured: docs/quality/README.md
 LENGTHS = ("sum", "mean", "first")
 DEVICES = ("auto", "cpu", "mps", "cuda")

@@ -25,6 +25,7 @@ class Running(QObject):
         self.latest = Run()
         self.generation = 0                 # what the rows mean: one more with every new file or text column
         self._asked = (0, 0)                # the latest verify and prompt requests: their failures are shown
+        self._again = False                 # start the latest run again once the one in flight has stopped
         w = window.worker
         # bound methods of this object, never lambdas: a lambda would run on the worker's thread
         w.started.connect(self._started)
@@ -78,6 +79,16 @@ class Running(QObject):
         if self.running:
             self.latest.skipped = True
             self.cancel()
+
+    def again(self) -> None:
+        """The latest run again, on the label set as it is now (after an edit): results stored for
+        what the edit left alone come back from the store, and only what it changed is scored. A run
+        in flight is stopped first."""
+        if self.running:
+            self._again = True
+            self.cancel()
+        else:
+            self.start(limit=self.latest.limit)
 
     def no_model(self) -> None:
         """The model the run waited for failed to load: the run never started (not "cancelled")."""
@@ -163,3 +174,6 @@ class Running(QObject):
         win.update_actions()
         win.summary.refresh()
         self.ended.emit(how)
+        if self._again:
+            self._again = False
+            self.start(limit=self.latest.limit)

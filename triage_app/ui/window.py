@@ -16,6 +16,7 @@ from PySide6.QtCore import QSettings, Signal
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from triage_app.engine import models
+from triage_app.engine.config import METHOD_FACTS
 from triage_app.engine.labels import LabelSet
 from triage_app.files.reader import TicketTable
 from triage_app.ui.background.file_reading import FileReader
@@ -140,6 +141,7 @@ class MainWindow(QMainWindow):
     def _connect_worker(self) -> None:
         self.runs = Running(self)
         self.runs.ended.connect(self.run_ended)
+        self.runs.ended.connect(self.say_what_an_edit_costs)
         self.worker.prompt_ready.connect(self.prompt_preview.show_prompt)
 
     # opening
@@ -173,6 +175,7 @@ class MainWindow(QMainWindow):
                                          "Labels from a column… learns from them.", 15_000)
         self.setWindowTitle(f"Triage — {table.path.name}")
         self.update_actions()
+        self.say_what_an_edit_costs()
         self.summary.schedule()
         self.file_loaded.emit(table)
 
@@ -189,6 +192,7 @@ class MainWindow(QMainWindow):
         self.model.clear_predictions()
         self.manual.texts_changed(self._texts)
         self.statusBar().showMessage("The ticket text changed: Run to label it.", 8000)
+        self.say_what_an_edit_costs()
         self.summary.schedule()
 
     @property
@@ -230,11 +234,14 @@ class MainWindow(QMainWindow):
     def settings_dialog(self) -> None:
         if self.session.configure(self):
             self._save_settings()
+            self.say_what_an_edit_costs()
 
     # running: ui/running.py
     def run(self, fresh: bool = False, limit: int | None = None) -> int | None:
         """Label every ticket (or the first limit); returns the run id the worker's signals carry."""
-        return self.runs.start(fresh, limit)
+        run_id = self.runs.start(fresh, limit)
+        self.say_what_an_edit_costs()
+        return run_id
 
     @property
     def running(self) -> bool:
@@ -265,18 +272,26 @@ class MainWindow(QMainWindow):
     # labels
     def _labels_changed(self, label_set: LabelSet) -> None:
         renamed = label_set.names != self.label_set.names
+        answered = self.running or self.model.rows_answered > 0
         self.label_set = label_set
         self.remembered.labels = label_set
         self.remembered.save(self.settings)     # now: labels given from here on are under this set
         if renamed:
             self.runs.cancel()
             self.tickets.set_label_names(label_set.names)
-        if renamed:
-            self.statusBar().showMessage("Labels changed: Run to label the tickets with the new set.", 10_000)
-        elif self.model.rows_answered:
-            self.statusBar().showMessage("The prompt changed: Run again to update the labels.", 10_000)
+        if answered and METHOD_FACTS[self.remembered.method].per_label:
+            # what the edit left alone is in the store: a run again scores only what it changed
+            self.runs.again()
+            self.statusBar().showMessage("Labels changed: scoring what the edit changed…", 10_000)
+        elif answered:
+            self.statusBar().showMessage("Labels changed: Run again to label the tickets with them.", 10_000)
         self.manual.label_set_changed(label_set)     # after: its line on labels set aside matters more
         self.summary.schedule()
+
+    def say_what_an_edit_costs(self) -> None:
+        """Before an edit: with answers in the table, what editing the labels would re-score."""
+        answered = self.running or self.model.rows_answered > 0
+        self.labels_panel.set_edit_note(METHOD_FACTS[self.remembered.method].edit_note if answered else "")
 
     def promote_corrections(self) -> None:
         """Tickets a person labeled become few-shot examples."""

@@ -38,6 +38,11 @@ class LabelsPanel(QWidget):
         layout = QVBoxLayout(self)
 
         layout.addWidget(QLabel("<b>Labels</b> — double-click to rename or describe"))
+        self.edit_note = QLabel()      # what an edit costs with the scoring method in use, said before it
+        self.edit_note.setWordWrap(True)
+        self.edit_note.setStyleSheet("color: #555;")
+        self.edit_note.hide()
+        layout.addWidget(self.edit_note)
         self.labels = QTableWidget(0, 2)
         self.labels.setHorizontalHeaderLabels(["name", "description (one line)"])
         self.labels.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
@@ -93,6 +98,11 @@ class LabelsPanel(QWidget):
         self._fill()
         if changed or announce:
             self.changed.emit(label_set)
+
+    def set_edit_note(self, text: str) -> None:
+        """"" hides it (nothing is answered yet, so an edit costs nothing)."""
+        self.edit_note.setText(text)
+        self.edit_note.setVisible(bool(text))
 
     def add_label(self) -> None:
         names = {n.lower() for n in self._label_set.names}
