@@ -77,3 +77,19 @@ def test_prompt_and_run_read_the_cleaned_text_and_the_table_keeps_the_original(q
     assert run_and_wait(qtbot, window) == "done"
     assert progress.seen[-1].resumed == 0
     assert window.texts[0] == original and window.model.cell(0, "body") == original
+
+
+def test_settings_the_engine_refuses_fall_back_to_their_defaults(qtbot, settings_file):
+    """One place checks each bound (engine/config.py): a value remembered from elsewhere that it
+    refuses is the default again, and the rest stay as remembered."""
+    settings = open_settings()
+    for name, value in {"device": "tpu", "dtype": "float64", "method": "guess", "batch_size": 0,
+                        "token_budget": -5, "model": " ", "last_folder": "/tmp/kept"}.items():
+        settings.setValue(name, value)
+    settings.sync()
+    remembered, default = Remembered.load(open_settings()), Remembered()
+    assert (remembered.device, remembered.dtype, remembered.method) == (default.device, default.dtype, default.method)
+    assert (remembered.batch_size, remembered.token_budget, remembered.model) == \
+        (default.batch_size, default.token_budget, default.model)
+    assert remembered.last_folder == "/tmp/kept"
+    remembered.run_settings()                                  # and what they build is accepted

@@ -61,15 +61,22 @@ class Remembered:
                 setattr(out, f.name, bytes(value) if isinstance(value, (bytes, bytearray)) else b"")
             else:
                 setattr(out, f.name, settings.value(f.name, default, type=kind))
-        if out.device not in DEVICES:
-            out.device = "auto"
-        if out.dtype not in DTYPES:
-            out.dtype = "auto"
-        if out.method not in METHODS:
-            out.method = cls().method
-        out.batch_size = max(1, out.batch_size)
-        out.token_budget = max(64, out.token_budget)
-        return out
+        return out._checked()
+
+    def _checked(self) -> Remembered:
+        """A value the engine's settings refuse (an older version's, or a hand-edited file) goes back to
+        its default: the bounds are checked where the settings are made (engine/config.py), not here."""
+        default = type(self)()
+        for names, check in ((("model",), lambda: ModelChoice(self.model)),
+                             (("device", "dtype"), lambda: self.model_choice(DEFAULT_MODEL)),
+                             (("method",), lambda: Scoring(method=self.method)),
+                             (("batch_size", "token_budget"), lambda: self.run_settings())):
+            try:
+                check()
+            except ValueError:
+                for name in names:
+                    setattr(self, name, getattr(default, name))
+        return self
 
     def model_choice(self, spec: str) -> ModelChoice:
         """spec placed as remembered; raises ValueError on a choice the engine cannot take."""
@@ -135,8 +142,8 @@ class SettingsDialog(QDialog):
         form.addRow("Detected:", detected_label)
         self.device = _combo(DEVICES, remembered.device)
         self.dtype = _combo(DTYPES, remembered.dtype)
-        self.batch_size = _spin(1, 512, remembered.batch_size)
-        self.token_budget = _spin(64, 65536, remembered.token_budget)
+        self.batch_size = _spin(*BATCH_SIZES_OFFERED, remembered.batch_size)
+        self.token_budget = _spin(*TOKEN_BUDGETS_OFFERED, remembered.token_budget)
         self.method = _combo(METHODS, remembered.method)
         self.method.setToolTip("channel (recommended): scores each label by how likely the ticket is under it; "
                                "slower (one pass per ticket and label), far more accurate with small models. "
@@ -180,6 +187,11 @@ class SettingsDialog(QDialog):
         remembered.allow_download = self.allow_download.isChecked()
         remembered.cleaning = TextCleaning.from_steps(name for name, box in self.cleaning.items() if box.isChecked())
         return reload
+
+
+# what the dialog offers: a range a person may want, inside what the engine accepts (engine/config.py)
+BATCH_SIZES_OFFERED = (1, 512)
+TOKEN_BUDGETS_OFFERED = (64, 65536)
 
 
 def _combo(items, current) -> QComboBox:
