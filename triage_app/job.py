@@ -22,7 +22,7 @@ from triage_app.engine.classifier import Classifier, Prediction
 from triage_app.engine.config import RunConfig
 from triage_app.engine.scoring import CONTENT_FREE
 from triage_app.engine.stats import RunStats
-from triage_app.files.clean import TextCleaning, clean_texts
+from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.store import ResultStore, RunKey, StoredResult, text_hash
 from triage_app.label_scores import RawScores
 
@@ -67,7 +67,7 @@ def run_job(classifier: Classifier, store: ResultStore | None, texts: list[str],
     resumed, nothing saved. The store's StoreUnavailable comes out of the first step (lookup) or
     of any later one (the batch's save), before that batch is yielded.
     """
-    clean = [t.strip() for t in clean_texts([str(t) for t in texts], cleaning)]
+    clean = model_texts(texts, cleaning)
     rows_of: dict[str, list[int]] = {}
     for row, text in enumerate(clean):
         rows_of.setdefault(text_hash(text), []).append(row)

@@ -120,6 +120,12 @@ def clean_texts(texts: Iterable[str], cleaning: TextCleaning = TextCleaning()) -
     return [done[t] if t in done else done.setdefault(t, clean(t, cleaning)) for t in texts]
 
 
+def model_texts(cells: Iterable, cleaning: TextCleaning = TextCleaning()) -> list[str]:
+    """The one way from a file's cells to what the model reads: text, cleaned, stripped (the local
+    run and the Ray actors alike; the engine strips again only to stay safe on its own)."""
+    return [t.strip() for t in clean_texts([str(c) for c in cells], cleaning)]
+
+
 # escapes ------------------------------------------------------------------------------------
 
 _ESCAPE = re.compile(r"\\r\\n|\\n|\\t")

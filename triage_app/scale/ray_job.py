@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from triage_app.files import reader
-from triage_app.files.clean import TextCleaning, clean_texts
+from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.export import REVIEW_BELOW
 from triage_app.files.ticket_keys import file_key, row_hashes
 from triage_app.scale.recipe import ClassifierRecipe
@@ -65,7 +65,7 @@ class TicketScorer:
     def __call__(self, block: pd.DataFrame) -> pd.DataFrame:
         # As the local job does: cleaned, stripped texts, each distinct one classified once per block.
         raw = block_texts(block, self.text_column, self.subject_column)
-        texts = [t.strip() for t in clean_texts(raw, self.cleaning)]
+        texts = model_texts(raw, self.cleaning)
         distinct = list(dict.fromkeys(texts))
         found = {}
         for done in self.classifier.run(distinct, self.config):
