@@ -1,6 +1,5 @@
 """The table model and its proxy on a 4-row DataFrame, no window (after napari's PandasModel tests)."""
 
-import gc
 import math
 
 import numpy as np
@@ -247,28 +246,6 @@ def test_a_runs_new_batch_is_shown_through_the_active_learned_not_raw(taught):
     assert [model.label_of(r) for r in range(40, 60)] == gold[40:]                     # ...but not shown
     assert model.confidence(50) == pytest.approx(float(np.exp(relearn(model, features).scores[50]).max()))
     assert model.source(50) == LEARNED
-
-
-def test_a_runs_answers_are_kept_as_columns_and_given_back_as_the_run_gave_them():
-    """20,000 answers leave no object per row behind (each would be walked by every full garbage
-    collection, holding the GIL), and each row's Prediction comes back equal to the one the run gave."""
-    n = 20_000
-    model = TicketTableModel(pd.DataFrame({"text": [f"ticket {r}" for r in range(n)]}, dtype=object))
-    model.set_label_names(NAMES)
-    scores = np.log(np.random.default_rng(0).dirichlet([1, 1, 1], n))                 # [N, L]
-
-    def given(r):                      # made afresh at each call, as a run's batch makes them
-        return Prediction(r, list(NAMES), scores[r].tolist() if r % 5 else None, r % 7 == 0, r % 11 == 0)
-
-    gc.collect()
-    before = len(gc.get_objects())
-    for start in range(0, n, 64):
-        model.apply_predictions([given(r) for r in range(start, min(n, start + 64))])
-    gc.collect()
-    grown = len(gc.get_objects()) - before
-    assert grown < 100, grown
-    assert all(model.prediction(r) == given(r) for r in range(n)) and model.rows_answered == n
-    assert [a.truncated for a in model.answers] == [r % 7 == 0 for r in range(n)]
 
 
 def test_a_retrain_shows_its_own_reading_where_the_scores_it_read_still_hold(taught):
