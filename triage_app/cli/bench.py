@@ -19,6 +19,8 @@ def run(args) -> int:
     unknown = [m for m in modes if m not in MODES]
     if unknown:
         raise ValueError(f"unknown mode(s) {', '.join(unknown)}: use {', '.join(MODES)}")
+    if args.workload == "many-labels":
+        return _many_labels(args)
     loaded = options.load_model(args)
     work = workload(args.workload, args.n)
     print(f"workload {work.name}: {len(work.texts)} tickets, {args.method} scoring", file=sys.stderr)
@@ -36,4 +38,15 @@ def run(args) -> int:
         print(f"fast-path efficiency: {out['fast_efficiency']:.2f} of the dense-forward rate")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    return 0
+
+
+def _many_labels(args) -> int:
+    """Direct scoring with 77 labels against 10 on the same messages, the whole label trie against
+    the pruned one (engine/prune.py): items/s and whether the labels are identical."""
+    from triage_app.engine.bench import many_labels_table, run_many_labels
+
+    results = run_many_labels(options.load_model(args), args.n, batch_size=args.batch_size,
+                              token_budget=args.token_budget, log=lambda line: print(line, file=sys.stderr))
+    print(many_labels_table(results))
     return 0

@@ -12,7 +12,7 @@ from triage_app.engine.config import DEFAULT_BATCH_SIZE, DEFAULT_TOKEN_BUDGET, R
 from triage_app.engine.forward import decoder_of
 from triage_app.engine.models import LoadedModel
 from triage_app.engine.verify import collect, compare
-from triage_app.engine.workloads import Workload
+from triage_app.engine.workloads import Workload, many_labels
 
 MODES = {
     "reference": RunConfig(reference=True),
@@ -88,4 +88,54 @@ def table(results: dict[str, ModeResult]) -> str:
     for mode, r in results.items():
         lines.append(f"{mode:<15} {r.seconds:8.1f} {r.items_per_s:8.2f} {r.speedup:7.2f}x "
                      f"{100 * r.padding_fraction:7.1f}% {100 * r.agreement:6.1f}% {r.max_score_diff:10.2g}")
+    return "\n".join(lines)
+
+
+@dataclass(slots=True)
+class ManyLabelsResult:
+    labels: int
+    prune: bool
+    seconds: float
+    items_per_s: float
+    label_nodes: int        # label-trie nodes through the model
+    full_nodes: int         # what the whole trie for every ticket would have been
+    same_labels: bool       # as the whole trie's, ticket for ticket
+
+
+def run_many_labels(loaded: LoadedModel, n: int, label_counts: tuple[int, ...] = (77, 10),
+                    batch_size: int = DEFAULT_BATCH_SIZE, token_budget: int | None = DEFAULT_TOKEN_BUDGET,
+                    log=print) -> list[ManyLabelsResult]:
+    """Direct scoring of the same BANKING77 messages with many labels and with few, the whole label
+    trie against the pruned one (engine/prune.py). A classifier per run: each pays its prefix cache."""
+    results = []
+    for count in label_counts:
+        work = many_labels(n, count)
+        whole = None
+        for prune in (False, True):
+            classifier = classifier_for(loaded, work.label_set, RunSettings(scoring=Scoring(method="direct")), work.style)
+            config = RunConfig(prune=prune, batch_size=batch_size, token_budget=token_budget)
+            start = time.perf_counter()
+            labels = {p.index: p.label for batch in classifier.run(work.texts, config) for p in batch.predictions}
+            seconds = time.perf_counter() - start
+            whole = whole or labels
+            nodes = classifier.method.label_nodes
+            results.append(ManyLabelsResult(count, prune, seconds, len(work.texts) / seconds, nodes.fed, nodes.full,
+                                            labels == whole))
+            log(f"  {count:>3} labels  {'pruned' if prune else 'whole '}  {seconds:8.1f} s  "
+                f"{results[-1].items_per_s:6.2f} items/s  label nodes {nodes.fed}/{nodes.full}")
+    return results
+
+
+def many_labels_table(results: list[ManyLabelsResult]) -> str:
+    head = f"{'labels':>6} {'trie':<7} {'seconds':>8} {'items/s':>8} {'label nodes':>15} {'labels as whole':>15}"
+    lines = [head, "-" * len(head)]
+    for r in results:
+        lines.append(f"{r.labels:>6} {'pruned' if r.prune else 'whole':<7} {r.seconds:8.1f} {r.items_per_s:8.2f} "
+                     f"{f'{r.label_nodes}/{r.full_nodes}':>15} {'yes' if r.same_labels else 'NO':>15}")
+    rate = {(r.labels, r.prune): r.items_per_s for r in results}
+    few, many = min(r.labels for r in results), max(r.labels for r in results)
+    for prune in (False, True):
+        if (many, prune) in rate and (few, prune) in rate:
+            lines.append(f"{many} labels / {few} labels, {'pruned' if prune else 'whole'} trie: "
+                         f"{rate[many, prune] / rate[few, prune]:.2f} of the items/s")
     return "\n".join(lines)

@@ -6,6 +6,11 @@ scoring position (the end of the prompt); a multi-token label also needs its own
 as input. Those tokens form a trie, fed in the same forward as the ticket, each node attending to
 the prompt and its own ancestors only (tree attention, engine/forward.py), so one forward scores
 every label.
+
+With many labels that trie is most of the work; with `--length sum`, RunConfig.prune scores only
+the labels that can still beat the runner-up (engine/prune.py). Calibration is part of that
+bound, so the content-free tickets the prior is measured on always get the whole trie, and the
+method keeps the prior it sees them give.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ from triage_app.engine.method import ScoredBatch
 from triage_app.engine.models import LoadedModel
 from triage_app.engine.prefix_cache import PrefixCache
 from triage_app.engine.prompt import EncodedTicket, PromptPrefix
+from triage_app.engine.prune import TrieIndex, score_pruned
+from triage_app.engine.scoring import CONTENT_FREE, prior
+from triage_app.engine.stats import LabelNodes
 
 
 class DirectMethod:
@@ -29,7 +37,15 @@ class DirectMethod:
     def __init__(self, loaded: LoadedModel, prompt: PromptPrefix, max_ticket_tokens: int | None, scoring: Scoring):
         self.loaded = loaded
         self.prompt = prompt
+        self.scoring = scoring
         self.tree = LabelTree.build(prompt.label_ids)
+        self.index = TrieIndex.of(self.tree)
+        self.label_nodes = LabelNodes()     # label-trie nodes through the model, against the whole trie's
+        self._free: dict[tuple[int, ...], int] | None = None   # content-free ticket ids -> its place
+        self._free_seen: dict[int, torch.Tensor] = {}           # their token log-probs [L, D], by place
+        from triage_app.engine.verify import tolerance          # verify imports the classifier, which imports us
+        # rounding: a label whose bound comes this close to the runner-up is finished, not pruned
+        self._slack = tolerance(loaded.placement.dtype_name, "direct")
         firsts = [ids[0] for ids in prompt.label_ids]
         if scoring.length == "first" and len(set(firsts)) < len(firsts):
             raise ValueError("two labels start with the same token: scoring by the first token cannot tell them apart")
@@ -51,9 +67,19 @@ class DirectMethod:
                    config: RunConfig) -> ScoredBatch:
         prefix = prefixes[0] if prefixes else None
         rows = [t.suffix_ids if prefix else t.full_ids for t in tickets]
-        token_logprobs = score_batch(self.loaded.model, rows, self.tree, prefix, config.full_head,
-                                     self.loaded.placement.width_step)
-        nodes = len(rows) * self.tree.size
+        prunes = self._prunes(config)
+        free = [self._content_free().get(tuple(t.full_ids)) if prunes else None for t in tickets]
+        if prunes and all(k is None for k in free):
+            shift, guess = self._calibration(prefixes)
+            token_logprobs, nodes = score_pruned(self.loaded.model, rows, self.tree, self.index, prefix, shift, guess,
+                                                 self._slack, self.loaded.placement.width_step)
+        else:
+            token_logprobs = score_batch(self.loaded.model, rows, self.tree, prefix, config.full_head,
+                                         self.loaded.placement.width_step)
+            nodes = len(rows) * self.tree.size
+            self._free_seen.update({k: lp for k, lp in zip(free, token_logprobs) if k is not None})
+        self.label_nodes.fed += nodes
+        self.label_nodes.full += len(rows) * self.tree.size
         return ScoredBatch(token_logprobs, processed=len(rows) * bucket.width + nodes,
                            real=bucket.real_tokens + nodes, prefix_saved=prefix.length * len(rows) if prefix else 0)
 
@@ -63,6 +89,33 @@ class DirectMethod:
 
     def fingerprint_parts(self) -> list:
         return []   # the prompt the Classifier names for every method is direct's own
+
+    # pruning
+    def _prunes(self, config: RunConfig) -> bool:
+        # a trie of first tokens only has nothing to prune; mean's per-token average has no such bound
+        return config.prune and self.scoring.length == "sum" and self.tree.size > 0
+
+    def _content_free(self) -> dict[tuple[int, ...], int]:
+        if self._free is None:
+            self._free = {tuple(t.full_ids): k for k, t in enumerate(self.encode(list(CONTENT_FREE)))}
+        return self._free
+
+    def _calibration(self, prefixes: list[PrefixCache] | None) -> tuple[torch.Tensor, torch.Tensor]:
+        """[L] what calibration adds to each label's summed log-prob, and [L, D] the token log-probs
+        expected before a ticket is read (the content-free tickets' mean). The prior is the one the
+        Classifier computes from the content-free tickets it ran through fast_batch just before (the
+        same tensors, so the same prior); measured here only when a caller scores tickets without it."""
+        L, D = len(self.tree.steps), max(map(len, self.tree.steps))
+        if not self.scoring.calibrate:
+            return torch.zeros(L), torch.zeros(L, D)
+        if len(self._free_seen) < len(CONTENT_FREE):
+            prefix = prefixes[0] if prefixes else None
+            for t in self.encode(list(CONTENT_FREE)):
+                cached = prefix is not None and t.uses_prefix
+                self._free_seen[t.index] = score_batch(self.loaded.model, [t.suffix_ids if cached else t.full_ids],
+                                                       self.tree, prefix if cached else None, False)[0]
+        stacked = torch.stack([self._free_seen[k] for k in range(len(CONTENT_FREE))])   # [N, L, D]
+        return -prior(self.scoring, stacked), stacked.mean(dim=0)
 
 
 # fast path

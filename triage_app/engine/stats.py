@@ -56,3 +56,12 @@ class RunStats:
         out.update(items=self.done, items_per_s=self.items_per_s, tokens_per_s=self.tokens_per_s,
                    padding_fraction=self.padding_fraction)
         return out
+
+
+@dataclass(slots=True)
+class LabelNodes:
+    """Label-trie nodes a direct classifier has put through the model, against what the whole trie
+    for every row would have been: what pruning (engine/prune.py) saves."""
+
+    fed: int = 0
+    full: int = 0

@@ -1,4 +1,4 @@
-"""Benchmark workloads mirroring the two published setups, plus the app's own prompt."""
+"""Benchmark workloads mirroring the two published setups, plus the app's own prompt, and many labels."""
 
 from __future__ import annotations
 
@@ -11,6 +11,9 @@ from triage_app.engine.labels import LabelSet
 from triage_app.engine.prompt import PromptStyle
 
 SAMPLE_TICKETS = Path(__file__).resolve().parents[2] / "resources" / "sample_tickets.csv"
+# 4 messages of each of the 77 intents of BANKING77 (Casanueva et al., 2020, "Efficient Intent
+# Detection with Dual Sentence Encoders"; PolyAI, CC BY 4.0), drawn with a fixed seed from its training split
+BANKING77 = SAMPLE_TICKETS.with_name("banking77_sample.csv")
 
 SHORT_INSTRUCTION = ("Classify the customer support ticket as billing, technical or account. "
                      "Answer with the category name only.")
@@ -58,7 +61,20 @@ def workload(name: str, n: int | None = None) -> Workload:
         return Workload(name, style, LabelSet.default(), [first_sentence(r["text"]) for r in rows], gold)
     if name == "app":
         return Workload(name, PromptStyle(), LabelSet.default(), [r["text"] for r in rows], gold)
+    if name == "many-labels":
+        return many_labels(n)
     raise ValueError(f"unknown workload {name!r}: use {', '.join(WORKLOADS)}")
 
 
-WORKLOADS = ("short-prompt", "long-prefix", "app")
+def many_labels(n: int | None = None, labels: int = 77) -> Workload:
+    """BANKING77 messages, with `labels` of its 77 intents (spread evenly over the alphabet) as plain
+    names ("card arrival"), in the app's prompt: direct scoring's throughput as labels grow."""
+    rows = load_sample(BANKING77)[:n]
+    intents = sorted({r["category"] for r in load_sample(BANKING77)})
+    picked = [intents[round(k * len(intents) / labels)] for k in range(labels)]
+    names = [i.replace("_", " ") for i in picked]
+    return Workload(f"many-labels-{labels}", PromptStyle(), LabelSet.from_names(names), [r["text"] for r in rows],
+                    [r["category"].replace("_", " ") for r in rows])
+
+
+WORKLOADS = ("short-prompt", "long-prefix", "app", "many-labels")
