@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import os
+import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,9 +13,12 @@ from triage_app.engine.labels import LabelSet
 from triage_app.engine.prompt import PromptStyle
 
 SAMPLE_TICKETS = Path(__file__).resolve().parents[2] / "resources" / "sample_tickets.csv"
-# 4 messages of each of the 77 intents of BANKING77 (Casanueva et al., 2020, "Efficient Intent
-# Detection with Dual Sentence Encoders"; PolyAI, CC BY 4.0), drawn with a fixed seed from its training split
-BANKING77 = SAMPLE_TICKETS.with_name("banking77_sample.csv")
+# BANKING77's training split (Casanueva et al., 2020, "Efficient Intent Detection with Dual Sentence
+# Encoders"; PolyAI, CC BY 4.0): for measuring, never shipped. Found beside the checkout, as the
+# project's machines and CI lay it out, or where TRIAGE_BANKING77 says.
+BANKING77 = Path(os.environ.get("TRIAGE_BANKING77")
+                 or Path(__file__).resolve().parents[3] / "shared" / "data" / "banking77_train.csv")
+PER_INTENT = 4
 
 SHORT_INSTRUCTION = ("Classify the customer support ticket as billing, technical or account. "
                      "Answer with the category name only.")
@@ -69,12 +74,26 @@ def workload(name: str, n: int | None = None) -> Workload:
 def many_labels(n: int | None = None, labels: int = 77) -> Workload:
     """BANKING77 messages, with `labels` of its 77 intents (spread evenly over the alphabet) as plain
     names ("card arrival"), in the app's prompt: direct scoring's throughput as labels grow."""
-    rows = load_sample(BANKING77)[:n]
-    intents = sorted({r["category"] for r in load_sample(BANKING77)})
+    drawn = banking77(PER_INTENT)
+    rows = drawn[:n]
+    intents = sorted({r["category"] for r in drawn})
     picked = [intents[round(k * len(intents) / labels)] for k in range(labels)]
     names = [i.replace("_", " ") for i in picked]
     return Workload(f"many-labels-{labels}", PromptStyle(), LabelSet.from_names(names), [r["text"] for r in rows],
                     [r["category"].replace("_", " ") for r in rows])
+
+
+def banking77(per_intent: int) -> list[dict]:
+    """per_intent messages of each intent, drawn with a fixed seed, in a shuffled order."""
+    if not BANKING77.is_file():
+        raise ValueError(f"the many-labels workload reads BANKING77's training split, not found at {BANKING77} "
+                         "(set TRIAGE_BANKING77 to its banking77_train.csv)")
+    rng, by_intent = random.Random(0), {}
+    for row in load_sample(BANKING77):
+        by_intent.setdefault(row["category"], []).append(row)
+    drawn = [row for intent in sorted(by_intent) for row in rng.sample(by_intent[intent], per_intent)]
+    rng.shuffle(drawn)
+    return drawn
 
 
 WORKLOADS = ("short-prompt", "long-prefix", "app", "many-labels")
