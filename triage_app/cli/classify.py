@@ -11,59 +11,167 @@ from triage_app.scale import command as scale_command  # light: imports neither 
 
 
 def run(args) -> int:
-    from tqdm import tqdm
-
-    from triage_app.files.export import (FORMATS, REVIEW_BELOW, export, renamed_input_columns, results_frame,
-                                         same_file)
+    from triage_app.files.export import FORMATS, REVIEW_BELOW, same_file
     from triage_app.files.store import ResultStore
-    from triage_app.job import run_job
 
-    for output in filter(None, (args.output, args.stats_json)):
+    for output in filter(None, (args.output, args.stats_json, args.updates)):
         if same_file(args.input, output):
             raise ValueError(f"{output}: that is the input file; write the results to another")
     cleaning = options.cleaning(args)
     settings = options.settings(args, reference=args.reference)
+    axes = options.axes(args)
+    review = options.per_axis(args.review_below, axes, "--review-below", options.probability, REVIEW_BELOW)
     if scale_command.wants_ray(args):
-        if args.learn_from:  # the learned layer needs every row's scores in one place
-            raise ValueError("--learn-from works on one machine; leave out --ray")
-        return scale_command.run(args, settings, options.label_set(args), cleaning)
+        return on_ray(args, settings, axes, review, cleaning)
     if Path(args.output).suffix.lower().lstrip(".") not in FORMATS:
         raise ValueError(f"{args.output}: the output must end in .{', .'.join(FORMATS)}")
     table, texts = options.read_tickets(args)
-    label_set = options.label_set(args)
-    taught = column_labels(table, args.learn_from, label_set.names) if args.learn_from else None
-    renames = renamed_input_columns(table.frame.columns, label_set.names)
-    if renames:
-        print(f"note: the output keeps input column(s) {', '.join(renames)} as {', '.join(renames.values())}; "
-              "Triage writes its own under those names", file=sys.stderr)
-    predictions, stats = [], None
+    taught = taught_labels(table, args.learn_from, axes)
+    gates = updates_gates(args, table, axes)
+    note_renamed_columns(table, axes)
+    answers, steps = [], []
     # the database first: an unusable one fails in a second, not after the model has loaded
     with ResultStore(args.db) as store:
         print(f"results database: {store.path}", file=sys.stderr)
-        classifier = options.classifier(args, settings, label_set)
-        with tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
-            for step in run_job(classifier, store, texts, settings.run, fresh=args.fresh or args.reference,
-                                cleaning=cleaning):
-                predictions += step.predictions
-                stats = step.stats
-                bar.update(len(step.predictions))
-                bar.set_postfix_str(f"{stats.items_per_s:.1f} items/s, padding {100 * stats.padding_fraction:.1f}%")
-        manual = person_labels(store, args, table, label_set.names)
-    review_below = REVIEW_BELOW if args.review_below is None else args.review_below
-    sources = None
-    if taught is not None:
-        manual = {**taught, **manual}  # a label set in the window is the person's latest word
-        predictions, sources = learned_answers(texts, predictions, label_set.names, manual)
-    export(results_frame(table.frame, predictions, label_set.names, manual, review_below, sources), args.output,
-           excel_bom=args.excel_bom)
-    print(f"{len(texts)} tickets ({step.resumed} from earlier runs): {stats.done} classified in {stats.seconds:.1f} s "
-          f"({stats.items_per_s:.2f} items/s); padding {100 * stats.padding_fraction:.1f}% of tokens; prefix tokens "
-          f"saved {stats.prefix_tokens_saved}; fallbacks {stats.fallbacks}; truncated {stats.truncated} "
-          f"-> {args.output}", file=sys.stderr)
+        loaded = options.load_model(args)
+        for axis in axes:
+            classifier = options.classifier(args, settings, axis.label_set, loaded)
+            predictions, step = classified(classifier, store, texts, settings, args, cleaning)
+            # the window keeps one label per row, not yet one per axis: they are the first axis's
+            window = person_labels(store, args, table, axis.names) if axis is axes.first else {}
+            answers.append(axis_answers(axis, texts, predictions, window, taught.get(axis.name), review[axis.name]))
+            steps.append(step)
+    export_answers(table, axes, answers, args)
+    for axis, step in zip(axes, steps):
+        print_summary(step, len(texts), args.output, "" if axes.is_plain else f"{axis.name}: ")
+    if gates:
+        write_updates(table, answers, gates, args.updates)
     if args.stats_json:
-        data = dict(stats.to_dict(), resumed=step.resumed, rows=len(texts))
-        Path(args.stats_json).write_text(json.dumps(data, indent=2) + "\n")
+        write_stats(args.stats_json, axes, steps, len(texts))
     return 0
+
+
+def on_ray(args, settings, axes, review, cleaning) -> int:
+    import argparse
+
+    from triage_app.engine.axes import PLAIN
+
+    if not axes.is_plain:
+        raise ValueError("--ray runs one plain label set; several axes run on one machine, leave out --ray")
+    if args.learn_from:  # the learned layer needs every row's scores in one place
+        raise ValueError("--learn-from works on one machine; leave out --ray")
+    if args.updates:
+        raise ValueError("--updates works on one machine; leave out --ray")
+    ray_args = argparse.Namespace(**{**vars(args), "review_below": review[PLAIN]})  # scale reads a number
+    return scale_command.run(ray_args, settings, axes.first.label_set, cleaning)
+
+
+def classified(classifier, store, texts: list[str], settings, args, cleaning):
+    """One label set's run over the texts, through the store: its predictions and the last step."""
+    from tqdm import tqdm
+
+    from triage_app.job import run_job
+
+    predictions = []
+    with tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
+        for step in run_job(classifier, store, texts, settings.run, fresh=args.fresh or args.reference,
+                            cleaning=cleaning):
+            predictions += step.predictions
+            bar.update(len(step.predictions))
+            bar.set_postfix_str(f"{step.stats.items_per_s:.1f} items/s, "
+                                f"padding {100 * step.stats.padding_fraction:.1f}%")
+    return predictions, step
+
+
+def axis_answers(axis, texts, predictions, window: dict[int, str], taught: dict[int, str] | None, review_below):
+    """One axis's answers: the model's, the person's (the window's win over the file's column), and the
+    learned layer's where the file's column taught it."""
+    from triage_app.files.axes_export import AxisAnswers
+
+    if taught is None:
+        return AxisAnswers(axis, predictions, window, None, review_below)
+    manual = {**taught, **window}  # a label set in the window is the person's latest word
+    predictions, sources = learned_answers(texts, predictions, axis.names, manual)
+    return AxisAnswers(axis, predictions, manual, sources, review_below, frozenset(set(taught) - set(window)))
+
+
+def export_answers(table, axes, answers: list, args) -> None:
+    """A plain label set keeps today's columns (results_frame); several axes get theirs named after them."""
+    from triage_app.files.axes_export import axes_frame
+    from triage_app.files.export import export, results_frame
+
+    if axes.is_plain:
+        a = answers[0]
+        frame = results_frame(table.frame, a.predictions, a.names, a.manual, a.review_below, a.sources)
+    else:
+        frame = axes_frame(table.frame, answers)
+    export(frame, args.output, excel_bom=args.excel_bom)
+
+
+def print_summary(step, rows: int, output: str, axis: str) -> None:
+    stats = step.stats
+    print(f"{axis}{rows} tickets ({step.resumed} from earlier runs): {stats.done} classified in "
+          f"{stats.seconds:.1f} s ({stats.items_per_s:.2f} items/s); padding {100 * stats.padding_fraction:.1f}% "
+          f"of tokens; prefix tokens saved {stats.prefix_tokens_saved}; fallbacks {stats.fallbacks}; truncated "
+          f"{stats.truncated} -> {output}", file=sys.stderr)
+
+
+def write_stats(path: str, axes, steps: list, rows: int) -> None:
+    """One axis: today's statistics; several: each axis's under its name."""
+    one = lambda step: dict(step.stats.to_dict(), resumed=step.resumed, rows=rows)
+    data = one(steps[0]) if axes.is_plain else {"axes": {a.name: one(s) for a, s in zip(axes, steps)}, "rows": rows}
+    Path(path).write_text(json.dumps(data, indent=2) + "\n")
+
+
+def note_renamed_columns(table, axes) -> None:
+    """Said before the run; several axes whose columns would collide are refused here."""
+    from triage_app.files.axes_export import axes_renamed_input_columns
+    from triage_app.files.export import renamed_input_columns
+
+    columns = table.frame.columns
+    renames = (renamed_input_columns(columns, axes.first.names) if axes.is_plain
+               else axes_renamed_input_columns(columns, axes))
+    if renames:
+        print(f"note: the output keeps input column(s) {', '.join(renames)} as {', '.join(renames.values())}; "
+              "Triage writes its own under those names", file=sys.stderr)
+
+
+def taught_labels(table, spec: str | None, axes) -> dict[str, dict[int, str]]:
+    """Axis name -> the labels its --learn-from column gives, for the axes that have one."""
+    columns = options.per_axis(spec, axes, "--learn-from", options.column, plain_for_all=False)
+    return {axis.name: column_labels(table, columns[axis.name], axis.names)
+            for axis in axes if columns[axis.name] is not None}
+
+
+def updates_gates(args, table, axes) -> tuple[str, dict[str, float]] | None:
+    """--updates: the id column and each axis's --apply-above, checked before the model loads."""
+    from triage_app.files import reader, updates
+
+    if args.updates is None:
+        if args.apply_above is not None or args.id_column:
+            raise ValueError("--apply-above and --id-column go with --updates")
+        return None
+    updates.check_path(args.updates, axes.names)
+    above = options.per_axis(args.apply_above, axes, "--apply-above", options.probability, updates.APPLY_ABOVE)
+    column = reader.check_column(table, args.id_column) if args.id_column else updates.detect_id_column(table.columns)
+    if column is None:
+        raise reader.BadInput(f"{table.path.name}: no ticket id column found (looked for "
+                              f"{', '.join(updates.ID_COLUMNS)}); name it with --id-column")
+    return column, above
+
+
+def write_updates(table, answers: list, gates: tuple[str, dict[str, float]], path: str) -> None:
+    from triage_app.files import updates
+
+    column, above = gates
+    found = updates.updates(table.frame[column].tolist(), answers, above)
+    names = [a.axis.name for a in answers]
+    updates.write(found, names, path)
+    per_axis = ", ".join(f"{n} {sum(n in r['fields'] for r in found.records)} at {above[n]:g}+" for n in names)
+    print(f"updates: {len(found.records)} tickets, {found.fields} fields ({per_axis}; id column {column}) "
+          f"-> {path}", file=sys.stderr)
+    if found.without_id:
+        print(f"note: {found.without_id} row(s) with a field to set have no id; left out of {path}", file=sys.stderr)
 
 
 def person_labels(store, args, table, names: list[str]) -> dict[int, str]:

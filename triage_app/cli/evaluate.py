@@ -10,41 +10,100 @@ import triage_app.cli.options as options
 
 
 def run(args) -> int:
-    import random
-
-    from dataclasses import replace
-
-    from triage_app.engine.build import classifier_for
     from triage_app.files import reader
-    from triage_app.quality.evaluate import GoldSet, run_eval
     from triage_app.quality.metrics import reliability_plot
 
     check_curve_args(args)
     cleaning = options.cleaning(args)
     table, texts = options.read_tickets(args)
+    axes = options.axes(args) if args.labels_file else None
+    if axes is not None and not axes.is_plain:
+        return run_axes(args, axes, table, texts, cleaning)
     column = (reader.check_column(table, args.gold_column) if args.gold_column
               else reader.detect_gold_column(table))
     if column is None:
         raise reader.BadInput(f"{table.path.name}: no column of right answers found; name it with --gold-column")
     gold = table.frame[column].str.strip().tolist()
     label_set = judged_label_set(args, gold)
-    keep = [r for r, (t, g) in enumerate(zip(texts, gold)) if t.strip() and g in label_set.names]
-    if args.limit and args.limit < len(keep):
-        keep = sorted(random.Random(0).sample(keep, args.limit))
-    gold_set = GoldSet([texts[r] for r in keep], [gold[r] for r in keep]).cleaned(cleaning)
+    gold_set = gold_rows(args, texts, gold, label_set, cleaning)
     loaded = options.load_model(args)
     if args.learning_curve:
         return learning_curve(args, loaded, gold_set, label_set, table, column)
+    out = evaluated(args, loaded, gold_set, label_set, table, column, cleaning)
+    print_eval(out, reliability_plot)
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    return 0
+
+
+def run_axes(args, axes, table, texts, cleaning) -> int:
+    """Each axis judged against its own gold column (--gold-column queue=COL,..., or the column named
+    after the axis), one after the other on the same model."""
+    from triage_app.quality.metrics import reliability_plot
+
+    if args.learning_curve:
+        raise ValueError("--learning-curve takes one label set, not several axes")
+    columns = gold_columns(args, axes, table)
+    golds = {axis.name: table.frame[columns[axis.name]].str.strip().tolist() for axis in axes}
+    for axis in axes:
+        if not set(golds[axis.name]) & set(axis.names):
+            raise ValueError(f"--gold-column {axis.name}={columns[axis.name]}: no value is one of the axis's "
+                             f"labels ({', '.join(axis.names)})")
+    loaded = options.load_model(args)
+    results = {}
+    for axis in axes:
+        gold_set = gold_rows(args, texts, golds[axis.name], axis.label_set, cleaning)
+        print(f"axis {axis.name}, gold column {columns[axis.name]}:")
+        results[axis.name] = evaluated(args, loaded, gold_set, axis.label_set, table, columns[axis.name], cleaning)
+        print_eval(results[axis.name], reliability_plot)
+        print()
+    if args.json:
+        Path(args.json).write_text(json.dumps({"axes": results}, indent=2) + "\n")
+    return 0
+
+
+def gold_columns(args, axes, table) -> dict[str, str]:
+    """Axis name -> its column of right answers: as --gold-column names it, or the column named like the axis."""
+    from triage_app.files import reader
+
+    named = options.per_axis(args.gold_column, axes, "--gold-column", options.column, plain_for_all=False)
+    by_name = {c.strip().lower(): c for c in reversed(table.columns)}
+    columns = {}
+    for axis in axes:
+        column = reader.check_column(table, named[axis.name]) if named[axis.name] else by_name.get(axis.name.lower())
+        if column is None:
+            raise reader.BadInput(f"{table.path.name}: no column of right answers for axis {axis.name}; "
+                                  f"name it with --gold-column {axis.name}=COLUMN")
+        columns[axis.name] = column
+    return columns
+
+
+def gold_rows(args, texts, gold, label_set, cleaning):
+    """The rows with a ticket and a gold label of the set (--limit of them, drawn seeded), cleaned."""
+    import random
+
+    from triage_app.quality.evaluate import GoldSet
+
+    keep = [r for r, (t, g) in enumerate(zip(texts, gold)) if t.strip() and g in label_set.names]
+    if args.limit and args.limit < len(keep):
+        keep = sorted(random.Random(0).sample(keep, args.limit))
+    return GoldSet([texts[r] for r in keep], [gold[r] for r in keep]).cleaned(cleaning)
+
+
+def evaluated(args, loaded, gold_set, label_set, table, column, cleaning) -> dict:
+    """One label set's eval on the gold rows, with what it ran on."""
+    from dataclasses import replace
+
+    from triage_app.engine.build import classifier_for
+    from triage_app.quality.evaluate import run_eval
+
     settings = options.settings(args)
     make = lambda labels, scoring: classifier_for(loaded, labels, replace(settings, scoring=scoring))
     out = run_eval(make, gold_set, label_set, settings.scoring, settings.run, args.examples_per_label,
                    args.compare, log=lambda line: print(line, file=sys.stderr))
     out.update(model=loaded.name, dtype=loaded.placement.dtype_name, file=str(table.path), gold_column=column,
                cleaning=list(cleaning.steps))
-    print_eval(out, reliability_plot)
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
-    return 0
+    return out
 
 
 def check_curve_args(args) -> None:

@@ -19,13 +19,62 @@ def model_choice(args) -> config.ModelChoice:
 
 
 def label_set(args):
+    """The one label set of a command that takes one; a file of several axes is refused."""
+    chosen = axes(args)
+    if len(chosen) > 1:
+        raise ValueError(f"{args.labels_file} holds {len(chosen)} axes ({', '.join(chosen.names)}); "
+                         "this command takes one label set")
+    return chosen.first.label_set
+
+
+def axes(args):
+    """The axes the options name: a label-set file's, or the one plain axis of --labels or the default set."""
+    from triage_app.engine.axes import Axes
     from triage_app.engine.labels import LabelSet
 
     if args.labels_file:
-        return LabelSet.load(args.labels_file)
+        return Axes.load(args.labels_file)
     if args.labels:
-        return LabelSet.from_names(args.labels.split(","))
-    return LabelSet.default()
+        return Axes.of(LabelSet.from_names(args.labels.split(",")))
+    return Axes.of(LabelSet.default())
+
+
+def per_axis(spec: str | None, axes, flag: str, parse, default=None, plain_for_all: bool = True) -> dict:
+    """`queue=0.8,priority=0.6` as {axis name: value}, each value read by parse(text, flag); an axis not
+    named gets default. A plain value (no `=`) is every axis's, or, where not plain_for_all, only the
+    one axis's of a one-axis run."""
+    if spec is None:
+        return {name: default for name in axes.names}
+    if "=" not in spec:
+        if not plain_for_all and len(axes) > 1:
+            raise ValueError(f"{flag} {spec}: name the axis, as in {axes.names[0]}={spec}")
+        value = parse(spec.strip(), flag)
+        return {name: value for name in axes.names}
+    given = {}
+    for part in spec.split(","):
+        name, _, text = (s.strip() for s in part.partition("="))
+        if not name or not text:
+            raise ValueError(f"{flag} {spec}: write AXIS=VALUE, comma-separated (axes: {', '.join(axes.names)})")
+        if name not in axes.names:
+            raise ValueError(f"{flag}: no axis {name!r}; the axes are {', '.join(axes.names)}")
+        if name in given:
+            raise ValueError(f"{flag}: axis {name!r} is named twice")
+        given[name] = parse(text, flag)
+    return {name: given.get(name, default) for name in axes.names}
+
+
+def probability(text: str, flag: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{flag}: {text!r} is not a number from 0 to 1") from None
+    if not 0 <= value <= 1:  # NaN fails here too
+        raise ValueError(f"{flag}: {text} is not from 0 to 1")
+    return value
+
+
+def column(text: str, flag: str) -> str:
+    return text
 
 
 def cleaning(args):
@@ -45,8 +94,8 @@ def settings(args, reference: bool = False) -> config.RunSettings:
     scoring = config.Scoring(args.length, not args.no_calibrate, args.temperature,
                              args.method or config.DEFAULT_METHOD)
     run = config.RunConfig(prefix_cache=not args.no_prefix_cache, buckets=not args.no_buckets,
-                           full_head=args.full_head, reference=reference, batch_size=args.batch_size,
-                           token_budget=args.token_budget)
+                           full_head=args.full_head, prune=args.prune, reference=reference,
+                           batch_size=args.batch_size, token_budget=args.token_budget)
     return config.RunSettings(model_choice(args), scoring, args.max_ticket_tokens, run)
 
 

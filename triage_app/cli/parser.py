@@ -42,11 +42,20 @@ def build_parser() -> argparse.ArgumentParser:
     classify.add_argument("--db", help="the results database (default: in the per-user data folder)")
     classify.add_argument("--fresh", action="store_true", help="ignore results of earlier runs")
     classify.add_argument("--excel-bom", action="store_true", help="CSV output with a UTF-8 BOM, for Excel")
-    classify.add_argument("--review-below", type=float, default=None,
-                          help="mark labels less confident than this as needs_review (default 0.7)")
-    classify.add_argument("--learn-from", metavar="COLUMN",
+    classify.add_argument("--review-below", metavar="P | AXIS=P,...",
+                          help="mark labels less confident than this as needs_review (default 0.7); with several "
+                               "axes, one for all or per axis: queue=0.8,priority=0.6")
+    classify.add_argument("--learn-from", metavar="COLUMN | AXIS=COLUMN,...",
                           help="a column of known labels: rows with a value there are a person's labels and teach "
-                               "the learned layer; the rest are labelled by the language model and it together")
+                               "the learned layer; the rest are labelled by the language model and it together. "
+                               "With several axes, a column per axis: queue=queue_known,priority=prio_known")
+    updates = classify.add_argument_group("the helpdesk's way back (docs/helpdesk_updates.md)")
+    updates.add_argument("--updates", metavar="F.csv|F.json",
+                         help="also write, per ticket id, the fields sure enough to set in the helpdesk")
+    updates.add_argument("--apply-above", metavar="P | AXIS=P,...",
+                         help="--updates: set a field where the label is at least this sure (default 0.7 each), "
+                              "or where a person set it; per axis: queue=0.8,priority=0.7")
+    updates.add_argument("--id-column", help="--updates: the ticket id column (default: id, ticket_id, number, ...)")
     scale_command.add_arguments(classify)
     classify.set_defaults(func=classify_command.run)
 
@@ -59,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="time the engine's modes side by side")
     model_args(bench)
     bench.add_argument("--n", type=int, default=600, help="tickets from the sample set")
-    bench.add_argument("--workload", default="short-prompt", help="short-prompt, long-prefix or app")
+    bench.add_argument("--workload", default="short-prompt", help="short-prompt, long-prefix, app or many-labels")
     bench.add_argument("--modes", default="reference,buckets,prefix,prefix+buckets,fast")
     bench.add_argument("--batch-size", type=int, default=config.DEFAULT_BATCH_SIZE)
     bench.add_argument("--token-budget", type=int, default=config.DEFAULT_TOKEN_BUDGET)
@@ -80,8 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     evaluate = sub.add_parser("eval", help="label quality against a column of right answers")
     evaluate.add_argument("input")
-    evaluate.add_argument("--gold-column",
-                          help="the column with the right labels (default: category, label, queue, ...)")
+    evaluate.add_argument("--gold-column", metavar="COLUMN | AXIS=COLUMN,...",
+                          help="the column with the right labels (default: category, label, queue, ...); with "
+                               "several axes, one per axis (default: the column named like the axis)")
     evaluate.add_argument("--examples-per-label", type=int,
                           help="take N few-shot examples per label from the file (held out of the evaluation)")
     evaluate.add_argument("--compare", action="store_true",
@@ -120,7 +130,8 @@ def model_args(p):
 def label_args(p):
     group = p.add_mutually_exclusive_group()
     group.add_argument("--labels", help="comma-separated label names")
-    group.add_argument("--labels-file", help="a label set saved as JSON")
+    group.add_argument("--labels-file", help="a label set saved as JSON; classify and eval also take several axes "
+                                             "({\"axes\": [{\"name\": \"queue\", \"labels\": [...]}, ...]})")
 
 
 def run_args(p):
@@ -131,6 +142,9 @@ def run_args(p):
     p.add_argument("--no-prefix-cache", action="store_true")
     p.add_argument("--no-buckets", action="store_true")
     p.add_argument("--full-head", action="store_true")
+    p.add_argument("--prune", action="store_true",
+                   help="direct, --length sum: leave labels that cannot win unfinished (the label is exact; other "
+                        "labels' probabilities are bounds)")
     p.add_argument("--method", choices=config.METHODS,
                    help="channel (the default): score the ticket after each label, more accurate with small "
                         "models, one pass per label; direct: score the label after the ticket, one pass")

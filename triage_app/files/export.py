@@ -30,7 +30,12 @@ class ExportFailed(ValueError):
 
 def renamed_input_columns(columns: Sequence, label_names: list[str]) -> dict[str, str]:
     """Input columns named like one Triage adds (label, p_billing...) and the names they keep in the output."""
-    ours = set(_result_columns(label_names))
+    return renamed_columns(columns, _result_columns(label_names))
+
+
+def renamed_columns(columns: Sequence, ours: Sequence[str]) -> dict[str, str]:
+    """Input columns named like one of ours and the names they keep in the output (name_input, ...)."""
+    ours = set(ours)
     taken = set(map(str, columns)) | ours
     renames = {}
     for column in columns:

@@ -1,0 +1,112 @@
+"""Axes: the fields a ticket is triaged on at once (queue, priority, type), each a label set of its own.
+
+A label-set file of today ({"labels": [...], "examples": [...]}) is one axis named "label": it is
+the very LabelSet it always was (same fingerprint, same stored results), and its output keeps
+today's columns. A file of several axes is {"axes": [{"name": "queue", "labels": [...],
+"examples": [...]}, ...]}; each axis's name prefixes its output columns (queue, queue_confidence,
+p_queue_<label>, ...), so names are kept to what a column prefix and a command-line spec
+(`queue=0.8,priority=0.6`) can hold.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from triage_app.engine.labels import LabelSet
+
+PLAIN = "label"   # the one axis of a plain label set: today's output columns
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Axis:
+    name: str
+    label_set: LabelSet
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
+            raise ValueError(f"axis name {self.name!r}: use a letter, then letters, digits or _ "
+                             "(it prefixes the output's columns)")
+
+    @property
+    def names(self) -> list[str]:
+        return self.label_set.names
+
+
+@dataclass(frozen=True, slots=True)
+class Axes:
+    axes: tuple[Axis, ...]
+
+    def __post_init__(self):
+        if not self.axes:
+            raise ValueError("a label-set file needs at least one axis")
+        names = [axis.name.lower() for axis in self.axes]
+        if len(set(names)) != len(names):
+            raise ValueError(f"axis names must be distinct: {[axis.name for axis in self.axes]}")
+
+    @property
+    def names(self) -> list[str]:
+        return [axis.name for axis in self.axes]
+
+    @property
+    def first(self) -> Axis:
+        return self.axes[0]
+
+    @property
+    def is_plain(self) -> bool:
+        """One axis named "label": today's label set, written with today's columns."""
+        return len(self.axes) == 1 and self.first.name == PLAIN
+
+    def __iter__(self):
+        return iter(self.axes)
+
+    def __len__(self) -> int:
+        return len(self.axes)
+
+    @classmethod
+    def of(cls, label_set: LabelSet) -> Axes:
+        return cls((Axis(PLAIN, label_set),))
+
+    @classmethod
+    def from_dict(cls, data) -> Axes:
+        if not isinstance(data, dict):
+            raise ValueError("not a label set: expected an object with labels or axes")
+        if "axes" not in data:
+            return cls.of(LabelSet.from_dict(data))
+        if "labels" in data:
+            raise ValueError("a label-set file holds labels or axes, not both")
+        if not isinstance(data["axes"], list):
+            raise ValueError("axes must be a list of {name, labels, examples}")
+        return cls(tuple(_axis(item, k) for k, item in enumerate(data["axes"])))
+
+    @classmethod
+    def load(cls, path: str | Path) -> Axes:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+        try:
+            return cls.from_dict(data)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+
+    def to_dict(self) -> dict:
+        """A plain set is written as today's file, so older versions still read it."""
+        if self.is_plain:
+            return self.first.label_set.to_dict()
+        return {"axes": [{"name": axis.name, **axis.label_set.to_dict()} for axis in self.axes]}
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _axis(item, k: int) -> Axis:
+    if not isinstance(item, dict) or "name" not in item:
+        raise ValueError(f"axis {k + 1}: needs a name, labels and (optionally) examples")
+    try:
+        return Axis(item["name"], LabelSet.from_dict(item))
+    except ValueError as exc:
+        raise ValueError(f"axis {item['name']!r}: {exc}") from None

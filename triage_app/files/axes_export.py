@@ -1,0 +1,71 @@
+"""Results out for several axes: every input column and row in order, plus each axis's columns.
+
+Each axis's columns are what results_frame writes for one label set, named after the axis:
+`<axis>` (the label), `<axis>_confidence`, `<axis>_margin`, `p_<axis>_<label>`, `<axis>_needs_review`
+and `<axis>_source`; then one `truncated` for the ticket. A plain label set (one axis named
+"label") is written by results_frame itself, with today's columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from triage_app.engine.axes import Axes, Axis
+from triage_app.files.export import REVIEW_BELOW, renamed_columns, results_frame
+
+
+@dataclass(slots=True)
+class AxisAnswers:
+    """One axis's answers over a file's rows, as classify built them."""
+
+    axis: Axis
+    predictions: list                                    # index, label, confidence, margin, probabilities, truncated
+    manual: dict[int, str] = field(default_factory=dict)  # row -> a person's label; it wins over the model's
+    sources: list[str] | None = None                     # person, learned or model per row; None: person where manual
+    review_below: float = REVIEW_BELOW
+    from_file: frozenset[int] = frozenset()              # person rows whose label is the file's own (--learn-from)
+
+    @property
+    def names(self) -> list[str]:
+        return self.axis.names
+
+
+def axes_columns(axes: Axes) -> list[str]:
+    """The columns a run over these axes adds; refused where two axes would write the same column."""
+    columns = [c for axis in axes for c in _renames(axis).values()] + ["truncated"]
+    doubled = sorted({c for c in columns if columns.count(c) > 1})
+    if doubled:
+        raise ValueError(f"the axes would write column(s) {', '.join(doubled)} twice; rename an axis or a label")
+    return columns
+
+
+def axes_renamed_input_columns(columns: Sequence, axes: Axes) -> dict[str, str]:
+    """Input columns named like one the axes add (a helpdesk's own queue column) and the names they keep."""
+    return renamed_columns(columns, axes_columns(axes))
+
+
+def axes_frame(frame: pd.DataFrame, answers: list[AxisAnswers]) -> pd.DataFrame:
+    """The input frame plus every axis's columns, in the axes' order, and truncated (any axis cut the ticket)."""
+    axes = Axes(tuple(a.axis for a in answers))
+    out = frame.rename(columns=axes_renamed_input_columns(frame.columns, axes))
+    rows = pd.DataFrame(index=range(len(frame)))
+    truncated = np.zeros(len(frame), dtype=bool)
+    for a in answers:
+        one = results_frame(rows, a.predictions, a.names, a.manual, a.review_below, a.sources)
+        for ours, theirs in _renames(a.axis).items():
+            out[theirs] = one[ours].tolist()
+        truncated |= one["truncated"].to_numpy(dtype=bool)
+    out["truncated"] = truncated.tolist()
+    return out
+
+
+def _renames(axis: Axis) -> dict[str, str]:
+    """results_frame's column -> this axis's."""
+    name = axis.name
+    return {"label": name, "confidence": f"{name}_confidence", "margin": f"{name}_margin",
+            **{f"p_{label}": f"p_{name}_{label}" for label in axis.names},
+            "needs_review": f"{name}_needs_review", "source": f"{name}_source"}
