@@ -79,3 +79,19 @@ def test_batch_calibration_divides_out_the_runs_mean_answer():
     expected = torch.tensor([[0.9, 0.1], [0.6, 0.4], [0.3, 0.7]]) / mean
     assert torch.allclose(probs, expected / expected.sum(1, keepdim=True), atol=1e-6)
     assert probs.argmax(1).tolist() == [0, 0, 1]
+
+
+def test_gates_say_what_each_threshold_applies_and_how_often_it_is_right():
+    from triage_app.quality.metrics import gates
+
+    out = gates([0.95, 0.9, 0.75, 0.6, 0.4], [True, True, False, True, False], thresholds=(0.5, 0.8, 0.99))
+    assert [(g["threshold"], g["applied"], g["n"], g["accuracy"]) for g in out] == \
+        [(0.5, 0.8, 4, 0.75), (0.8, 0.4, 2, 1.0), (0.99, 0.0, 0, None)]
+
+
+def test_the_report_carries_gates_over_the_rows_it_judged():
+    report = evaluate(["billing", "technical", "billing", ""], ["billing", "billing", "billing", "billing"],
+                      ["billing", "technical"], [0.9, 0.55, 0.8, 0.99])
+    by = {g["threshold"]: g for g in report.gates}
+    assert by[0.5]["n"] == 3 and by[0.5]["accuracy"] == 2 / 3            # the blank gold row does not count
+    assert by[0.7]["n"] == 2 and by[0.7]["accuracy"] == 1.0 and by[0.7]["applied"] == 2 / 3

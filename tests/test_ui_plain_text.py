@@ -99,3 +99,16 @@ def test_a_gold_column_and_label_names_in_the_panels_are_plain(qtbot):
     report = VerifyReport(2, 1, 0.5, 1e-3, [Disagreement(0, names[0], "<u>Tech</u>", 2.0, False)])
     run.show_verify(report)
     assert "reference <b>Billing</b>, fast path <u>Tech</u>" in shown(run.verify_result.text())
+
+
+def test_the_accuracy_tab_shows_each_gate(qtbot):
+    from triage_app.quality.metrics import evaluate
+    from triage_app.ui.panels.accuracy import AccuracyPanel
+
+    panel = AccuracyPanel()
+    qtbot.addWidget(panel)
+    panel.show_scores(evaluate(["a", "b", "a"], ["a", "a", "a"], ["a", "b"], [0.9, 0.65, 0.75]), "gold")
+    rows = {panel.gates.verticalHeaderItem(r).text(): (panel.gates.item(r, 0).text(), panel.gates.item(r, 1).text())
+            for r in range(panel.gates.rowCount())}
+    assert rows["≥ 0.70"] == ("66.7% (2)", "100.0%") and rows["≥ 0.50"] == ("100.0% (3)", "66.7%")
+    assert rows["≥ 0.95"] == ("0.0% (0)", "–")

@@ -170,6 +170,9 @@ def print_eval(out, reliability_plot):
     print(report.table())
     print("reliability (confidence bins):")
     print(reliability_plot(r["reliability"]))
+    print("confidence gates (applied at or above, the rest to a person): " + "; ".join(
+        f"{g['threshold']:.2f}: {100 * g['applied']:.0f}% applied"
+        + (f", {100 * g['accuracy']:.1f}% right" if g["accuracy"] is not None else "") for g in r.get("gates", [])))
     print(f"temperature fitted on the gold column: {out['fitted_temperature']:.2f} "
           f"(ECE {r['ece']:.3f} -> {out['ece_after_temperature']:.3f}, cross-fitted on halves); "
           f"use it with --temperature {out['fitted_temperature']:.2f}")

@@ -26,6 +26,7 @@ class Report:
     ece: float | None = None            # expected calibration error of the confidences
     reliability: list[dict] = field(default_factory=list)
     majority_baseline: float = 0.0      # accuracy of always answering the commonest gold value
+    gates: list[dict] = field(default_factory=list)   # per threshold: the share applied and its accuracy
 
     @property
     def accuracy(self) -> float | None:
@@ -80,7 +81,23 @@ def evaluate(gold: list[str], predicted: list[str | None], labels: list[str],
     if confidence is not None and rows:
         report.reliability = reliability([c for _, _, c in rows], [g == p for g, p, _ in rows], bins)
         report.ece = sum(b["n"] * abs(b["accuracy"] - b["confidence"]) for b in report.reliability) / len(rows)
+        report.gates = gates([c for _, _, c in rows], [g == p for g, p, _ in rows])
     return report
+
+
+GATES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
+
+
+def gates(confidence: list[float], correct: list[bool], thresholds=GATES) -> list[dict]:
+    """A confidence gate: answers at or above the threshold are applied, the rest go to a person.
+    Per threshold, the share of answers applied and how often those were right (None: none applied),
+    so that a lead picks the threshold with numbers."""
+    out = []
+    for t in thresholds:
+        applied = [ok for c, ok in zip(confidence, correct) if c >= t]
+        out.append({"threshold": t, "applied": len(applied) / len(confidence) if confidence else 0.0,
+                    "n": len(applied), "accuracy": sum(applied) / len(applied) if applied else None})
+    return out
 
 
 def _label_metrics(confusion: list[list[int]], k: int) -> LabelMetrics:

@@ -31,6 +31,10 @@ class AccuracyPanel(QWidget):
         layout.addWidget(QLabel("Per label"))
         layout.addWidget(self.per_label)
         _fit_height(self.per_label)
+        layout.addWidget(QLabel("Apply above a confidence, the rest to a person"))
+        self.gates = _table(["applied", "right of those"])
+        layout.addWidget(self.gates)
+        _fit_height(self.gates)
         self.matrix_title = QLabel("Confusion matrix (rows: gold, columns: model)")
         layout.addWidget(self.matrix_title)
         self.matrix = _table([])
@@ -43,6 +47,7 @@ class AccuracyPanel(QWidget):
             self.headline.setText("Choose a gold column above to compare the model's labels with it.")
             self.calibration.setText("")
             self.per_label.setRowCount(0)
+            self.gates.setRowCount(0)
             self.matrix.setRowCount(0)
             self.matrix.setColumnCount(0)
             return
@@ -58,6 +63,7 @@ class AccuracyPanel(QWidget):
             for c, value in enumerate((_pct(s.precision), _pct(s.recall), f"{s.support:,}")):
                 self.per_label.setItem(r, c, _item(value))
         _fit_height(self.per_label)
+        self._show_gates(scores.gates)
         self.matrix.setRowCount(len(scores.gold_values))
         self.matrix.setColumnCount(len(scores.labels))
         self.matrix.setHorizontalHeaderLabels(scores.labels)
@@ -71,6 +77,15 @@ class AccuracyPanel(QWidget):
                 item.setBackground(QColor(255 - shade, 255 - shade // 3, 255 - shade) if diagonal else
                                    QColor(255, 255 - shade // 2, 255 - shade // 2))
                 self.matrix.setItem(r, c, item)
+
+
+    def _show_gates(self, gates: list[dict]) -> None:
+        self.gates.setRowCount(len(gates))
+        self.gates.setVerticalHeaderLabels([f"≥ {g['threshold']:.2f}" for g in gates])
+        for r, g in enumerate(gates):
+            self.gates.setItem(r, 0, _item(f"{_pct(g['applied'])} ({g['n']:,})"))
+            self.gates.setItem(r, 1, _item(_pct(g["accuracy"])))
+        _fit_height(self.gates)
 
 
 def _calibration(scores: Report) -> str:
