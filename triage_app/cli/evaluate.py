@@ -184,9 +184,9 @@ def print_eval(out, reliability_plot):
         for k, b in out["few_shot"].items():
             print(f"  {k}: accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}  "
                   f"prefix {b['prefix_tokens']} tokens  {b['seconds']:.1f} s")
-        b = out["other_method"]
-        print(f"{b['method']} scoring instead: accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}  "
-              f"ECE {b['ece']:.3f}  {b['seconds']:.1f} s (this run: {out['seconds']:.1f} s)")
+        for method, b in out["other_methods"].items():
+            print(f"{method} scoring instead: accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}  "
+                  f"ECE {b['ece']:.3f}  {b['seconds']:.1f} s (this run: {out['seconds']:.1f} s)")
         if "without_aliases" in out:
             b = out["without_aliases"]
             print(f"without aliases (label names scored): accuracy {b['accuracy']:.3f}  macro-F1 {b['macro_f1']:.3f}")

@@ -26,11 +26,13 @@ class MethodFacts:
 
     per_label: bool      # each label is scored on a prompt of its own: an edit re-scores only that label
     edit_note: str       # what an edit of the label set costs, said before the edit
+    ask_before_corrections: bool = False   # corrected tickets measured to make poor examples: ask first
 
 
 METHOD_FACTS = {
     "channel": MethodFacts(True, "Each label is scored on a prompt of its own: an edit re-scores only the "
-                                 "label it changes (a new label costs one pass over the tickets)."),
+                                 "label it changes (a new label costs one pass over the tickets).",
+                           ask_before_corrections=True),      # docs/quality/README.md, "Few-shot examples"
     "direct": MethodFacts(False, "Direct scoring reads every label in one prompt: any edit of the labels "
                                  "re-scores every ticket."),
 }

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 import torch
 
 from triage_app.engine.classifier import Classifier
-from triage_app.engine.config import LENGTHS, RunConfig, Scoring
+from triage_app.engine.config import LENGTHS, METHODS, RunConfig, Scoring
 from triage_app.engine.labels import Example, LabelSet
 from triage_app.engine.scoring import combine, decide, normalise, prior
 from triage_app.files.clean import TextCleaning, clean_texts
@@ -64,7 +64,7 @@ def score(classifier: Classifier, texts: list[str], config: RunConfig = RunConfi
         parts.update({p.index: lp for p, lp in zip(batch.predictions, batch.token_logprobs)})
     seconds = time.perf_counter() - start
     firsts = [ids[0] for ids in classifier.prompt.label_ids]
-    prefix = sum(map(len, classifier.channel.ids)) if classifier.channel else len(classifier.prompt.ids)
+    prefix = sum(map(len, classifier.method.prefix_ids))      # every static prompt the method encodes once
     return Scored(torch.stack([parts[i] for i in range(len(texts))]), classifier.content_free(config),
                   seconds, prefix, len(set(firsts)) == len(firsts))
 
@@ -194,11 +194,12 @@ def run_eval(make_classifier, gold: GoldSet, label_set: LabelSet, scoring: Scori
         out["few_shot"][k] = dict(_brief(report(run.scores(scoring), held.gold, names)),
                                   prefix_tokens=run.prefix_tokens, seconds=run.seconds)
         log(f"  {k} example(s) per label: accuracy {out['few_shot'][k]['accuracy']:.3f}")
-    other = replace(scoring, method="direct" if scoring.method == "channel" else "channel")
-    run = score(make_classifier(chosen, other), held.texts, config)
-    out["other_method"] = dict(_brief(report(run.scores(other), held.gold, names)), method=other.method,
-                               seconds=run.seconds)
-    log(f"  {other.method} scoring: accuracy {out['other_method']['accuracy']:.3f}")
+    out["other_methods"] = {}
+    for method in (m for m in METHODS if m != scoring.method):
+        other = replace(scoring, method=method)
+        run = score(make_classifier(chosen, other), held.texts, config)
+        out["other_methods"][method] = dict(_brief(report(run.scores(other), held.gold, names)), seconds=run.seconds)
+        log(f"  {method} scoring: accuracy {out['other_methods'][method]['accuracy']:.3f}")
     if any(label.alias for label in label_set.labels):
         plain = LabelSet(tuple(replace(label, alias="") for label in label_set.labels), chosen.examples)
         run = score(make_classifier(plain, scoring), held.texts, config)

@@ -295,7 +295,7 @@ class MainWindow(QMainWindow):
 
     def promote_corrections(self) -> None:
         """Tickets a person labeled become few-shot examples."""
-        self.manual.promote(ask_first=self.remembered.method == "channel")   # where corrections were measured to hurt
+        self.manual.promote(ask_first=METHOD_FACTS[self.remembered.method].ask_before_corrections)
 
     def labels_from_column(self) -> None:
         """A column's values as the label set, and its filled rows as the person's labels: the dialog
