@@ -68,6 +68,7 @@ def test_editing_the_label_set_never_hides_a_persons_label(qtbot, make_window, t
     assert window.manual.person.set_aside(window.label_set.names) == {"shipping": 1}
     assert "set aside" in window.statusBar().currentMessage()
     export_agrees(window, tmp_path)
+    assert "1 of your labels are set aside" in window.statusBar().currentMessage()   # the export says so
     with qtbot.waitSignal(panel.changed):
         panel.add_label()
     with qtbot.waitSignal(panel.changed):

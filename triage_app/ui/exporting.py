@@ -19,10 +19,11 @@ class Exporting(QObject):
     failed = Signal(str)          # one line for the message bar
     message = Signal(str, int)    # one line for the status bar, and how long it stays (ms)
 
-    def __init__(self, model, parent: QWidget):
-        """model: the ticket table's TicketTableModel; parent: the window the save dialog belongs to."""
+    def __init__(self, model, parent: QWidget, set_aside=lambda: 0):
+        """model: the ticket table's TicketTableModel; parent: the window the save dialog belongs to;
+        set_aside: how many of the person's labels are set aside now (their label is not in the set)."""
         super().__init__(parent)
-        self.model = model
+        self.model, self.set_aside = model, set_aside
 
     def ask(self, table, folder: str) -> None:
         """Ask where to, suggesting folder (the file's own name, labeled), then export there."""
@@ -47,7 +48,11 @@ class Exporting(QObject):
         except ExportFailed as exc:
             self.failed.emit(str(exc))
             return None
-        self.message.emit(f"Exported {rows:,} rows to {written}", 10_000)
+        aside = self.set_aside()
+        # kept, and back with their label, but not in this file: said, so nobody thinks them lost
+        self.message.emit(f"Exported {rows:,} rows to {written}" + (
+            f"; {aside:,} of your labels are set aside (their label was removed) and not in it" if aside else ""),
+            15_000 if aside else 10_000)
         return written
 
     def _nothing(self, table) -> bool:

@@ -109,7 +109,8 @@ class MainWindow(QMainWindow):
         self.summary = TableSummary(self.tickets, self.accuracy_panel, self)
         self.manual = ManualLabels(self.label_set, self.model, self.view, self.db, self.labels_panel,
                                    self.learning, self)
-        self.exporting = Exporting(self.model, self)
+        self.exporting = Exporting(
+            self.model, self, set_aside=lambda: sum(self.manual.person.set_aside(self.label_set.names).values()))
         self.splitter = QSplitter()
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.side)
