@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
+from triage_app.files.store import ResultStore
+
 from ui_helpers import make_window, open_file, settings_file, write_slice  # noqa: F401
 
 
@@ -272,3 +274,32 @@ def test_an_edit_of_the_labels_after_a_run_scores_only_what_it_changed(qtbot, ma
     window.remembered.method = "direct"
     window.say_what_an_edit_costs()
     assert "re-scores every ticket" in window.labels_panel.edit_note.text()
+
+
+def test_closing_with_labels_the_database_could_not_take_offers_to_keep_them(qtbot, make_window, tmp_path,
+                                                                            monkeypatch):
+    """Labels given while the database cannot be used live in the window only: closing asks first,
+    Cancel keeps the window open, and a fresh database keeps every label."""
+    from PySide6.QtWidgets import QMessageBox
+
+    db = tmp_path / "broken.sqlite3"
+    db.write_bytes(b"this is not a database\n" * 200)
+    window = make_window(store_path=db, autoload=False)
+    open_file(qtbot, window, write_slice(tmp_path, 5))
+    label_rows(window, {0: "billing", 3: "technical"})
+    choice, asked = ["Cancel"], []
+
+    def fake_exec(box):
+        asked.append(box.text())
+        next(b for b in box.buttons() if b.text().replace("&", "") == choice[0]).click()
+        return 0
+
+    monkeypatch.setattr(QMessageBox, "exec", fake_exec)
+    window.close()
+    assert window.isVisible() and "2 label(s) you gave are not saved" in asked[0]     # Cancel: still open
+    choice[0] = "Use a fresh database"
+    window.close()
+    assert not window.isVisible() and window.db.problem is None
+    with ResultStore(db) as store:
+        assert store.person_labels(window.manual.person.file, window.manual.person.row_hashes).labels == \
+            {0: "billing", 3: "technical"}

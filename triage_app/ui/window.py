@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Signal
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, QVBoxLayout, QWidget
 
 from triage_app.engine import models
 from triage_app.engine.config import METHOD_FACTS
@@ -367,9 +367,31 @@ class MainWindow(QMainWindow):
         return stopped
 
     def closeEvent(self, event) -> None:
+        if not self._unsaved_labels_settled():
+            event.ignore()
+            return
         self.hide()       # gone for the user at once, even while the batch in flight finishes
         self.shutdown()
         super().closeEvent(event)
+
+    def _unsaved_labels_settled(self) -> bool:
+        """Labels given while the database cannot be used live in this window only: before it
+        closes, offer the fresh database that keeps them. False: the person chose to stay."""
+        unsaved = self.manual.unsaved()
+        if not unsaved:
+            return True
+        box = QMessageBox(QMessageBox.Icon.Warning, "Your labels are not saved",
+                          f"{unsaved:,} label(s) you gave are not saved: the results database cannot be used. "
+                          "A fresh database keeps them (the old file is kept, renamed).", parent=self)
+        keep = box.addButton("Use a fresh database", QMessageBox.ButtonRole.AcceptRole)
+        drop = box.addButton("Close without them", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(keep)
+        box.exec()
+        if box.clickedButton() is keep:
+            self.use_fresh_store()
+            return self.db.problem is None      # a fresh one failed too: said, and the window stays
+        return box.clickedButton() is drop
 
 
 _outliving_readers: list = []     # FileReader, LearningSession

@@ -28,6 +28,7 @@ class ManualLabels(QObject):
         self.label_set = label_set
         self.texts: list[str] = []
         self.person = PersonLabels()
+        self.given_here: set[tuple[str, int]] = set()   # (file, row) labelled in this window, saved or not
         self.model, self.view, self.db = model, view, db
         self.labels_panel, self.learning = labels_panel, learning
         model.manual_changed.connect(self._given)
@@ -70,6 +71,13 @@ class ManualLabels(QObject):
         """Write every label of the file (a fresh database after an unusable one)."""
         if self.person.given:
             self.db.set_person_labels(self.person.file, self.person.rows())
+        self.given_here.clear()
+
+    def unsaved(self) -> int:
+        """Labels this window took while the database cannot be used: none of them is on disk."""
+        if self.db.problem is None:
+            return 0
+        return sum(1 for file, row in self.given_here if file == self.person.file and row in self.person.given)
 
     def take_column(self, column: str | None) -> None:
         """Offer a column's values as the label set and its filled rows as the person's labels (the
@@ -81,6 +89,7 @@ class ManualLabels(QObject):
             self.labels_panel.set_label_set(LabelSet.from_names(names), announce=True)
             new = {row: label for row, label in labels.items() if row not in self.person.given}
             self.db.set_person_labels(self.person.file, self.person.give_many(new))
+            self.given_here.update((self.person.file, row) for row in new)
             self._show()
             self.learning.label_given()
 
@@ -111,5 +120,6 @@ class ManualLabels(QObject):
 
     def _given(self, row: int, label: str | None) -> None:
         self.db.set_person_labels(self.person.file, self.person.give(row, label))   # written off this thread
+        self.given_here.add((self.person.file, row))
         self.learning.label_given()
         self.changed.emit()
