@@ -10,7 +10,9 @@ label's raw score is stored under that label's own key (label_keys), so adding, 
 examples to one label scores that label alone, and removing one scores nothing. What a user sees is
 normalised over the whole set and calibrated by the set's prior, so it is decided again from the raw
 scores on every run (label_scores.py), never stored. Direct scoring reads every label in one prompt:
-its results stay keyed by the whole set (run_key).
+its results stay keyed by the whole set (run_key). So does a checked low precision (engine/checked.py):
+whether a low-precision score may stand depends on the whole set's margin; its answers are stored under
+its own dtype name ("bfloat16-checked"), never mixed with float32's.
 """
 
 from __future__ import annotations

@@ -21,6 +21,8 @@ def run(args) -> int:
         raise ValueError(f"unknown mode(s) {', '.join(unknown)}: use {', '.join(MODES)}")
     if args.workload == "many-labels":
         return _many_labels(args)
+    if args.workload == "export":
+        return _export(args)
     loaded = options.load_model(args)
     work = workload(args.workload, args.n)
     print(f"workload {work.name}: {len(work.texts)} tickets, {args.method} scoring", file=sys.stderr)
@@ -50,3 +52,21 @@ def _many_labels(args) -> int:
                               token_budget=args.token_budget, log=lambda line: print(line, file=sys.stderr))
     print(many_labels_table(results))
     return 0
+
+
+def _export(args) -> int:
+    """float32 against the checked low precision (engine/checked.py) on the export workload: items/s,
+    minutes per 10,000 tickets, the re-scored share, and labels different from float32 (exit 1 if any)."""
+    import argparse
+
+    from triage_app.engine.precision_bench import compare_precisions, export_texts, report
+
+    dtype = args.dtype if args.dtype.endswith("-checked") else "bfloat16-checked"
+    loaded = options.load_model(argparse.Namespace(**{**vars(args), "dtype": dtype}))
+    result = compare_precisions(loaded, export_texts(args.n), args.method,
+                                log=lambda line: print(line, file=sys.stderr))
+    print(report(result))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    return 0 if result["labels_different"] == 0 else 1
+

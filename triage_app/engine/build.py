@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from triage_app.engine import device, models
+from triage_app.engine import checked, device, models
 from triage_app.engine.classifier import Classifier
-from triage_app.engine.config import ModelChoice, RunSettings
+from triage_app.engine.config import METHOD_FACTS, ModelChoice, RunSettings
 from triage_app.engine.labels import LabelSet
 from triage_app.engine.prompt import PromptStyle
 
@@ -29,8 +29,20 @@ def load_model(choice: ModelChoice, log: Callable[[str], None] | None = None) ->
 
 
 def classifier_for(loaded: models.LoadedModel, label_set: LabelSet, settings: RunSettings,
-                   style: PromptStyle = PromptStyle()) -> Classifier:
-    """A classifier on a model already loaded; settings.model is not read (the model is here)."""
+                   style: PromptStyle = PromptStyle(), log: Callable[[str], None] | None = None) -> Classifier:
+    """A classifier on a model already loaded; settings.model is not read (the model is here).
+
+    On a checked placement (loaded in float32, engine/checked.py) a method that scores the set as a
+    whole gets a CheckedClassifier, on a low-precision copy made the first time one is asked for;
+    log: told its decision, low precision or float32, and why, at every run. A per-label method
+    (channel) runs float32: its results are kept per label, so an edit re-scores only what it changed,
+    and a checked answer is decided on the whole set's margin (its drift was also wider than most
+    margins: docs/bench/checked_precision.txt)."""
+    if loaded.placement.checked is not None and not METHOD_FACTS[settings.scoring.method].per_label:
+        if loaded.low is None:
+            loaded.low = checked.low_copy(loaded)
+        return checked.CheckedClassifier(loaded, label_set, style, settings.max_ticket_tokens, settings.scoring,
+                                         log=log)
     return Classifier(loaded, label_set, style, settings.max_ticket_tokens, settings.scoring)
 
 

@@ -102,6 +102,7 @@ class LoadedModel:
     model: torch.nn.Module
     placement: Placement
     identity: str = ""   # what the results store calls these weights (see identity functions); default: spec
+    low: LoadedModel | None = None   # a checked placement's low-precision copy (engine/checked.py low_copy)
 
     def __post_init__(self):
         self.identity = self.identity or self.spec

@@ -11,7 +11,8 @@ from triage_app.engine.config import RunConfig
 # alone (batched matmuls sum in another order), measured on both kinds of CPU
 # (docs/bench/bfloat16_drift.txt). A decision whose reference log-margin is under twice this is
 # a near-tie: within the dtype's own rounding, so either label is as right as the other. That is
-# wide for bfloat16, which is why "auto" never chooses it.
+# wide for bfloat16, which is why "auto" never chooses it pure. A checked low precision
+# ("bfloat16-checked", engine/checked.py) has no near-ties: its labels must be float32's.
 SCORE_TOLERANCE = {"float32": 1e-3, "float16": 0.2, "bfloat16": 1.0}
 # A channel score sums every ticket token's log-prob, so rounding adds up over the ticket
 # (measured on the CPU without native bfloat16 only; same file).
@@ -19,7 +20,13 @@ CHANNEL_TOLERANCE = {"float32": 1e-3, "float16": 0.5, "bfloat16": 3.0}
 
 
 def tolerance(dtype: str, method: str) -> float:
+    """A checked dtype's is float32's: its labels are float32's, and its float32 model scores the rest."""
+    dtype = "float32" if is_checked(dtype) else dtype
     return (CHANNEL_TOLERANCE if method == "channel" else SCORE_TOLERANCE).get(dtype, 0.5)
+
+
+def is_checked(dtype: str) -> bool:
+    return dtype.endswith("-checked")
 
 
 @dataclass(slots=True)
@@ -38,6 +45,7 @@ class VerifyReport:
     max_score_diff: float
     tolerance: float
     disagreements: list[Disagreement] = field(default_factory=list)
+    checked: bool = False   # a checked low precision: every label must be float32's, no near-ties
 
     @property
     def failures(self) -> list[Disagreement]:
@@ -50,6 +58,9 @@ class VerifyReport:
     def summary(self) -> str:
         ties = len(self.disagreements) - len(self.failures)
         verdict = "OK" if self.ok else f"FAILED: {len(self.failures)} real disagreement(s)"
+        if self.checked:
+            return (f"{self.agree}/{self.probes} labels identical to the float32 reference loop (checked precision: "
+                    f"every one must be); largest score difference {self.max_score_diff:.2g}; {verdict}")
         return (f"{self.agree}/{self.probes} labels identical to the reference loop; largest score difference "
                 f"{self.max_score_diff:.2g} (tolerance {self.tolerance:g}); near-ties {ties}; {verdict}")
 
@@ -65,7 +76,7 @@ def probe_indices(lengths: list[int], n: int) -> list[int]:
 def compare(reference: dict[int, Prediction], fast: dict[int, Prediction], dtype: str,
             method: str) -> VerifyReport:
     limit = tolerance(dtype, method)
-    report = VerifyReport(probes=0, agree=0, max_score_diff=0.0, tolerance=limit)
+    report = VerifyReport(probes=0, agree=0, max_score_diff=0.0, tolerance=limit, checked=is_checked(dtype))
     for i, ref in reference.items():
         if ref.is_blank:
             continue
@@ -76,8 +87,8 @@ def compare(reference: dict[int, Prediction], fast: dict[int, Prediction], dtype
         if ref.label == got.label:
             report.agree += 1
         else:
-            report.disagreements.append(Disagreement(i, ref.label, got.label, ref.log_margin,
-                                                     ref.log_margin < 2 * limit))
+            near_tie = not report.checked and ref.log_margin < 2 * limit
+            report.disagreements.append(Disagreement(i, ref.label, got.label, ref.log_margin, near_tie))
     return report
 
 
@@ -90,16 +101,25 @@ def verify(classifier: Classifier, texts: list[str], probes: int = 16, config: R
     """Re-run a spread of tickets through the reference loop and compare.
 
     fast: predictions of a finished run (by ticket index) to check; without it the probes
-    themselves run through the fast path first.
+    themselves run through the fast path first. A checked classifier's fast path answers them with
+    the drift bound its own probes measured on the other tickets, so the probes test the low
+    precision's answers, not the float32 ones a run gives its probes.
     """
     filled = [i for i, t in enumerate(texts) if str(t).strip()]
-    picked = [filled[k] for k in probe_indices([len(str(texts[i])) for i in filled], probes)]
+    drift, pool = None, filled
+    if fast is None and hasattr(classifier, "measure"):   # a CheckedClassifier (engine/checked.py)
+        measured = classifier.measure([texts[i] for i in filled], config)
+        drift = measured.drift
+        pool = [i for k, i in enumerate(filled) if k not in set(measured.indices)] or filled
+    picked = [pool[k] for k in probe_indices([len(str(texts[i])) for i in pool], probes)]
     sample = [texts[i] for i in picked]
     reference = collect(classifier, sample, RunConfig(reference=True))
-    if fast is None:
-        fast_sample = collect(classifier, sample, config)
-    else:
+    if fast is not None:
         fast_sample = {k: fast[i] for k, i in enumerate(picked)}
+    elif drift is not None:
+        fast_sample = {p.index: p for batch in classifier.run(sample, config, drift=drift) for p in batch.predictions}
+    else:
+        fast_sample = collect(classifier, sample, config)
     report = compare(reference, fast_sample, classifier.loaded.placement.dtype_name, classifier.scoring.method)
     for d in report.disagreements:
         d.index = picked[d.index]

@@ -1,0 +1,160 @@
+"""A checked low precision: the drift bound, the accept rule, and runs whose labels are float32's.
+
+The runs force the low precision on (Check(always=True)): on a CPU without native bfloat16 it is
+emulated, slower but as rounded, so every machine checks the logic."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+import torch
+
+from triage_app.engine.checked import (Check, CheckedClassifier, CheckedStats, Decision, accepted, low_copy,
+                                       measure_drift)
+from triage_app.engine.classifier import Classifier, Prediction
+from triage_app.engine.config import RunConfig, Scoring
+from triage_app.engine.labels import Label, LabelSet
+from triage_app.engine.verify import compare, verify
+from triage_app.engine.workloads import first_sentence
+
+
+def test_the_drift_bound_is_per_length_range_and_never_shrinks_with_length():
+    lengths = torch.tensor([40, 10, 30, 20])                                # the probes' text lengths
+    high = torch.zeros(4, 3)
+    low = high + torch.tensor([[0.3], [0.1], [-0.4], [0.05]])               # largest drift per probe
+    drift = measure_drift(lengths, low, high, ranges=2, factor=2.0)
+    assert drift.edges == [20]
+    assert drift.bounds == pytest.approx([0.2, 0.8])                      # short range 0.1, long 0.4
+    assert drift.bound(torch.tensor([5, 20, 21, 900])).tolist() == pytest.approx([0.2, 0.2, 0.8, 0.8])
+    # a short range's wider drift is the longer range's floor
+    low = high + torch.tensor([[0.1], [0.5], [0.1], [0.05]])
+    assert measure_drift(lengths, low, high, ranges=2, factor=3.0).bounds == pytest.approx([1.5, 1.5])
+
+
+def test_the_largest_label_difference_counts_and_a_nan_trusts_nothing():
+    high = torch.tensor([[-0.1, -2.0, -3.0]])
+    low = torch.tensor([[-0.15, -2.3, -2.9]])
+    assert measure_drift(torch.tensor([7]), low, high, 1, 2.0).bounds == pytest.approx([0.6])
+    low[0, 2] = math.nan
+    assert measure_drift(torch.tensor([7]), low, high, 1, 2.0).bounds == [math.inf]
+
+
+def test_an_answer_stands_only_where_its_margin_is_wider_than_the_bound():
+    scores = torch.tensor([[0.8, 0.15, 0.05], [0.45, 0.4, 0.15], [0.1, 0.2, 0.7]], dtype=torch.float64).log()  # [3, 3]
+    # margins: log(0.8 / 0.15) = 1.67, log(0.45 / 0.4) = 0.12, and the third's exactly
+    bound = torch.tensor([1.0, 1.0, scores[2, 2] - scores[2, 1]], dtype=torch.float64)
+    assert accepted(scores, bound).tolist() == [True, False, False]   # equal to the bound: not wider
+    assert accepted(scores[:, :1], bound).tolist() == [True] * 3     # one label: nothing to flip to
+
+
+def test_the_low_precision_runs_only_where_it_pays():
+    assert Decision(low_seconds=2.0, float32_seconds=8.0, share=0.5).pays        # 2 + 4 < 8
+    assert not Decision(low_seconds=5.0, float32_seconds=8.0, share=0.4).pays    # 5 + 3.2 >= 8
+    assert Decision(5.0, 8.0, 0.4, forced=True).pays
+    assert "float32" in Decision(5.0, 8.0, 0.4).line("bfloat16").rsplit("->", 1)[1]
+
+
+def test_a_check_refuses_settings_that_cannot_bound_a_margin():
+    with pytest.raises(ValueError, match="factor"):
+        Check(factor=1.5)
+    with pytest.raises(ValueError, match="probe per length range"):
+        Check(probes=2, ranges=3)
+    assert Check().probes_for(10) == 12 and Check().probes_for(10_000) == 48
+
+
+def test_the_rescored_share_is_of_the_low_precision_answers():
+    stats = CheckedStats(total=10, probes=4, accepted=3, rescored=1)
+    assert stats.rescored_share == 0.25
+    assert stats.to_dict()["rescored_share"] == 0.25 and stats.to_dict()["rescored"] == 1
+
+
+# two labels alike in all but the name: their margins are tiny, so some answers must be re-scored
+NEAR_TIES = LabelSet((Label("billing", "payments, invoices, refunds"), Label("payments", "payments, invoices, refunds"),
+                      Label("technical", "errors, bugs, crashes"), Label("account", "sign-in, passwords, profile")))
+
+
+@pytest.fixture(scope="module")
+def checked_smollm2(smollm2):
+    loaded = replace(smollm2, placement=replace(smollm2.placement, checked=torch.bfloat16))
+    loaded.low = low_copy(loaded)
+    return loaded
+
+
+@pytest.fixture(scope="module")
+def short_tickets(sample_rows):
+    return [first_sentence(r["text"]) for r in sample_rows[:10]] + ["", "  "]
+
+
+def answers(classifier, texts, **kw):
+    out, stats = {}, None
+    for batch in classifier.run(texts, **kw):
+        out.update({p.index: p for p in batch.predictions})
+        stats = batch.stats
+    return out, stats
+
+
+# channel's scores sum a log-prob per ticket token: their drift outgrows these short tickets' margins,
+# so every answer goes back to float32 there; direct's clear answers stand
+@pytest.mark.parametrize("method, some_kept", [("channel", False), ("direct", True)])
+def test_a_checked_run_gives_float32s_labels_and_rescores_the_near_ties(checked_smollm2, smollm2, short_tickets, method,
+                                                                         some_kept):
+    scoring = Scoring(method=method)
+    want, _ = answers(Classifier(smollm2, NEAR_TIES, scoring=scoring), short_tickets)
+    checked = CheckedClassifier(checked_smollm2, NEAR_TIES, scoring=scoring, check=Check(probes=4, ranges=2, always=True))
+    got, stats = answers(checked, short_tickets)
+    assert sorted(got) == list(range(len(short_tickets))) and stats.done == len(short_tickets)
+    assert [got[i].label for i in sorted(got)] == [want[i].label for i in sorted(want)]
+    assert stats.dtype == "bfloat16-checked" and stats.probes == 4 and "forced" in stats.check
+    assert stats.accepted + stats.rescored == 10 - 4
+    assert stats.rescored > 0, "the near-ties must go back to float32"
+    assert (stats.accepted > 0) == some_kept
+    if some_kept:   # kept answers carry the low precision's scores: not float32's, within the bound
+        diff = max(abs(a - b) for i in want if want[i].scores for a, b in zip(want[i].scores, got[i].scores))
+        assert 0 < diff <= max(stats.drift)
+
+
+def test_verify_holds_a_checked_run_to_the_float32_reference(checked_smollm2, short_tickets):
+    checked = CheckedClassifier(checked_smollm2, NEAR_TIES, scoring=Scoring(method="direct"),
+                                check=Check(probes=4, ranges=2, always=True))
+    report = verify(checked, short_tickets, probes=5)
+    assert report.checked and report.probes == 5 and report.ok, report.summary()
+    assert "checked precision" in report.summary()
+
+
+def test_a_checked_verify_has_no_near_ties():
+    """A flipped label is a failure however close the reference's call was; pure bfloat16 calls it a near-tie."""
+    names = ["billing", "payments"]
+    reference = {0: Prediction(0, names, [math.log(0.51), math.log(0.49)])}
+    flipped = {0: Prediction(0, names, [math.log(0.49), math.log(0.51)])}
+    assert len(compare(reference, flipped, "bfloat16", "direct").failures) == 0
+    assert len(compare(reference, flipped, "bfloat16-checked", "direct").failures) == 1
+
+
+def test_a_small_run_is_float32_unless_forced(checked_smollm2, short_tickets):
+    checked = CheckedClassifier(checked_smollm2, NEAR_TIES, scoring=Scoring(method="direct"))
+    got, stats = answers(checked, short_tickets)
+    assert stats.check.startswith("float32") and stats.probes == stats.accepted == stats.rescored == 0
+    assert stats.done == len(short_tickets)
+
+
+def test_the_reference_loop_is_float32s(checked_smollm2, smollm2, short_tickets):
+    scoring = Scoring(method="direct")
+    checked = CheckedClassifier(checked_smollm2, NEAR_TIES, scoring=scoring, check=Check(probes=4, ranges=2, always=True))
+    got, _ = answers(checked, short_tickets[:2], config=RunConfig(reference=True))
+    want, _ = answers(Classifier(smollm2, NEAR_TIES, scoring=scoring), short_tickets[:2], config=RunConfig(reference=True))
+    assert [got[i].scores for i in range(2)] == [want[i].scores for i in range(2)]
+    assert checked.label_fingerprints is None   # job.py stores a checked run's answers by the whole set
+
+
+def test_on_a_checked_placement_a_per_label_method_runs_float32_and_keeps_its_per_label_results(checked_smollm2):
+    """channel keeps results per label (an edit re-scores only what it changed); a checked answer is
+    decided on the whole set's margin. So build gives channel a float32 Classifier, direct a checked one."""
+    from triage_app.engine.build import classifier_for
+    from triage_app.engine.config import RunSettings
+
+    channel = classifier_for(checked_smollm2, NEAR_TIES, RunSettings(scoring=Scoring(method="channel")))
+    direct = classifier_for(checked_smollm2, NEAR_TIES, RunSettings(scoring=Scoring(method="direct")))
+    assert not isinstance(channel, CheckedClassifier) and channel.label_fingerprints is not None
+    assert isinstance(direct, CheckedClassifier) and direct.label_fingerprints is None

@@ -1,0 +1,299 @@
+"""A checked low precision: the fast arithmetic, where the run itself has checked it gives float32's label.
+
+bfloat16 (float16 on Apple GPUs) runs several times faster than float32 where the hardware has it, but
+it rounds every layer's output, so scores drift and labels near a tie flip (docs/bench/bfloat16_drift.txt).
+A checked run measures that drift on its own tickets: probes spread across the length range run in both
+precisions, and per length range the largest difference of any label score between the two is the
+drift d. Two scores that each move by at most d move their difference by at most 2d, so a low-precision
+answer whose top-1/top-2 log-margin is wider than factor x d (factor 2) has float32's label and is kept;
+the rest are scored again in float32, batched and prefix-cached as any run. The drift grows with a
+ticket's length (a channel score sums a log-prob per ticket token), hence a bound per length range,
+never smaller than a shorter range's. Where the probes' timings say the low precision plus its
+re-scores would cost as much as float32 alone, the run is float32.
+
+Kept answers carry the low precision's scores (close to float32's, not equal): a checked run's results
+are stored under its own dtype name ("bfloat16-checked", device.Placement.dtype_name), never mixed
+with float32's.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+
+import torch
+
+from triage_app.engine.classifier import BatchDone, Classifier, Prediction
+from triage_app.engine.config import DEFAULT_MAX_TICKET_TOKENS, RunConfig, Scoring
+from triage_app.engine.device import Placement
+from triage_app.engine.labels import LabelSet
+from triage_app.engine.models import LoadedModel
+from triage_app.engine.prompt import PromptStyle
+from triage_app.engine.stats import RunStats
+
+
+def low_copy(loaded: LoadedModel) -> LoadedModel:
+    """The low-precision twin of a model loaded in float32 for a checked placement: weights copied
+    and cast, tokenizer shared. Both are held while the model is loaded."""
+    p = loaded.placement
+    model = copy.deepcopy(loaded.model).to(p.checked).eval()
+    placement = Placement(p.device, p.checked, p.reason, p.width_step)
+    return replace(loaded, model=model, placement=placement, low=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """How a checked run probes and decides."""
+
+    probes: int = 12          # at least; one per PROBE_EVERY tickets, up to max_probes
+    max_probes: int = 48
+    ranges: int = 3           # length ranges, each with its own drift bound
+    factor: float = 2.0       # the top-1/top-2 margin moves by up to twice one score's drift
+    always: bool = False      # run the low precision whatever the probes' timings (tests: any CPU)
+
+    def __post_init__(self):
+        if self.probes < self.ranges or self.ranges < 1:
+            raise ValueError(f"a check needs at least one probe per length range: {self.probes} for {self.ranges}")
+        if self.factor < 2:
+            raise ValueError(f"a factor under 2 cannot bound a margin's drift: {self.factor}")
+
+    def probes_for(self, tickets: int) -> int:
+        return min(self.max_probes, max(self.probes, tickets // PROBE_EVERY))
+
+
+PROBE_EVERY = 25
+
+
+@dataclass(frozen=True, slots=True)
+class Drift:
+    """Per length range, the margin a low-precision answer must beat."""
+
+    edges: list[int]      # [R-1] the longest text of each range but the last
+    bounds: list[float]   # [R] factor x the largest label-score difference seen up to that range
+
+    def bound(self, lengths: torch.Tensor) -> torch.Tensor:
+        """[B] text lengths -> [B] the margin each answer must beat."""
+        ranges = torch.bucketize(lengths, torch.tensor(self.edges, dtype=lengths.dtype))  # [B] range of each
+        return torch.tensor(self.bounds, dtype=torch.float64)[ranges]                     # [B]
+
+
+def measure_drift(lengths: torch.Tensor, low: torch.Tensor, high: torch.Tensor, ranges: int,
+                  factor: float) -> Drift:
+    """lengths [P], low and high [P, L]: the probes' text lengths and scores in each precision."""
+    order = lengths.argsort()                                                   # [P] shortest first
+    diff = (low - high).abs().nan_to_num(nan=float("inf")).amax(dim=1)[order]  # [P] a probe's largest drift
+    groups = torch.arange(len(order)).tensor_split(ranges)                     # R x [P/R] probes per range
+    # a longer range never trusts a smaller bound: drift grows with length, its few probes could miss it
+    worst = torch.stack([diff[g].max() for g in groups]).cummax(dim=0).values  # [R]
+    edges = [int(lengths[order[g[-1]]]) for g in groups[:-1]]
+    return Drift(edges, (factor * worst).tolist())
+
+
+def accepted(scores: torch.Tensor, bound: torch.Tensor) -> torch.Tensor:
+    """scores [B, L] (log-probs, one precision), bound [B] -> [B] whose top-1 leads top-2 by more than bound."""
+    if scores.shape[1] < 2:
+        return torch.ones(scores.shape[0], dtype=torch.bool)   # one label: nothing to flip to
+    top = scores.topk(2, dim=1).values                          # [B, 2]
+    return (top[:, 0] - top[:, 1]) > bound                      # [B]
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Whether the low precision pays, from the probes: each ran in both precisions."""
+
+    low_seconds: float       # the probes in the low precision
+    float32_seconds: float   # the same probes in float32
+    share: float             # of the probes' low answers, those the bound sends back to float32
+    forced: bool = False
+
+    @property
+    def expected(self) -> float:
+        return self.low_seconds + self.share * self.float32_seconds
+
+    @property
+    def pays(self) -> bool:
+        return self.forced or self.expected < self.float32_seconds
+
+    def line(self, low: str) -> str:
+        verdict = (f"{low} (forced)" if self.forced else low) if self.pays else "float32"
+        return (f"checked {low}: probes {self.low_seconds:.2f} s in {low}, {self.float32_seconds:.2f} s in float32, "
+                f"{100 * self.share:.0f}% would be re-scored: expected {self.expected:.2f} s against "
+                f"{self.float32_seconds:.2f} s -> {verdict}")
+
+
+@dataclass(slots=True)
+class CheckedStats(RunStats):
+    """A checked run's statistics: the engine's, summed over both precisions, plus the check's own."""
+
+    check: str = ""          # the decision and its numbers
+    probes: int = 0          # tickets run in both precisions to measure the drift (answered in float32)
+    accepted: int = 0        # answers kept in the low precision
+    rescored: int = 0        # low-precision answers scored again in float32: their margin was too narrow
+    drift: list[float] = field(default_factory=list)   # per length range, the margin an answer had to beat
+
+    @property
+    def rescored_share(self) -> float:
+        """Of the answers the low precision gave outside the probes, the share scored again in float32."""
+        tried = self.accepted + self.rescored
+        return self.rescored / tried if tried else 0.0
+
+    def to_dict(self) -> dict:
+        return RunStats.to_dict(self) | {"rescored_share": self.rescored_share}
+
+
+# the work counters a run adds up, whichever precision did the work
+_SUMMED = ("tokens_processed", "real_tokens", "padding_tokens", "prefix_tokens_saved", "batches",
+           "rows_planned", "row_tokens_planned")
+
+
+@dataclass(slots=True)
+class Probe:
+    """What the probes found: which tickets they were, the drift bound, the decision."""
+
+    indices: list[int]
+    drift: Drift
+    decision: Decision
+
+
+class CheckedClassifier(Classifier):
+    """A float32 classifier whose fast runs answer in its model's low-precision copy wherever the run's
+    own probes show that gives float32's label. Everything else (the reference loop, score(), the
+    prompt) is float32's."""
+
+    def __init__(self, loaded: LoadedModel, label_set: LabelSet, style: PromptStyle = PromptStyle(),
+                 max_ticket_tokens: int | None = DEFAULT_MAX_TICKET_TOKENS, scoring: Scoring = Scoring(),
+                 check: Check = Check(), log: Callable[[str], None] | None = None):
+        if loaded.low is None:
+            raise ValueError("a checked classifier needs the model's low-precision copy (checked.low_copy)")
+        super().__init__(loaded, label_set, style, max_ticket_tokens, scoring)
+        self.low = Classifier(loaded.low, label_set, style, max_ticket_tokens, scoring)
+        self.check, self.log = check, log
+
+    @property
+    def low_name(self) -> str:
+        return self.low.loaded.placement.dtype_name
+
+    @property
+    def label_fingerprints(self) -> None:
+        # whether a low-precision score may stand depends on the whole set's margin: results are the set's
+        return None
+
+    def run(self, texts: list[str], config: RunConfig = RunConfig(), drift: Drift | None = None) -> Iterator[BatchDone]:
+        """As Classifier.run; the reference loop stays float32's. drift: a bound measured before (verify),
+        so no probes run and the low precision answers every ticket it can."""
+        if config.reference:
+            yield from super().run(texts, config)
+            return
+        stats = CheckedStats(total=len(texts), device=self.loaded.placement.device,
+                             dtype=self.loaded.placement.dtype_name, model=self.loaded.name)
+        start, seen = time.perf_counter(), {}
+        tally = lambda batch, answers: _tally(stats, seen, batch, answers, start)   # noqa: E731
+        filled = [i for i, t in enumerate(texts) if str(t).strip()]
+        if len(filled) < len(texts):
+            blank = [Prediction(i, self.label_set.names, None) for i, t in enumerate(texts) if not str(t).strip()]
+            stats.done += len(blank)
+            yield BatchDone(blank, stats)
+        rest = filled
+        if drift is None:
+            wanted = self.check.probes_for(len(filled))
+            if len(filled) < 2 * wanted and not self.check.always:
+                stats.check = f"float32: {len(filled)} tickets, too few to win back probes run in both precisions"
+                yield from self._float32(texts, filled, config, tally)
+                return
+            probe = yield from self._probe(texts, filled, wanted, config, tally)
+            drift, rest = probe.drift, sorted(set(filled) - set(probe.indices))
+            stats.probes, stats.check, stats.drift = len(probe.indices), probe.decision.line(self.low_name), drift.bounds
+            if self.log:
+                self.log(stats.check)
+            if not probe.decision.pays:
+                yield from self._float32(texts, rest, config, tally)
+                return
+        yield from self._checked(texts, rest, config, drift, stats, tally)
+
+    def measure(self, texts: list[str], config: RunConfig = RunConfig()) -> Probe:
+        """Probe texts (none blank) as a run would, without the run: the drift bound verify checks with."""
+        steps = self._probe(texts, list(range(len(texts))), self.check.probes_for(len(texts)), config,
+                            lambda batch, answers: batch)
+        try:
+            while True:
+                next(steps)
+        except StopIteration as done:
+            return done.value
+
+    def _probe(self, texts, filled, wanted, config, tally):
+        """Yields the probes' float32 answers (final ones); returns the Probe."""
+        picked = [filled[k] for k in _spread([len(str(texts[i])) for i in filled], wanted)]
+        clock = time.perf_counter()
+        low = {p.index: p for batch in self._sub(self.low, texts, picked, config) for p in tally(batch, False).predictions}
+        low_seconds = time.perf_counter() - clock
+        clock, high = time.perf_counter(), {}
+        for batch in self._sub(self, texts, picked, config):
+            high.update({p.index: p for p in batch.predictions})
+            yield tally(batch, True)
+        float32_seconds = time.perf_counter() - clock
+        size = torch.tensor([len(str(texts[i])) for i in picked])                          # [P]
+        low_scores = torch.tensor([low[i].scores for i in picked], dtype=torch.float64)    # [P, L]
+        high_scores = torch.tensor([high[i].scores for i in picked], dtype=torch.float64)  # [P, L]
+        drift = measure_drift(size, low_scores, high_scores, min(self.check.ranges, len(picked)), self.check.factor)
+        share = 1.0 - accepted(low_scores, drift.bound(size)).double().mean().item()
+        return Probe(picked, drift, Decision(low_seconds, float32_seconds, share, self.check.always))
+
+    def _checked(self, texts, items, config, drift, stats, tally):
+        """The low precision on items; answers within the bound are kept, the rest scored again in float32."""
+        size = torch.tensor([len(str(t)) for t in texts])                                     # [N]
+        again = []
+        for batch in self._sub(self.low, texts, items, config):
+            scores = torch.tensor([p.scores for p in batch.predictions], dtype=torch.float64)  # [B, L]
+            rows = torch.tensor([p.index for p in batch.predictions])                         # [B]
+            keep = accepted(scores, drift.bound(size[rows]))                                  # [B]
+            again += rows[~keep].tolist()
+            stats.accepted += int(keep.sum())
+            kept = [p for p, k in zip(batch.predictions, keep.tolist()) if k]
+            token_logprobs = None if batch.token_logprobs is None else batch.token_logprobs[keep]
+            yield tally(BatchDone(kept, batch.stats, token_logprobs), True)
+        for batch in self._sub(self, texts, again, config):
+            stats.rescored += len(batch.predictions)
+            yield tally(batch, True)
+
+    def _float32(self, texts, items, config, tally):
+        for batch in self._sub(self, texts, items, config):
+            yield tally(batch, True)
+
+    def _sub(self, classifier: Classifier, texts: list[str], items: list[int], config: RunConfig) -> Iterator[BatchDone]:
+        """classifier's run over texts[items], its predictions indexed as in texts."""
+        if not items:
+            return
+        run = Classifier.run(classifier, [texts[i] for i in items], config)
+        for batch in run:
+            yield BatchDone([replace(p, index=items[p.index]) for p in batch.predictions], batch.stats,
+                            batch.token_logprobs)
+
+
+def _spread(lengths: list[int], n: int) -> list[int]:
+    from triage_app.engine.verify import probe_indices   # verify reads checked runs: imported when used
+
+    return probe_indices(lengths, n)
+
+
+def _tally(stats: CheckedStats, seen: dict, batch: BatchDone, answers: bool, start: float) -> BatchDone:
+    """batch's work added to the run's statistics (each sub-run's counters grow: only the growth is
+    added); the batch, carrying the run's statistics. answers False: the batch's answers are not the
+    run's (a probe's low-precision pass), so they are not counted done."""
+    sub = batch.stats
+    last = seen.setdefault(id(sub), (sub, {}))[1]   # the sub-run's stats kept alive: its id stays its own
+    for name in _SUMMED:
+        value = getattr(sub, name)
+        setattr(stats, name, getattr(stats, name) + value - last.get(name, 0))
+        last[name] = value
+    stats.longest_row = max(stats.longest_row, sub.longest_row)
+    stats.prefix_tokens = max(stats.prefix_tokens, sub.prefix_tokens)
+    stats.count_planned([])   # global_padding_inflation over every row planned so far
+    stats.seconds = time.perf_counter() - start
+    if not answers:
+        return batch
+    stats.done += len(batch.predictions)
+    stats.truncated += sum(p.truncated for p in batch.predictions)
+    stats.fallbacks += sum(p.fallback for p in batch.predictions)
+    return BatchDone(batch.predictions, stats, batch.token_logprobs)
