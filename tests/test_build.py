@@ -16,7 +16,7 @@ def test_a_classifier_from_settings_is_the_one_built_by_hand(smollm2):
     by_hand = Classifier(smollm2, LabelSet.default(), max_ticket_tokens=200, scoring=settings.scoring)
     assert built.fingerprint == by_hand.fingerprint and built.scoring == settings.scoring
     channel = build.classifier_for(smollm2, LabelSet.default(), replace(settings, scoring=Scoring()))
-    assert channel.channel is not None and channel.fingerprint != built.fingerprint
+    assert channel.method.channel is not None and channel.fingerprint != built.fingerprint
 
 
 def test_build_loads_the_chosen_model_and_says_where(smollm2, monkeypatch):
@@ -26,5 +26,5 @@ def test_build_loads_the_chosen_model_and_says_where(smollm2, monkeypatch):
     choice = ModelChoice(models.SMOLLM2, "cpu", "float32", download=True)
     classifier = build.build_classifier(RunSettings(model=choice), LabelSet.default(), log=lines.append)
     assert seen == [(models.SMOLLM2, "cpu", "float32", True)]
-    assert classifier.loaded is smollm2 and classifier.channel is not None
+    assert classifier.loaded is smollm2 and classifier.method.channel is not None
     assert lines[0].startswith("placement: device cpu") and lines[1] == f"model: {smollm2.name}"

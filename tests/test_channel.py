@@ -48,8 +48,8 @@ def test_the_score_is_the_tickets_log_likelihood_after_the_label(smollm2, channe
         logprobs = F.log_softmax(model(input_ids=x).logits[0].float(), dim=-1)
         return logprobs[:-1].gather(1, x[0, 1:, None]).sum()
 
-    ticket = channel.channel.encode([text])[0]
-    by_hand = torch.stack([total(full) - total(prefix) for full, prefix in zip(ticket.full_ids, channel.channel.ids)])
+    ticket = channel.method.channel.encode([text])[0]
+    by_hand = torch.stack([total(full) - total(prefix) for full, prefix in zip(ticket.full_ids, channel.method.channel.ids)])
     assert got.scores == pytest.approx(F.log_softmax(by_hand, dim=0).tolist(), abs=1e-3)
 
 
@@ -102,7 +102,7 @@ def test_tickets_whose_cut_breaks_run_whole_in_batches_and_equal_the_reference(t
     labels = LabelSet.from_names(["billing", "technical", "account", "refund"])
     classifier = Classifier(tiny_qwen, labels, scoring=CHANNEL)
     texts = [r["text"] for r in sample_rows[:150]]
-    broken = {t.index for t in classifier.channel.encode(texts) if not t.uses_prefix}
+    broken = {t.index for t in classifier.method.channel.encode(texts) if not t.uses_prefix}
     assert 0 < len(broken) < len(texts)
     runs = list(classifier.run(texts, RunConfig(batch_size=16)))
     assert runs[-1].stats.fallbacks == len(broken)
@@ -120,7 +120,7 @@ def test_long_tickets_are_truncated_to_fit_after_every_label(tiny_qwen):
     """The tiny model has a 512-token context; a 20k-character ticket keeps its head and is flagged."""
     classifier = Classifier(tiny_qwen, LabelSet.default(), max_ticket_tokens=None, scoring=CHANNEL)
     texts = ["short one", "word salad and error codes E1234 " * 600]
-    tickets = classifier.channel.encode(texts)
+    tickets = classifier.method.channel.encode(texts)
     assert [t.truncated for t in tickets] == [False, True]
     assert all(len(ids) + 8 <= tiny_qwen.context_tokens for ids in tickets[1].full_ids)
     runs = list(classifier.run(texts, RunConfig()))
@@ -142,7 +142,7 @@ def test_examples_go_into_their_own_labels_prompt_only(smollm2):
 def test_channel_and_direct_results_are_never_mixed_in_the_store(smollm2):
     direct = Classifier(smollm2, LabelSet.default(), scoring=Scoring(method="direct"))
     channel = Classifier(smollm2, LabelSet.default())
-    assert channel.channel and not direct.channel                # channel is the default
+    assert hasattr(channel.method, "channel") and not hasattr(direct.method, "channel")   # channel is the default
     assert direct.fingerprint != channel.fingerprint
     with pytest.raises(ValueError, match="method"):
         Scoring(method="generate")
@@ -200,5 +200,5 @@ def test_a_subset_of_labels_scores_those_labels_as_the_whole_run_does(smollm2, c
     for i in range(len(texts)):
         assert parts[i].shape == (2, 1)
         assert torch.allclose(parts[i], whole[i][[2, 0]], atol=1e-3)
-    full = channel.channel.encode(texts)
-    assert [t.full_ids for t in channel.channel.encode(texts, [2, 0])] == [[f.full_ids[2], f.full_ids[0]] for f in full]
+    full = channel.method.channel.encode(texts)
+    assert [t.full_ids for t in channel.method.channel.encode(texts, [2, 0])] == [[f.full_ids[2], f.full_ids[0]] for f in full]

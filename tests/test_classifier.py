@@ -55,7 +55,7 @@ def test_statistics_add_up(smollm2, sample_rows):
     tickets = classifier.prompt.encode(texts)
     suffix = [len(t.suffix_ids) for t in tickets]
     P = len(classifier.prompt.ids)
-    extra = classifier.tree.size  # label-token inputs per row ("b" of "billing")
+    extra = classifier.method.tree.size  # label-token inputs per row ("b" of "billing")
     assert stats.done == stats.total == 32
     assert stats.batches == len(runs) == 4
     assert stats.real_tokens == sum(suffix) + 32 * extra

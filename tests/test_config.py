@@ -46,22 +46,25 @@ def test_every_method_name_resolves_to_a_scoring_method_class():
     from triage_app.engine.channel import ChannelMethod
     from triage_app.engine.direct import DirectMethod
 
+    from triage_app.engine.methods import method_class
+
     assert config.METHODS == ("channel", "direct")
-    assert [config.method_class(name) for name in config.METHODS] == [ChannelMethod, DirectMethod]
+    assert [method_class(name) for name in config.METHODS] == [ChannelMethod, DirectMethod]
     for name in config.METHODS:
-        cls = config.method_class(name)
+        cls = method_class(name)
         for part in ("prefix_ids", "encode", "full_length", "reference_length", "fast_batch", "reference",
-                     "fingerprint_parts"):
+                     "fingerprint_parts", "label_parts", "preview", "TOLERANCE"):
             assert hasattr(cls, part), f"{name} lacks {part}"
 
 
 def test_what_the_window_knows_of_a_method_is_what_its_class_does():
     """METHOD_FACTS (torch-free, for the window) agree with the classes: a method scores each label
     on a prompt of its own exactly when it can score some labels alone (PerLabelMethod)."""
-    from triage_app.engine.config import METHOD_FACTS, METHODS, method_class
+    from triage_app.engine.config import METHOD_FACTS, METHODS
+    from triage_app.engine.methods import METHOD_CLASSES, method_class
 
-    assert set(METHOD_FACTS) == set(METHODS)
+    assert set(METHOD_FACTS) == set(METHODS) == set(METHOD_CLASSES)
     for name, facts in METHOD_FACTS.items():
         cls = method_class(name)
-        assert (hasattr(cls, "only") and hasattr(cls, "label_parts")) == facts.per_label, name
+        assert hasattr(cls, "only") == facts.per_label, name
         assert facts.edit_note

@@ -112,8 +112,8 @@ def test_prefix_cache_is_unchanged_by_batches(smollm2, sample_rows):
     import torch
 
     with torch.inference_mode():
-        first = score_batch(smollm2.model, rows, classifier.tree, prefix, full_head=False)
-        again = score_batch(smollm2.model, rows[::-1], classifier.tree, prefix, full_head=False).flip(0)
+        first = score_batch(smollm2.model, rows, classifier.method.tree, prefix, full_head=False)
+        again = score_batch(smollm2.model, rows[::-1], classifier.method.tree, prefix, full_head=False).flip(0)
     assert prefix.checksum() == before
     assert all(k.shape[0] == 1 for k, _ in prefix.layers)
     assert torch.allclose(first, again, atol=FP32_TOLERANCE, equal_nan=True)

@@ -53,10 +53,10 @@ def texts(sample_rows):
 @pytest.mark.parametrize("prefix_cache", [True, False])
 def test_no_query_row_is_fully_masked_and_widths_come_from_a_fixed_set(tiny_qwen, texts, method, prefix_cache):
     classifier = Classifier(stepped(tiny_qwen, MPS_WIDTH_STEP), LABELS, scoring=Scoring(method=method))
-    tickets = classifier.channel.encode(texts) if classifier.channel else classifier.prompt.encode(texts)
+    tickets = classifier.method.channel.encode(texts) if hasattr(classifier.method, "channel") else classifier.prompt.encode(texts)
     assert any(not t.uses_prefix for t in tickets)   # the fallback's full prompts are among the batches
     masks, fast = recorded_masks(classifier, texts, RunConfig(prefix_cache=prefix_cache, batch_size=8))
-    nodes = 0 if classifier.channel else classifier.tree.size
+    nodes = 0 if hasattr(classifier.method, "channel") else classifier.method.tree.size
     assert len(masks) > 4
     for mask in masks:                                     # [B, 1, queries, keys]
         assert mask.dim() == 4 and mask.any(dim=-1).all()
@@ -72,5 +72,5 @@ def test_widths_are_exact_off_mps(tiny_qwen, texts):
     classifier = Classifier(tiny_qwen, LABELS, scoring=Scoring(method="direct"))
     masks, _ = recorded_masks(classifier, texts[:16], RunConfig(batch_size=4))
     suffix = [len(t.suffix_ids) for t in classifier.prompt.encode(texts[:16]) if t.uses_prefix]
-    assert {m.shape[2] - classifier.tree.size for m in masks} & set(suffix)  # some batch pads to its longest row
-    assert any((m.shape[2] - classifier.tree.size) % MPS_WIDTH_STEP for m in masks)
+    assert {m.shape[2] - classifier.method.tree.size for m in masks} & set(suffix)  # some batch pads to its longest row
+    assert any((m.shape[2] - classifier.method.tree.size) % MPS_WIDTH_STEP for m in masks)

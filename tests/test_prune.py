@@ -66,7 +66,7 @@ def test_many_labels_pruned_give_the_whole_tries_labels_with_far_fewer_label_tok
     assert_pruned_like(whole, pruned)
     fed, full = pruned[2]
     assert whole[2] == (full, full)
-    free = 3 * classifier.tree.size    # the content-free tickets always get the whole trie
+    free = 3 * classifier.method.tree.size    # the content-free tickets always get the whole trie
     assert fed - free < 0.6 * (full - free)
 
 

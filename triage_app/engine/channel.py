@@ -90,8 +90,14 @@ class ChannelMethod:
     A label's score depends on its own prompt alone, so the method can score any subset of the
     labels (only): an edit to the label set re-scores just the labels it changed."""
 
+    # A channel score sums every ticket token's log-prob, so rounding adds up over the ticket: the
+    # largest score difference from the reference rounding alone gives, per dtype (measured on the CPU
+    # without native bfloat16 only: docs/bench/bfloat16_drift.txt; engine/verify.py reads it)
+    TOLERANCE = {"float32": 1e-3, "float16": 0.5, "bfloat16": 3.0}
+
     def __init__(self, loaded: LoadedModel, prompt: PromptPrefix, max_ticket_tokens: int | None, scoring: Scoring):
         self.loaded = loaded
+        self.names = prompt.label_set.names
         self.channel = ChannelPrompt(loaded.tokenizer, prompt.label_set, loaded.context_tokens, max_ticket_tokens)
         self.labels = list(range(len(self.channel.ids)))   # the labels scored, as indices into the label set
 
@@ -112,6 +118,11 @@ class ChannelMethod:
     @property
     def prefix_ids(self) -> list[list[int]]:
         return [self.channel.ids[k] for k in self.labels]
+
+    def preview(self) -> dict:
+        """What Show prompt shows: one prompt per label, the first label's."""
+        return {"prefix": self.channel.texts[0], "tail": "", "prefix_tokens": len(self.channel.ids[0]),
+                "label_tokens": {}, "warnings": [], "channel_label": self.names[0]}
 
     @property
     def starts(self) -> list[int]:

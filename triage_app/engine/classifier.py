@@ -11,10 +11,11 @@ from dataclasses import dataclass, replace
 import torch
 
 from triage_app.engine.batches import Bucket, plan_buckets
-from triage_app.engine.config import DEFAULT_MAX_TICKET_TOKENS, RunConfig, Scoring, method_class
-from triage_app.engine.forward import LabelTree, decoder_of
+from triage_app.engine.config import DEFAULT_MAX_TICKET_TOKENS, RunConfig, Scoring
+from triage_app.engine.forward import decoder_of
 from triage_app.engine.labels import LabelSet
 from triage_app.engine.method import ScoringMethod
+from triage_app.engine.methods import method_class
 from triage_app.engine.models import LoadedModel
 from triage_app.engine.prediction import Prediction
 from triage_app.engine.prefix_cache import PrefixCache
@@ -62,17 +63,6 @@ class Classifier:
     def width_step(self) -> int:
         return self.loaded.placement.width_step
 
-    # read by the window's prompt preview and by eval (ui/background/worker.py, quality/evaluate.py)
-    @property
-    def channel(self):
-        """Channel scoring's per-label prompts (engine/channel.py ChannelPrompt); None for other methods."""
-        return getattr(self.method, "channel", None)
-
-    @property
-    def tree(self) -> LabelTree | None:
-        """Direct scoring's label trie; None for other methods."""
-        return getattr(self.method, "tree", None)
-
     @property
     def fingerprint(self) -> str:
         """Changes whenever anything that decides a ticket's scores changes, besides model and dtype.
@@ -89,8 +79,8 @@ class Classifier:
         """Per label, a fingerprint of everything besides model and dtype that decides its token log-probs,
         for a method that scores each label on its own prompt (engine/method.py's PerLabelMethod); None
         where one label's score depends on the whole set (direct)."""
-        parts = getattr(self.method, "label_parts", None)
-        return None if parts is None else [_digest(p) for p in parts()]
+        parts = self.method.label_parts()
+        return None if parts is None else [_digest(p) for p in parts]
 
     def run(self, texts: list[str], config: RunConfig = RunConfig()) -> Iterator[BatchDone]:
         """Classify texts; yields after every batch. Stop iterating to cancel between batches.

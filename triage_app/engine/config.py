@@ -7,16 +7,7 @@ engine/scoring.py turns log-probs into probabilities as a Scoring says.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
-
-# The scoring methods: name -> "module:Class", imported only when a classifier is built. Adding a
-# method is a new engine file with a class after engine/method.py's ScoringMethod, and one line here.
-METHOD_CLASSES = {
-    "channel": "triage_app.engine.channel:ChannelMethod",
-    "direct": "triage_app.engine.direct:DirectMethod",
-}
-METHODS = tuple(METHOD_CLASSES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,20 +27,23 @@ METHOD_FACTS = {
     "direct": MethodFacts(False, "Direct scoring reads every label in one prompt: any edit of the labels "
                                  "re-scores every ticket."),
 }
+# The scoring methods by name; their classes are in engine/methods.py (a test holds the two together).
+METHODS = tuple(METHOD_FACTS)
 DEFAULT_METHOD = "channel"   # measured: docs/quality/README.md
 LENGTHS = ("sum", "mean", "first")
 DEVICES = ("auto", "cpu", "mps", "cuda")
 DTYPES = ("auto", "float32", "bfloat16", "float16", "bfloat16-checked", "float16-checked")   # -checked: engine/checked.py
 DEFAULT_MODEL = "qwen2.5-0.5b"
+
+
+def is_checked(dtype: str) -> bool:
+    """A low precision whose answers stand only where checked against float32 (engine/checked.py)."""
+    return dtype.endswith("-checked")
+
+
 DEFAULT_BATCH_SIZE = 32
 DEFAULT_TOKEN_BUDGET = 1024
 DEFAULT_MAX_TICKET_TOKENS = 1024
-
-
-def method_class(name: str) -> type:
-    """The class behind a method's name (engine/method.py's ScoringMethod), imported now."""
-    module, _, cls = METHOD_CLASSES[name].partition(":")
-    return getattr(importlib.import_module(module), cls)
 
 
 @dataclass(slots=True)

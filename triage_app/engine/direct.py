@@ -22,7 +22,7 @@ from triage_app.engine.batches import Bucket, padded_width
 from triage_app.engine.config import RunConfig, Scoring
 from triage_app.engine.forward import (LabelTree, batch_attention_mask, batch_input_ids,  # noqa: F401
                                        batch_position_ids, decoder_of)
-from triage_app.engine.method import ScoredBatch
+from triage_app.engine.method import ScoredBatch, method_tolerance
 from triage_app.engine.models import LoadedModel
 from triage_app.engine.prefix_cache import PrefixCache
 from triage_app.engine.prompt import EncodedTicket, PromptPrefix
@@ -34,6 +34,10 @@ from triage_app.engine.stats import LabelNodes
 class DirectMethod:
     """The label's tokens after the ticket: one forward per batch scores every label."""
 
+    # the largest label-score difference from the reference that rounding alone gives (batched
+    # matmuls sum in another order), per dtype (docs/bench/bfloat16_drift.txt; engine/verify.py reads it)
+    TOLERANCE = {"float32": 1e-3, "float16": 0.2, "bfloat16": 1.0}
+
     def __init__(self, loaded: LoadedModel, prompt: PromptPrefix, max_ticket_tokens: int | None, scoring: Scoring):
         self.loaded = loaded
         self.prompt = prompt
@@ -43,9 +47,8 @@ class DirectMethod:
         self.label_nodes = LabelNodes()     # label-trie nodes through the model, against the whole trie's
         self._free: dict[tuple[int, ...], int] | None = None   # content-free ticket ids -> its place
         self._free_seen: dict[int, torch.Tensor] = {}           # their token log-probs [L, D], by place
-        from triage_app.engine.verify import tolerance          # verify imports the classifier, which imports us
         # rounding: a label whose bound comes this close to the runner-up is finished, not pruned
-        self._slack = tolerance(loaded.placement.dtype_name, "direct")
+        self._slack = method_tolerance(self.TOLERANCE, loaded.placement.dtype_name)
         firsts = [ids[0] for ids in prompt.label_ids]
         if scoring.length == "first" and len(set(firsts)) < len(firsts):
             raise ValueError("two labels start with the same token: scoring by the first token cannot tell them apart")
@@ -53,6 +56,16 @@ class DirectMethod:
     @property
     def prefix_ids(self) -> list[list[int]]:
         return [self.prompt.ids]
+
+    def label_parts(self) -> None:
+        """None: every label is read in one prompt, so one label's score depends on the whole set."""
+        return None
+
+    def preview(self) -> dict:
+        """What Show prompt shows: the one static prefix, the tail after the ticket, each label's tokens."""
+        return {"prefix": self.prompt.text, "tail": self.prompt.tail, "prefix_tokens": len(self.prompt.ids),
+                "label_tokens": {name: len(ids) for name, ids in zip(self.prompt.label_set.names, self.prompt.label_ids)},
+                "warnings": list(self.prompt.label_warnings), "channel_label": ""}
 
     def encode(self, texts: list[str]) -> list[EncodedTicket]:
         return self.prompt.encode(texts)

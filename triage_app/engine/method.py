@@ -2,9 +2,11 @@
 prefixes it caches, how it scores a batch fast, and its reference, the slow definition of right.
 
 Direct (engine/direct.py) and channel (engine/channel.py) are the two; the Classifier runs either
-with one fast loop and one reference loop. A new method is a new file with a class like theirs and
-one line in engine/config.py's METHOD_CLASSES. Its constructor takes (loaded model, the direct
-prompt built for the label set, max_ticket_tokens, Scoring), as theirs do.
+with one fast loop and one reference loop. A new method is a new file with a class like theirs, one
+line in engine/methods.py and its torch-free facts in engine/config.py's METHOD_FACTS. Its
+constructor takes (loaded model, the direct prompt built for the label set, max_ticket_tokens,
+Scoring), as theirs do. Whatever the rest of the app asks of a method, it asks the method (its
+tolerance, its prompt preview, its prefixes, whether its labels are scored alone), never its name.
 
 A method whose every label is scored on a prompt of its own (channel) is also a PerLabelMethod: its
 raw scores are kept per label (job.py), so an edit to the label set re-scores only what it changed.
@@ -19,7 +21,7 @@ from typing import Protocol
 import torch
 
 from triage_app.engine.batches import Bucket
-from triage_app.engine.config import RunConfig
+from triage_app.engine.config import RunConfig, is_checked
 from triage_app.engine.prefix_cache import PrefixCache
 from triage_app.engine.prompt import EncodedTicket
 
@@ -32,7 +34,14 @@ class ScoredBatch:
     prefix_saved: int = 0          # prompt tokens the prefix caches spared this batch
 
 
+def method_tolerance(table: dict[str, float], dtype: str) -> float:
+    """A method's TOLERANCE in a dtype. A checked dtype's is float32's: its labels are float32's, and its
+    float32 model scores the rest."""
+    return table.get("float32" if is_checked(dtype) else dtype, 0.5)
+
+
 class ScoringMethod(Protocol):
+    TOLERANCE: dict[str, float]    # per dtype: the largest score difference from the reference rounding gives
     @property
     def prefix_ids(self) -> list[list[int]]:
         """The static prompts every ticket follows: one KV cache each, built once per classifier."""
@@ -56,10 +65,17 @@ class ScoringMethod(Protocol):
     def fingerprint_parts(self) -> list:
         """What this method adds to Classifier.fingerprint (JSON-able; existing values must never change)."""
 
+    def label_parts(self) -> list[list] | None:
+        """Per label, what decides its scores besides the ticket (PerLabelMethod); None where one
+        label's score depends on the whole set."""
+
+    def preview(self) -> dict:
+        """What Show prompt shows: prefix, tail, prefix_tokens, label_tokens, warnings, channel_label."""
+
 
 class PerLabelMethod(ScoringMethod, Protocol):
-    """A method whose label scores depend each on that label's own prompt alone (the Classifier tells
-    one by its label_parts: a method without it scores the set as a whole)."""
+    """A method whose label scores depend each on that label's own prompt alone (its label_parts is
+    not None): it can score some labels alone."""
 
     def only(self, labels: list[int]) -> PerLabelMethod:
         """The same method scoring only these labels (indices into the label set, in that order)."""

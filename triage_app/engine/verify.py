@@ -5,28 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from triage_app.engine.classifier import Classifier, Prediction
-from triage_app.engine.config import RunConfig
+from triage_app.engine.config import RunConfig, is_checked
+from triage_app.engine.method import method_tolerance
+from triage_app.engine.methods import method_class
 
-# Largest label-score difference expected between a fast path and the reference from rounding
-# alone (batched matmuls sum in another order), measured on both kinds of CPU
-# (docs/bench/bfloat16_drift.txt). A decision whose reference log-margin is under twice this is
-# a near-tie: within the dtype's own rounding, so either label is as right as the other. That is
-# wide for bfloat16, which is why "auto" never chooses it pure. A checked low precision
-# ("bfloat16-checked", engine/checked.py) has no near-ties: its labels must be float32's.
-SCORE_TOLERANCE = {"float32": 1e-3, "float16": 0.2, "bfloat16": 1.0}
-# A channel score sums every ticket token's log-prob, so rounding adds up over the ticket
-# (measured on the CPU without native bfloat16 only; same file).
-CHANNEL_TOLERANCE = {"float32": 1e-3, "float16": 0.5, "bfloat16": 3.0}
+# A method's tolerance (its TOLERANCE, per dtype) is the largest label-score difference between its
+# fast path and the reference that rounding alone gives. A decision whose reference log-margin is
+# under twice it is a near-tie: within the dtype's own rounding, so either label is as right as the
+# other. That is wide for bfloat16, which is why "auto" never chooses it pure. A checked low
+# precision ("bfloat16-checked", engine/checked.py) has no near-ties: its labels must be float32's.
 
 
 def tolerance(dtype: str, method: str) -> float:
-    """A checked dtype's is float32's: its labels are float32's, and its float32 model scores the rest."""
-    dtype = "float32" if is_checked(dtype) else dtype
-    return (CHANNEL_TOLERANCE if method == "channel" else SCORE_TOLERANCE).get(dtype, 0.5)
-
-
-def is_checked(dtype: str) -> bool:
-    return dtype.endswith("-checked")
+    return method_tolerance(method_class(method).TOLERANCE, dtype)
 
 
 @dataclass(slots=True)

@@ -230,15 +230,7 @@ class EngineWorker(QObject):
             return
         try:
             classifier = self._classifier_for(label_set, settings)
-            if classifier.channel:
-                channel = classifier.channel
-                self.prompt_ready.emit(PromptInfo(channel.texts[0], ticket.strip(), "", len(channel.ids[0]), {}, [],
-                                                  label_set.names[0]))
-                return
-            prompt = classifier.prompt
-            labels = {name: len(ids) for name, ids in zip(label_set.names, prompt.label_ids)}
-            self.prompt_ready.emit(PromptInfo(prompt.text, ticket.strip(), prompt.tail, len(prompt.ids), labels,
-                                              list(prompt.label_warnings)))
+            self.prompt_ready.emit(PromptInfo(ticket=ticket.strip(), **classifier.method.preview()))
         except Exception as exc:
             self.failed.emit(request, _one_line("cannot build the prompt", exc))
 

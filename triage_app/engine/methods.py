@@ -1,0 +1,17 @@
+"""The scoring methods by name: the one registry, imported as code, so the import graph shows them.
+
+Adding a method is a new engine file with a class after engine/method.py's ScoringMethod, one line
+here, and its torch-free facts in engine/config.py's METHOD_FACTS (what the window may know of it).
+"""
+
+from __future__ import annotations
+
+from triage_app.engine.channel import ChannelMethod
+from triage_app.engine.direct import DirectMethod
+
+METHOD_CLASSES = {"channel": ChannelMethod, "direct": DirectMethod}
+
+
+def method_class(name: str) -> type:
+    """The class behind a method's name (engine/method.py's ScoringMethod)."""
+    return METHOD_CLASSES[name]
