@@ -242,7 +242,7 @@ def test_prompt_preview_with_a_model(qtbot, ready, smollm2, tmp_path):
     qtbot.waitUntil(lambda: window.prompt_preview.plain_text != "")   # delivered to the dialog on this thread
     # channel scoring (the default): the preview shows a label's own prompt, what the model reads
     assert "Channel scoring" in window.prompt_preview.summary.text()
-    channel = Classifier(smollm2, window.label_set, scoring=Scoring(method="channel")).channel
+    channel = Classifier(smollm2, window.label_set, scoring=Scoring(method="channel")).method.channel
     ticket = clean(window.texts[1], window.remembered.cleaning).strip()    # what a run feeds the model
     assert window.prompt_preview.plain_text == channel.texts[0] + ticket
     QApplication.processEvents()
