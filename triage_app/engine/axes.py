@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from triage_app.engine.labels import LabelSet
+from triage_app.engine.labels import LabelSet, read_json
 
 PLAIN = "label"   # the one axis of a plain label set: today's output columns
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
@@ -84,10 +84,7 @@ class Axes:
 
     @classmethod
     def load(cls, path: str | Path) -> Axes:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+        data = read_json(path)
         try:
             return cls.from_dict(data)
         except ValueError as exc:
