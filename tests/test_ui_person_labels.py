@@ -303,3 +303,22 @@ def test_closing_with_labels_the_database_could_not_take_offers_to_keep_them(qtb
     with ResultStore(db) as store:
         assert store.person_labels(window.manual.person.file, window.manual.person.row_hashes).labels == \
             {0: "billing", 3: "technical"}
+
+
+def test_a_run_asked_for_again_after_an_edit_never_starts_on_another_file(qtbot, make_window, tmp_path, smollm2):
+    """An edit mid-run stops the run to start it again; opening another file before it has stopped
+    means the run is not started again, on either file."""
+    from ui_helpers import with_model
+
+    window = make_window(autoload=False)
+    with_model(qtbot, window, smollm2)
+    open_file(qtbot, window, write_slice(tmp_path, 30))
+    with qtbot.waitSignal(window.worker.started, timeout=60_000):
+        assert window.run() is not None
+    with qtbot.waitSignal(window.run_ended, timeout=120_000) as ended:
+        window.labels_panel.add_label()                 # asks for the run again, once this one stops
+        window.open_file(write_slice(tmp_path, 5, start=40, name="other.csv"))
+    assert ended.args == ["cancelled"]
+    qtbot.waitUntil(lambda: window.table is not None and window.table.path.name == "other.csv", timeout=20_000)
+    qtbot.wait(500)
+    assert not window.running and window.model.rows_answered == 0

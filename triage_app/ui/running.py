@@ -41,7 +41,9 @@ class Running(QObject):
         return self.latest.running
 
     def rows_changed(self) -> None:
-        """A new file or text column: a batch of an earlier one never lands on these rows."""
+        """A new file or text column: a batch of an earlier one never lands on these rows, and a run
+        asked for again on the old rows is not started on these."""
+        self._again = False
         self.cancel()
         self.generation += 1
 
@@ -92,6 +94,7 @@ class Running(QObject):
 
     def no_model(self) -> None:
         """The model the run waited for failed to load: the run never started (not "cancelled")."""
+        self._again = False
         if self.running:
             self.window.worker.cancel()
             self.latest.running, self.latest.waiting = False, True
