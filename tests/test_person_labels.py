@@ -52,29 +52,35 @@ def test_a_row_that_moved_is_found_by_its_cells_and_moved_for_good(tmp_path):
         assert store.person_labels("f.csv", ["new1", "new2", "a", "b", "c"]).labels == {4: "account"}
 
 
-def test_renames_follow_every_label_and_a_swap_is_a_swap(tmp_path):
+def test_renames_follow_the_files_labels_and_a_swap_is_a_swap(tmp_path):
     with ResultStore(tmp_path / "r.db") as store:
         store.set_person_labels("f.csv", {0: ("a", "billing"), 1: ("b", "account"), 2: ("c", "technical")})
-        store.rename_labels({"billing": "account", "account": "billing"})
+        store.set_person_label("g.csv", 0, "a", "billing")
+        store.rename_labels("f.csv", {"billing": "account", "account": "billing"})
         assert store.person_labels("f.csv", ["a", "b", "c"]).labels == {0: "account", 1: "billing", 2: "technical"}
+        assert store.person_labels("g.csv", ["a"]).labels == {0: "billing"}      # another file's are its own
 
 
 def test_an_old_database_keeps_its_labels(tmp_path):
     # as written before: keyed by the text's hash and the label set's fingerprint
     db = tmp_path / "r.db"
     with ResultStore(db) as store:
+        # set1, then a description edit copied the labels to set2 (the old window did), and "my invoice"
+        # was taken back under set2 only: the set used last is what the person saw, and is adopted
         store._db.executemany("INSERT INTO manual_labels (text_hash, label_set, label, created) VALUES (?, ?, ?, ?)",
                               [(text_hash("my invoice"), "set1", "billing", 1.0),
                                (text_hash("app crashes"), "set1", "account", 1.0),
-                               (text_hash("app crashes"), "set2", "technical", 2.0)])   # the later word wins
+                               (text_hash("app crashes"), "set2", "technical", 2.0),
+                               (text_hash("not in this file"), "set3", "billing", 3.0)])
         store._db.commit()
     texts = ["hello", "my invoice", "app crashes"]
     hashes = ["r0", "r1", "r2"]
     with ResultStore(db) as store:
-        assert store.person_labels("f.csv", hashes, texts).labels == {1: "billing", 2: "technical"}
-        store.set_person_label("f.csv", 1, "r1", None)          # taken back: adopted once, not again
         assert store.person_labels("f.csv", hashes, texts).labels == {2: "technical"}
-        assert store.person_labels("other.csv", hashes, texts).labels == {1: "billing", 2: "technical"}
+        store.set_person_label("f.csv", 2, "r2", None)          # taken back: adopted once, not again
+        assert store.person_labels("f.csv", hashes, texts).labels == {}
+        assert store.person_labels("other.csv", hashes, texts).labels == {2: "technical"}
+        assert store.person_labels("third.csv", hashes[:2], texts[:2]).labels == {1: "billing"}   # its last set
 
 
 def test_the_database_is_the_users_alone(tmp_path):
@@ -158,6 +164,21 @@ def test_the_command_line_exports_the_labels_given_in_the_window(tmp_path):
         store.set_person_labels(file_key(path), {1: (hashes[1], "billing"), 3: (hashes[3], "shipping"),
                                                  2: ("another ticket", "account")})
         names = ["billing", "technical", "account"]
-        assert person_labels(store, Namespace(input=str(path), limit=None), table, names) == {1: "billing"}
+        texts = table.frame["text"].tolist()
+        assert person_labels(store, Namespace(input=str(path), limit=None), table, texts, names) == {1: "billing"}
         table.frame = table.frame.head(2)
-        assert person_labels(store, Namespace(input=str(path), limit=2), table, names) == {1: "billing"}
+        assert person_labels(store, Namespace(input=str(path), limit=2), table, texts[:2], names) == {1: "billing"}
+
+
+def test_a_label_taken_back_stays_taken_back_when_its_twin_row_leaves_the_file(tmp_path):
+    """Rows 3 and 7 have the same cells. Row 7 leaves the file (its label is kept, not found); the
+    person takes back row 3's label: row 3 must not take row 7's label on the next open."""
+    h = ["a", "b", "c", "t", "d", "e", "f", "t"]
+    with ResultStore(tmp_path / "r.db") as store:
+        store.set_person_labels("f.csv", {3: ("t", "billing"), 7: ("t", "technical")})
+        now = h[:7]                                                       # row 7 deleted
+        found = store.person_labels("f.csv", now)
+        assert found.labels == {3: "billing"} and found.not_found == 1
+        store.set_person_label("f.csv", 3, "t", None)                     # taken back
+        again = store.person_labels("f.csv", now)
+        assert again.labels == {} and again.not_found == 1

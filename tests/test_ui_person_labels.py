@@ -189,13 +189,15 @@ def _do(qtbot, window, person, action, store):
             person.given[person.file].pop(action[1])
     elif kind == "add":
         panel.add_label()
-    elif kind == "rename" and action[1] < len(names) and action[2].lower() not in {n.lower() for n in names}:
+    elif kind == "rename" and action[1] < len(names) and action[2].lower() not in {n.lower() for n in names} \
+            and not (action[2] in person.given[person.file].values()      # a label with labels onto a
+                     and names[action[1]] in person.given[person.file].values()):  # set-aside name: refused
         old = names[action[1]]
         panel.labels.item(action[1], 0).setText(action[2])
-        for labels in person.given.values():
-            for row, label in labels.items():
-                if label == old:
-                    labels[row] = action[2]
+        labels = person.given[person.file]              # the open file's labels follow; others keep theirs
+        for row, label in labels.items():
+            if label == old:
+                labels[row] = action[2]
     elif kind == "remove" and action[1] < len(names) and len(names) > 2:
         panel.labels.selectRow(action[1])
         panel.remove_button.click()
@@ -295,8 +297,10 @@ def test_closing_with_labels_the_database_could_not_take_offers_to_keep_them(qtb
         return 0
 
     monkeypatch.setattr(QMessageBox, "exec", fake_exec)
+    window.open_file(write_slice(tmp_path, 3, start=20, name="other.csv"))        # another file: asked too
+    assert len(asked) == 1 and window.table.path.name != "other.csv"
     window.close()
-    assert window.isVisible() and "2 label(s) you gave are not saved" in asked[0]     # Cancel: still open
+    assert window.isVisible() and "2 label(s) you gave are not saved" in asked[1]     # Cancel: still open
     choice[0] = "Use a fresh database"
     window.close()
     assert not window.isVisible() and window.db.problem is None
@@ -322,3 +326,35 @@ def test_a_run_asked_for_again_after_an_edit_never_starts_on_another_file(qtbot,
     qtbot.waitUntil(lambda: window.table is not None and window.table.path.name == "other.csv", timeout=20_000)
     qtbot.wait(500)
     assert not window.running and window.model.rows_answered == 0
+
+
+def test_a_rename_onto_a_name_whose_labels_are_set_aside_is_refused(qtbot, make_window, tmp_path):
+    """Renaming billing to a removed label's name would merge their labels for good; renaming back
+    could not split them again. So it is refused, and every label stays as given."""
+    window = make_window()
+    open_file(qtbot, window, write_slice(tmp_path, 4))
+    label_rows(window, {0: "account", 1: "billing"})
+    panel = window.labels_panel
+    panel.labels.selectRow(2)                                           # account
+    with qtbot.waitSignal(panel.changed):
+        panel.remove_button.click()
+    panel.labels.item(0, 0).setText("account")                          # billing -> account: refused
+    assert "set aside" in panel.error.text() and window.label_set.names == ["billing", "technical"]
+    assert window.manual.person.given == {0: "account", 1: "billing"}
+
+
+
+def test_a_run_the_person_stopped_stays_stopped_after_an_edit(qtbot, make_window, tmp_path, smollm2):
+    from ui_helpers import with_model
+
+    window = make_window(autoload=False)
+    with_model(qtbot, window, smollm2)
+    open_file(qtbot, window, write_slice(tmp_path, 30))
+    assert window.run() is not None
+    qtbot.waitUntil(lambda: window.model.rows_answered > 0, timeout=120_000)    # answers in the table
+    with qtbot.waitSignal(window.run_ended, timeout=120_000) as ended:
+        window.cancel()
+    assert ended.args == ["cancelled"] and window.model.rows_answered < 30
+    window.labels_panel.add_label()
+    qtbot.wait(300)
+    assert not window.running and "Run again" in window.statusBar().currentMessage()

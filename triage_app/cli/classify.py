@@ -38,7 +38,7 @@ def run(args) -> int:
             classifier = options.classifier(args, settings, axis.label_set, loaded)
             predictions, step = classified(classifier, store, texts, settings, args, cleaning)
             # the window keeps one label per row, not yet one per axis: they are the first axis's
-            window = person_labels(store, args, table, axis.names) if axis is axes.first else {}
+            window = person_labels(store, args, table, texts, axis.names) if axis is axes.first else {}
             answers.append(axis_answers(axis, texts, predictions, window, taught.get(axis.name), review[axis.name]))
             steps.append(step)
     export_answers(table, axes, answers, args)
@@ -174,18 +174,20 @@ def write_updates(table, answers: list, gates: tuple[str, dict[str, float]], pat
         print(f"note: {found.without_id} row(s) with a field to set have no id; left out of {path}", file=sys.stderr)
 
 
-def person_labels(store, args, table, names: list[str]) -> dict[int, str]:
-    """The labels a person gave this file's rows in the window, those of these label names. Read as
-    the file is now, never written: a ticket the window would find at another row is found here too,
-    except with --limit, where the rest of the file is not read (only labels in place count)."""
+def person_labels(store, args, table, texts: list[str], names: list[str]) -> dict[int, str]:
+    """The labels a person gave this file's rows, those of these label names, read as the window reads
+    them (an older database's adopted, a ticket that moved found at its row). With --limit the rest of
+    the file is not read: only labels in place count, and nothing is adopted or moved."""
     from triage_app.files.store import place
     from triage_app.files.ticket_keys import file_key, row_hashes
 
-    stored = store.stored_person_labels(file_key(args.input, table.sheet))
-    hashes = row_hashes(table.frame)
+    key, hashes = file_key(args.input, table.sheet), row_hashes(table.frame)
     if getattr(args, "limit", None):
-        stored = [(row, h, label) for row, h, label in stored if row < len(hashes) and hashes[row] == h]
-    found, _, _ = place(stored, hashes)
+        stored = [(row, h, label) for row, h, label in store.stored_person_labels(key, taken_back=True)
+                  if row < len(hashes) and hashes[row] == h]
+        found = place(stored, hashes)[0]
+    else:
+        found = store.person_labels(key, hashes, texts).labels
     return {row: label for row, label in found.items() if label in names}
 
 

@@ -185,23 +185,24 @@ class ResultStore:
         self.set_person_labels(file, {row: (row_hash, label)})
 
     def set_person_labels(self, file: str, labels: dict[int, tuple[str, str | None]]) -> None:
-        """{row: (row_hash, label or None)}, in one transaction."""
+        """{row: (row_hash, label or None)}, in one transaction. A label taken back is kept as a row the
+        person cleared (TAKEN_BACK): a label of an identical ticket that lost its own row is then
+        never moved onto it (place)."""
         with self._reported(), self._db:
-            self._db.executemany("DELETE FROM person_labels WHERE file=? AND row=? AND row_hash=?",
-                                 [(file, row, h) for row, (h, label) in labels.items() if label is None])
             self._db.executemany(
                 "INSERT OR REPLACE INTO person_labels (file, row, row_hash, label) VALUES (?, ?, ?, ?)",
-                [(file, row, h, label) for row, (h, label) in labels.items() if label is not None])
+                [(file, row, h, TAKEN_BACK if label is None else label) for row, (h, label) in labels.items()])
 
-    def rename_labels(self, renames: dict[str, str]) -> None:
-        """{old name: new name}, labels renamed in the label set: every file's labels follow them, all
-        in one statement (so that a swap of two names is a swap)."""
+    def rename_labels(self, file: str, renames: dict[str, str]) -> None:
+        """{old name: new name}, labels renamed in the label set while this file is open: its labels
+        follow them, all in one statement (so that a swap of two names is a swap). Other files keep
+        theirs: the same name there may have meant something else under another label set."""
         if not renames:
             return
         cases = " ".join("WHEN ? THEN ?" for _ in renames)
         with self._reported(), self._db:
-            self._db.execute(f"UPDATE person_labels SET label = CASE label {cases} END WHERE label IN "
-                             f"({','.join('?' * len(renames))})", (*sum(renames.items(), ()), *renames))
+            self._db.execute(f"UPDATE person_labels SET label = CASE label {cases} END WHERE file=? AND label IN "
+                             f"({','.join('?' * len(renames))})", (*sum(renames.items(), ()), file, *renames))
 
     def person_labels(self, file: str, row_hashes: list[str], texts: list[str] | None = None) -> FileLabels:
         """Every label a person gave the file's rows, under any name. A row whose cells changed place
@@ -211,29 +212,43 @@ class ResultStore:
         with self._reported(), self._db:
             if texts is not None:
                 self._adopt(file, row_hashes, texts)
-            found, moves, lost = place(self.stored_person_labels(file), row_hashes)
+            found, moves, lost = place(self.stored_person_labels(file, taken_back=True), row_hashes)
             self._db.executemany("UPDATE person_labels SET row=? WHERE file=? AND row=? AND row_hash=?",
                                  [(new, file, old, h) for old, new, h in moves])
-        return FileLabels(found, lost)
+        return FileLabels({row: label for row, label in found.items() if label != TAKEN_BACK}, lost)
 
-    def stored_person_labels(self, file: str) -> list[tuple[int, str, str]]:
-        """(row, row hash, label) as stored, unchecked: for a reader that sees the file a block at a time."""
+    def stored_person_labels(self, file: str, taken_back: bool = False) -> list[tuple[int, str, str]]:
+        """(row, row hash, label) as stored, unchecked: for a reader that sees the file a block at a time.
+        taken_back: with the rows the person cleared (label TAKEN_BACK), for place()."""
         with self._reported():
-            return self._db.execute("SELECT row, row_hash, label FROM person_labels WHERE file=? ORDER BY row",
+            rows = self._db.execute("SELECT row, row_hash, label FROM person_labels WHERE file=? ORDER BY row",
                                     (file,)).fetchall()
+        return rows if taken_back else [r for r in rows if r[2] != TAKEN_BACK]
 
     def _adopt(self, file: str, row_hashes: list[str], texts: list[str]) -> None:
         """Labels from before they were kept by file and row (keyed by the text and the label set's
-        fingerprint) become this file's, once: the newest for a text wins, as the last one given."""
+        fingerprint) become this file's, once: those of the label set the file was labelled under last,
+        as the old window showed them then. An older set's copy of a label is not read: the old window
+        copied labels to a new set when its names stayed, and a label taken back after that was gone
+        from the new set only."""
         if self._db.execute("SELECT 1 FROM migrated_files WHERE file=?", (file,)).fetchone():
             return
         self._db.execute("INSERT INTO migrated_files (file) VALUES (?)", (file,))
-        legacy = dict(self._db.execute("SELECT text_hash, label FROM manual_labels ORDER BY created"))
+        hashes = set(map(text_hash, texts))
+        rows = [r for r in self._db.execute("SELECT text_hash, label_set, label, created FROM manual_labels")
+                if r[0] in hashes]
+        if not rows:
+            return
+        last = max(rows, key=lambda r: r[3])[1]
+        legacy = {h: label for h, label_set, label, _ in rows if label_set == last}
         if legacy:
             self._db.executemany(
                 "INSERT OR IGNORE INTO person_labels (file, row, row_hash, label) VALUES (?, ?, ?, ?)",
                 [(file, row, row_hashes[row], legacy[h]) for row, h in enumerate(map(text_hash, texts))
                  if h in legacy])
+
+
+TAKEN_BACK = ""     # no label's name is empty (LabelSet refuses one): the row a person cleared
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +264,8 @@ def place(stored: list[tuple[int, str, str]], row_hashes: list[str]
           ) -> tuple[dict[int, str], list[tuple[int, int, str]], int]:
     """stored: (row, row_hash, label). Returns {row: label} for the file as it is now, the moves
     (old row, new row, hash) of labels whose ticket is now at another row (the nearest free row with
-    the same cells), and the count of labels whose ticket is nowhere in the file."""
+    the same cells), and the count of labels whose ticket is nowhere in the file. A row the person
+    cleared (TAKEN_BACK) holds its place like a label: nothing moves onto it."""
     found, astray = {}, []
     for row, h, label in stored:
         if row < len(row_hashes) and row_hashes[row] == h:
@@ -265,7 +281,7 @@ def place(stored: list[tuple[int, str, str]], row_hashes: list[str]
         for old, h, label in astray:
             rows = free.get(h)
             if not rows:
-                lost += 1
+                lost += label != TAKEN_BACK
                 continue
             new = min(rows, key=lambda r: abs(r - old))
             rows.remove(new)

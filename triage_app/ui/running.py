@@ -26,6 +26,7 @@ class Running(QObject):
         self.generation = 0                 # what the rows mean: one more with every new file or text column
         self._asked = (0, 0)                # the latest verify and prompt requests: their failures are shown
         self._again = False                 # start the latest run again once the one in flight has stopped
+        self.ended_how = ""                 # how the latest run ended: "done", "cancelled", "failed" ("": not yet)
         w = window.worker
         # bound methods of this object, never lambdas: a lambda would run on the worker's thread
         w.started.connect(self._started)
@@ -43,7 +44,7 @@ class Running(QObject):
     def rows_changed(self) -> None:
         """A new file or text column: a batch of an earlier one never lands on these rows, and a run
         asked for again on the old rows is not started on these."""
-        self._again = False
+        self._again, self.ended_how = False, ""
         self.cancel()
         self.generation += 1
 
@@ -71,6 +72,8 @@ class Running(QObject):
         return run_id
 
     def cancel(self) -> None:
+        """Stop after the batch in flight; a run asked for again is not started (the person said stop)."""
+        self._again = False
         if self.running:
             self.window.worker.cancel()
             self.window.run_panel.finish("cancelling after this batch…")
@@ -82,13 +85,17 @@ class Running(QObject):
             self.latest.skipped = True
             self.cancel()
 
+    def worth_again(self) -> bool:
+        """After a label edit: the run goes on, or had finished; one the person stopped stays stopped."""
+        return self.running or (self.ended_how == "done" and not self.latest.skipped)
+
     def again(self) -> None:
         """The latest run again, on the label set as it is now (after an edit): results stored for
         what the edit left alone come back from the store, and only what it changed is scored. A run
         in flight is stopped first."""
         if self.running:
-            self._again = True
             self.cancel()
+            self._again = True
         else:
             self.start(limit=self.latest.limit)
 
@@ -164,6 +171,7 @@ class Running(QObject):
     def _end(self, run_id: int, how: str, message: str = "") -> None:
         if not self.latest.end(run_id):   # a stale end, or ended already (its model failed)
             return
+        self.ended_how = how
         win, model = self.window, self.window.model
         line = win.run_panel.show_end(how, model.rows_answered)
         win.learning.run_done()

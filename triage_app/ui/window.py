@@ -153,6 +153,8 @@ class MainWindow(QMainWindow):
 
     def open_file(self, path: str | Path) -> None:
         """Read in the background; the table fills when the file has been read."""
+        if not self._unsaved_labels_settled("Open it"):
+            return
         self.runs.cancel()
         self._read_request += 1
         self.statusBar().showMessage(f"Reading {Path(path).name}…")
@@ -280,7 +282,7 @@ class MainWindow(QMainWindow):
         if renamed:
             self.runs.cancel()
             self.tickets.set_label_names(label_set.names)
-        if answered and METHOD_FACTS[self.remembered.method].per_label:
+        if self.runs.worth_again() and METHOD_FACTS[self.remembered.method].per_label:
             # what the edit left alone is in the store: a run again scores only what it changed
             self.runs.again()
             self.statusBar().showMessage("Labels changed: scoring what the edit changed…", 10_000)
@@ -374,9 +376,11 @@ class MainWindow(QMainWindow):
         self.shutdown()
         super().closeEvent(event)
 
-    def _unsaved_labels_settled(self) -> bool:
+    def _unsaved_labels_settled(self, going: str = "Close") -> bool:
         """Labels given while the database cannot be used live in this window only: before it
-        closes, offer the fresh database that keeps them. False: the person chose to stay."""
+        closes or shows another file, offer the fresh database that keeps them. False: the person
+        chose to stay. The labels queued are written first, so that a write failing now is counted."""
+        self.db.flush()
         unsaved = self.manual.unsaved()
         if not unsaved:
             return True
@@ -384,7 +388,7 @@ class MainWindow(QMainWindow):
                           f"{unsaved:,} label(s) you gave are not saved: the results database cannot be used. "
                           "A fresh database keeps them (the old file is kept, renamed).", parent=self)
         keep = box.addButton("Use a fresh database", QMessageBox.ButtonRole.AcceptRole)
-        drop = box.addButton("Close without them", QMessageBox.ButtonRole.DestructiveRole)
+        drop = box.addButton(f"{going} without them", QMessageBox.ButtonRole.DestructiveRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(keep)
         box.exec()

@@ -71,8 +71,8 @@ class ResultsDb(QObject):
         unavailable they live in the window only."""
         self._submit(self._write, ResultStore.set_person_labels, file, labels)
 
-    def rename_labels(self, renames: dict[str, str]) -> None:
-        self._submit(self._write, ResultStore.rename_labels, renames)
+    def rename_labels(self, file: str, renames: dict[str, str]) -> None:
+        self._submit(self._write, ResultStore.rename_labels, file, renames)
 
     def person_labels(self, file: str, row_hashes: list[str], texts: list[str]) -> FileLabels | None:
         """The file's labels as stored, after every change queued before; None while the database is
@@ -80,8 +80,9 @@ class ResultsDb(QObject):
         return self._submit(self._read, ResultStore.person_labels, file, row_hashes, texts).result()
 
     def flush(self) -> None:
-        """Wait until every change queued so far is written (or given up)."""
-        self._submit(lambda: None).result()
+        """Wait until every change queued so far is written (or given up); closed: all were."""
+        if not self._closed:
+            self._submit(lambda: None).result()
 
     def close(self) -> None:
         """Every label queued is written, then the writer's connection is closed."""

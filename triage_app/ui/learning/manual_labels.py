@@ -35,6 +35,7 @@ class ManualLabels(QObject):
         view.selectionModel().selectionChanged.connect(self._selection_changed)
         labels_panel.example_requested.connect(self.use_as_example)
         labels_panel.renamed.connect(self.rename)
+        labels_panel.rename_problem = self.rename_problem
 
     def file_opened(self, texts: list[str], person: PersonLabels) -> None:
         """A new file, with the labels the reader read for it; learning starts from them."""
@@ -50,10 +51,20 @@ class ManualLabels(QObject):
         self.texts = texts
         self.learning.file_changed(texts, self.label_set.names)
 
+    def rename_problem(self, renames: dict[str, str]) -> str | None:
+        """A rename of a label with labels onto a name whose labels are set aside would merge the two
+        for good: refused. (A new label named so brings the set-aside ones back, as it should.)"""
+        aside, given = self.person.set_aside(self.label_set.names), set(self.person.given.values())
+        taken = [new for old, new in renames.items() if aside.get(new) and old in given]
+        if not taken:
+            return None
+        return (f"“{taken[0]}” has {aside[taken[0]]:,} of your labels set aside: renaming onto it would merge them "
+                f"with these. Add “{taken[0]}” back first, or choose another name")
+
     def rename(self, renames: dict[str, str]) -> None:
         """Labels renamed in the label set (before it changes): their tickets' labels follow."""
         self.person.rename(renames)
-        self.db.rename_labels(renames)
+        self.db.rename_labels(self.person.file, renames)
 
     def label_set_changed(self, label_set: LabelSet) -> None:
         """Call after the table took the new names."""

@@ -35,6 +35,7 @@ class LabelsPanel(QWidget):
         super().__init__(parent)
         self._label_set = label_set or LabelSet.default()
         self._filling = False
+        self.rename_problem = lambda renames: None   # why a rename may not be applied (the window's say), or None
         layout = QVBoxLayout(self)
 
         layout.addWidget(QLabel("<b>Labels</b> — double-click to rename or describe"))
@@ -200,6 +201,10 @@ class LabelsPanel(QWidget):
                                        for e in self._label_set.examples))
         except ValueError as exc:
             self._show_error(f"{exc} — not applied yet")
+            return
+        problem = self.rename_problem(renames) if renames else None
+        if problem:
+            self._show_error(f"{problem} — not applied yet")
             return
         if renames:
             self.renamed.emit(renames)
