@@ -4,6 +4,7 @@ person's edits (untick, rename to merge, the rest merged or left out), the dialo
 from PySide6.QtCore import Qt
 
 from triage_app.ui.learning.column_offer import OTHER, LabelOfferDialog, best_column, column_values, proposed, take
+from ui_helpers import save_shot
 
 QUEUE = (["Billing"] * 5 + [" billing "] * 2 + ["Technical"] * 4 + ["Tech support"] * 2 + ["Account"] * 3
          + ["refunds"] * 2 + ["misc"] + [None, "", "  "] * 2)
@@ -59,7 +60,7 @@ FULL = ["Billing", "Technical"] * 100                                  # an answ
 HALF = [q if r % 4 < 2 else "" for r, q in enumerate(FULL)]            # a queue filled in on half
 
 
-def test_the_offer_starts_on_the_half_filled_column_and_the_person_may_change_it(qtbot):
+def test_the_offer_starts_on_the_half_filled_column_and_the_person_may_change_it(qtbot, tmp_path):
     columns = {"text": [f"ticket {r}" for r in range(200)], "queue": FULL, "queue_known": HALF}
     assert best_column(columns, "queue") == "queue_known"
     assert best_column({"queue": FULL}, "queue") == "queue"
@@ -74,4 +75,4 @@ def test_the_offer_starts_on_the_half_filled_column_and_the_person_may_change_it
     assert dialog.summary.text() == dialog.offer().line() and dialog.chosen_column == "queue"
     dialog.show()
     qtbot.waitExposed(dialog)
-    dialog.grab().save("/tmp/offer_columns.png")
+    save_shot(dialog, "offer_columns.png", tmp_path)

@@ -14,6 +14,7 @@ from triage_app.ui.learning.column_offer import LabelOfferDialog
 from triage_app.ui.panels.message_bar import MESSAGE_CHARS, MessageBar
 from triage_app.ui.table.model import TicketTableModel
 from triage_app.ui.table.pane import TicketPane
+from ui_helpers import save_shot
 
 TABLES = "<table><tr><td>" * 16 + "cell" + "</td></tr></table>" * 16
 ODD = "a < b && <b>c</b> &amp; d\n    indented\tand tabbed\n\nlast"
@@ -54,7 +55,7 @@ def test_the_table_tooltips_show_cells_and_label_names_as_plain_text(qtbot):
     assert "labeled by you: <b>Billing</b>" in shown(model.data(model.index(0, 0), Qt.ItemDataRole.ToolTipRole))
 
 
-def test_the_message_bar_says_a_line_naming_a_column_as_plain_text(qtbot):
+def test_the_message_bar_says_a_line_naming_a_column_as_plain_text(qtbot, tmp_path):
     bar = MessageBar()
     qtbot.addWidget(bar)
     message = f"No column “{TABLES * 200}” in this file."
@@ -65,7 +66,7 @@ def test_the_message_bar_says_a_line_naming_a_column_as_plain_text(qtbot):
     bar.resize(700, 80)
     bar.show()
     qtbot.waitExposed(bar)
-    bar.grab().save("/tmp/plain_message_bar.png")
+    save_shot(bar, "plain_message_bar.png", tmp_path)
 
 
 def test_label_names_from_a_file_are_plain_in_the_keys_hint(qtbot):
