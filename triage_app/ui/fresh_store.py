@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QMessageBox
 
 from triage_app.ui.panels.message_bar import MessageBar
 from triage_app.ui.background.results_db import ResultsDb, store_file
@@ -44,3 +45,21 @@ class FreshStoreOffer(QObject):
         self.bar.fresh_store_button.show()
         self.failed.emit(f"{message.rstrip('. ')}. The window goes on without it: nothing is resumed or "
                          f"saved until you use a fresh database.")
+
+    def settle(self, unsaved: int, going: str, parent) -> bool:
+        """unsaved labels live in the window only (the database cannot be used): offer the fresh
+        database that keeps them, going on without them ("Close", "Open it"), or Cancel. True: go on."""
+        if not unsaved:
+            return True
+        box = QMessageBox(QMessageBox.Icon.Warning, "Your labels are not saved",
+                          f"{unsaved:,} label(s) you gave are not saved: the results database cannot be used. "
+                          "A fresh database keeps them (the old file is kept, renamed).", parent=parent)
+        keep = box.addButton("Use a fresh database", QMessageBox.ButtonRole.AcceptRole)
+        drop = box.addButton(f"{going} without them", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(keep)
+        box.exec()
+        if box.clickedButton() is keep:
+            self.use_fresh()
+            return self.db.problem is None      # a fresh one failed too: said, and the window stays
+        return box.clickedButton() is drop

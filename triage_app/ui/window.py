@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Signal
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from triage_app.engine import models
 from triage_app.engine.config import METHOD_FACTS
@@ -377,25 +377,10 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def _unsaved_labels_settled(self, going: str = "Close") -> bool:
-        """Labels given while the database cannot be used live in this window only: before it
-        closes or shows another file, offer the fresh database that keeps them. False: the person
-        chose to stay. The labels queued are written first, so that a write failing now is counted."""
-        self.db.flush()
-        unsaved = self.manual.unsaved()
-        if not unsaved:
-            return True
-        box = QMessageBox(QMessageBox.Icon.Warning, "Your labels are not saved",
-                          f"{unsaved:,} label(s) you gave are not saved: the results database cannot be used. "
-                          "A fresh database keeps them (the old file is kept, renamed).", parent=self)
-        keep = box.addButton("Use a fresh database", QMessageBox.ButtonRole.AcceptRole)
-        drop = box.addButton(f"{going} without them", QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(keep)
-        box.exec()
-        if box.clickedButton() is keep:
-            self.use_fresh_store()
-            return self.db.problem is None      # a fresh one failed too: said, and the window stays
-        return box.clickedButton() is drop
+        """Before the window closes or shows another file (going): labels the database could not take
+        are offered a fresh one (fresh_store). False: the person chose to stay."""
+        self.db.flush()     # the labels queued are written first: a write failing now is counted
+        return self.fresh_store.settle(self.manual.unsaved(), going, self)
 
 
 _outliving_readers: list = []     # FileReader, LearningSession
