@@ -21,8 +21,8 @@ def test_identical_texts_keep_their_own_labels(tmp_path):
     frame = pd.DataFrame({"id": ["1", "2"], "text": ["Help", "Help"]})
     hashes = row_hashes(frame)
     with ResultStore(tmp_path / "r.db") as store:
-        store.set_person_label("f.csv", 0, hashes[0], "billing")
-        store.set_person_label("f.csv", 1, hashes[1], "technical")
+        store.set_person_labels("f.csv", {0: (hashes[0], "billing")})
+        store.set_person_labels("f.csv", {1: (hashes[1], "technical")})
         assert store.person_labels("f.csv", hashes).labels == {0: "billing", 1: "technical"}
     # rows with identical cells, too
     twins = row_hashes(pd.DataFrame({"text": ["Help", "Help"]}))
@@ -34,7 +34,7 @@ def test_identical_texts_keep_their_own_labels(tmp_path):
 
 def test_labels_belong_to_their_file(tmp_path):
     with ResultStore(tmp_path / "r.db") as store:
-        store.set_person_label("a.csv", 0, "h", "billing")
+        store.set_person_labels("a.csv", {0: ("h", "billing")})
         assert store.person_labels("b.csv", ["h"]).labels == {}
         assert store.person_labels("a.csv", ["h"]).labels == {0: "billing"}
 
@@ -48,14 +48,14 @@ def test_a_row_that_moved_is_found_by_its_cells_and_moved_for_good(tmp_path):
         stored = sorted(store.stored_person_labels("f.csv"))
         assert stored == [(2, "a", "billing"), (3, "gone", "technical"), (4, "c", "account")]  # kept, moved
         # taken back where it is now: gone for good
-        store.set_person_label("f.csv", 2, "a", None)
+        store.set_person_labels("f.csv", {2: ("a", None)})
         assert store.person_labels("f.csv", ["new1", "new2", "a", "b", "c"]).labels == {4: "account"}
 
 
 def test_renames_follow_the_files_labels_and_a_swap_is_a_swap(tmp_path):
     with ResultStore(tmp_path / "r.db") as store:
         store.set_person_labels("f.csv", {0: ("a", "billing"), 1: ("b", "account"), 2: ("c", "technical")})
-        store.set_person_label("g.csv", 0, "a", "billing")
+        store.set_person_labels("g.csv", {0: ("a", "billing")})
         store.rename_labels("f.csv", {"billing": "account", "account": "billing"})
         assert store.person_labels("f.csv", ["a", "b", "c"]).labels == {0: "account", 1: "billing", 2: "technical"}
         assert store.person_labels("g.csv", ["a"]).labels == {0: "billing"}      # another file's are its own
@@ -77,7 +77,7 @@ def test_an_old_database_keeps_its_labels(tmp_path):
     hashes = ["r0", "r1", "r2"]
     with ResultStore(db) as store:
         assert store.person_labels("f.csv", hashes, texts).labels == {2: "technical"}
-        store.set_person_label("f.csv", 2, "r2", None)          # taken back: adopted once, not again
+        store.set_person_labels("f.csv", {2: ("r2", None)})          # taken back: adopted once, not again
         assert store.person_labels("f.csv", hashes, texts).labels == {}
         assert store.person_labels("other.csv", hashes, texts).labels == {2: "technical"}
         assert store.person_labels("third.csv", hashes[:2], texts[:2]).labels == {1: "billing"}   # its last set
@@ -88,7 +88,7 @@ def test_the_database_is_the_users_alone(tmp_path):
     old_umask = os.umask(0o022)
     try:
         with ResultStore(db) as store:
-            store.set_person_label("f.csv", 0, "h", "billing")
+            store.set_person_labels("f.csv", {0: ("h", "billing")})
             modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir()}
     finally:
         os.umask(old_umask)
@@ -179,6 +179,6 @@ def test_a_label_taken_back_stays_taken_back_when_its_twin_row_leaves_the_file(t
         now = h[:7]                                                       # row 7 deleted
         found = store.person_labels("f.csv", now)
         assert found.labels == {3: "billing"} and found.not_found == 1
-        store.set_person_label("f.csv", 3, "t", None)                     # taken back
+        store.set_person_labels("f.csv", {3: ("t", None)})                     # taken back
         again = store.person_labels("f.csv", now)
         assert again.labels == {} and again.not_found == 1

@@ -134,7 +134,7 @@ def test_a_full_disk_fails_the_batch_whole_and_says_so(tmp_path):
         line = one_line(exc, db, "cannot be written (the disk is full)")
         assert "free some space" in line
         with pytest.raises(StoreUnavailable, match="disk is full"):
-            store.set_person_label("f.csv", 0, "h", "billing " * 20_000)  # more than the page left
+            store.set_person_labels("f.csv", {0: ("h", "billing " * 20_000)})  # more than the page left
         assert store.count(KEY) == 32       # the batch went in whole or not at all: not at all
         assert len(store.lookup(KEY, results("early", 32))) == 32
 
@@ -165,7 +165,7 @@ def test_two_instances_writing_at_once_lose_nothing(tmp_path):
         try:
             for batch in range(40):
                 store.save(KEY, results(f"{name}-{batch}-", 32))
-                store.set_person_label(f"{name}.csv", batch, "h", "billing")
+                store.set_person_labels(f"{name}.csv", {batch: ("h", "billing")})
         except StoreUnavailable as exc:   # pragma: no cover - the assertion below reports it
             failures.append(exc)
 
@@ -186,7 +186,7 @@ def test_two_instances_writing_at_once_lose_nothing(tmp_path):
 def test_manual_labels_survive_reopening_and_new_results(tmp_path):
     db = tmp_path / "results.sqlite3"
     with ResultStore(db) as store:
-        store.set_person_label("tickets.csv", 1, "h1", "billing")
+        store.set_person_labels("tickets.csv", {1: ("h1", "billing")})
     with ResultStore(db) as store:
         store.save(KEY, results("h", 32))
         assert store.person_labels("tickets.csv", ["h0", "h1"]).labels == {1: "billing"}

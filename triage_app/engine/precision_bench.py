@@ -10,18 +10,15 @@ a real label set has them.
 
 from __future__ import annotations
 
-import argparse
 import csv
-import json
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from triage_app.engine.build import load_model
 from triage_app.engine.checked import Check, CheckedClassifier, CheckedStats, low_copy
 from triage_app.engine.classifier import Classifier
-from triage_app.engine.config import METHODS, ModelChoice, RunConfig, Scoring
+from triage_app.engine.config import RunConfig, Scoring
 from triage_app.engine.labels import Label, LabelSet
 from triage_app.engine.models import LoadedModel
 
@@ -105,26 +102,3 @@ def report(result: dict) -> str:
               f"{', '.join(f'{b:.2f}' for b in s['drift'])}; labels different from float32: {result['labels_different']}",
               f"decision: {s['check']}"]
     return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The hook a `triage-app precision-bench` command can call with its own arguments."""
-    p = argparse.ArgumentParser(prog="precision_bench", description=__doc__.split("\n")[0])
-    p.add_argument("--model", default="smollm2-135m")
-    p.add_argument("--dtype", default="bfloat16-checked", choices=("bfloat16-checked", "float16-checked"))
-    p.add_argument("--device", default="auto")
-    p.add_argument("--method", default="channel", choices=METHODS)
-    p.add_argument("--n", type=int, default=60)
-    p.add_argument("--always", action="store_true", help="run the low precision whatever the probes' timings")
-    p.add_argument("--json")
-    args = p.parse_args(argv)
-    loaded = load_model(ModelChoice(args.model, args.device, args.dtype), log=print)
-    result = compare_precisions(loaded, export_texts(args.n), args.method, check=Check(always=args.always))
-    print(report(result))
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
-    return 0 if result["labels_different"] == 0 else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

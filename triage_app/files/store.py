@@ -180,10 +180,6 @@ class ResultStore:
                                     (key.prompt_hash, key.model_column, key.dtype)).fetchone()[0]
 
     # a person's labels: row `row` of `file` (whose cells hash to row_hash) is `label`
-    def set_person_label(self, file: str, row: int, row_hash: str, label: str | None) -> None:
-        """label None: taken back."""
-        self.set_person_labels(file, {row: (row_hash, label)})
-
     def set_person_labels(self, file: str, labels: dict[int, tuple[str, str | None]]) -> None:
         """{row: (row_hash, label or None)}, in one transaction. A label taken back is kept as a row the
         person cleared (TAKEN_BACK): a label of an identical ticket that lost its own row is then
