@@ -1,10 +1,12 @@
 """Results that survive anything: an embedded SQLite database, written after every batch.
 
-A person's label is a fact about one ticket of one file: it is keyed by the file (files.tickets.
-file_key) and the row, with the row's hash as a check, and holds the label's name, so editing the
-label set never changes which labels a person gave (person_labels). Databases from before keyed them
-by the label set's fingerprint and the ticket's text (manual_labels); a file adopts those once, the
-first time it is opened (PersonLabelRows.adopt), and the old table is kept as it was.
+A person's label is a fact about one ticket of one file on one axis (the field it sets: queue,
+priority; a plain label set's is "label"): it is keyed by the file (files.ticket_keys.file_key), the
+axis and the row, with the row's hash as a check, and holds the label's name, so editing the label
+set never changes which labels a person gave (person_labels). Databases from before keyed them by the
+label set's fingerprint and the ticket's text (manual_labels); a file adopts those once, the first
+time it is opened (ResultStore._adopt), and the old table is kept as it was. Databases from before
+axes get the axis column once, every label the plain axis's (ResultStore._add_axes).
 
 A result is keyed by (ticket text hash, prompt hash, model, dtype): the same text under the
 same prompt and model always gets the same answer, so a killed run resumes where it stopped,
@@ -25,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from triage_app.engine.axes import PLAIN
 from triage_app.paths import user_data_dir
 
 _SCHEMA = """
@@ -41,13 +44,25 @@ CREATE TABLE IF NOT EXISTS manual_labels (
 );
 CREATE TABLE IF NOT EXISTS person_labels (
     file TEXT NOT NULL, row INTEGER NOT NULL, row_hash TEXT NOT NULL, label TEXT NOT NULL,
-    created REAL NOT NULL DEFAULT (julianday('now')),
-    PRIMARY KEY (file, row, row_hash)
+    created REAL NOT NULL DEFAULT (julianday('now')), axis TEXT NOT NULL DEFAULT 'label',
+    PRIMARY KEY (file, axis, row, row_hash)
 );
 CREATE TABLE IF NOT EXISTS migrated_files (
     file TEXT PRIMARY KEY, created REAL NOT NULL DEFAULT (julianday('now'))
 );
 """
+# person_labels before axes, rebuilt with the axis in its key (one statement at a time: executescript
+# would commit half-way)
+_WITH_AXES = (
+    """CREATE TABLE person_labels_axes (
+        file TEXT NOT NULL, row INTEGER NOT NULL, row_hash TEXT NOT NULL, label TEXT NOT NULL,
+        created REAL NOT NULL DEFAULT (julianday('now')), axis TEXT NOT NULL DEFAULT 'label',
+        PRIMARY KEY (file, axis, row, row_hash))""",
+    "INSERT INTO person_labels_axes (file, row, row_hash, label, created) "
+    "SELECT file, row, row_hash, label, created FROM person_labels",
+    "DROP TABLE person_labels",
+    "ALTER TABLE person_labels_axes RENAME TO person_labels",
+)
 LOCK_TIMEOUT_S = 30.0
 
 
@@ -112,6 +127,7 @@ class ResultStore:
                 self._db.execute("PRAGMA synchronous=FULL")
                 self._db.execute("PRAGMA fullfsync=ON")
                 self._db.executescript(_SCHEMA)
+                self._add_axes()
                 self._check_writable()
                 _make_private(self.path)
         except StoreUnavailable:
@@ -125,6 +141,27 @@ class ResultStore:
             self._db.execute("DELETE FROM manual_labels WHERE 0")
         finally:
             self._db.rollback()
+
+    def _add_axes(self) -> None:
+        """A person's labels from before several axes were one axis's, the plain set's ("label"): the
+        table is rebuilt with an axis column in its key, in one transaction, and every row is kept. The
+        check runs inside the transaction, so a second process opening the same old file waits for the
+        first's rebuild and then finds it done. An older version still reads and writes the new table:
+        its rows are the plain axis's by the column's default."""
+        if self._has_axes():
+            return      # the usual case, read without taking the write lock
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            if not self._has_axes():
+                for statement in _WITH_AXES:
+                    self._db.execute(statement)
+            self._db.commit()
+        except BaseException:
+            self._db.rollback()
+            raise
+
+    def _has_axes(self) -> bool:
+        return any(row[1] == "axis" for row in self._db.execute("PRAGMA table_info(person_labels)"))
 
     @contextmanager
     def _reported(self) -> Iterator[None]:
@@ -179,17 +216,17 @@ class ResultStore:
             return self._db.execute("SELECT COUNT(*) FROM results WHERE prompt_hash=? AND model=? AND dtype=?",
                                     (key.prompt_hash, key.model_column, key.dtype)).fetchone()[0]
 
-    # a person's labels: row `row` of `file` (whose cells hash to row_hash) is `label`
-    def set_person_labels(self, file: str, labels: dict[int, tuple[str, str | None]]) -> None:
+    # a person's labels: on axis `axis`, row `row` of `file` (whose cells hash to row_hash) is `label`
+    def set_person_labels(self, file: str, labels: dict[int, tuple[str, str | None]], axis: str = PLAIN) -> None:
         """{row: (row_hash, label or None)}, in one transaction. A label taken back is kept as a row the
         person cleared (TAKEN_BACK): a label of an identical ticket that lost its own row is then
         never moved onto it (place)."""
         with self._reported(), self._db:
             self._db.executemany(
-                "INSERT OR REPLACE INTO person_labels (file, row, row_hash, label) VALUES (?, ?, ?, ?)",
-                [(file, row, h, TAKEN_BACK if label is None else label) for row, (h, label) in labels.items()])
+                "INSERT OR REPLACE INTO person_labels (file, axis, row, row_hash, label) VALUES (?, ?, ?, ?, ?)",
+                [(file, axis, row, h, TAKEN_BACK if label is None else label) for row, (h, label) in labels.items()])
 
-    def rename_labels(self, file: str, renames: dict[str, str]) -> None:
+    def rename_labels(self, file: str, renames: dict[str, str], axis: str = PLAIN) -> None:
         """{old name: new name}, labels renamed in the label set while this file is open: its labels
         follow them, all in one statement (so that a swap of two names is a swap). Other files keep
         theirs: the same name there may have meant something else under another label set."""
@@ -197,33 +234,52 @@ class ResultStore:
             return
         cases = " ".join("WHEN ? THEN ?" for _ in renames)
         with self._reported(), self._db:
-            self._db.execute(f"UPDATE person_labels SET label = CASE label {cases} END WHERE file=? AND label IN "
-                             f"({','.join('?' * len(renames))})", (*sum(renames.items(), ()), file, *renames))
+            self._db.execute(f"UPDATE person_labels SET label = CASE label {cases} END WHERE file=? AND axis=? "
+                             f"AND label IN ({','.join('?' * len(renames))})",
+                             (*sum(renames.items(), ()), file, axis, *renames))
 
-    def person_labels(self, file: str, row_hashes: list[str], texts: list[str] | None = None) -> FileLabels:
-        """Every label a person gave the file's rows, under any name. A row whose cells changed place
+    def rename_axis(self, file: str, old: str, new: str) -> None:
+        """An axis renamed while this file is open: its labels follow, as a label's do (rename_labels).
+        Refused onto an axis that holds labels of this file: two axes' labels are never merged."""
+        with self._reported(), self._db:
+            if old != new and self._db.execute("SELECT 1 FROM person_labels WHERE file=? AND axis=? LIMIT 1",
+                                               (file, new)).fetchone():
+                raise ValueError(f"{file} already holds labels on a field named {new!r}")
+            self._db.execute("UPDATE person_labels SET axis=? WHERE file=? AND axis=?", (new, file, old))
+
+    def person_label_axes(self, file: str) -> list[str]:
+        """The axes this file holds labels on (taken-back rows included), by name."""
+        with self._reported():
+            return [a for (a,) in self._db.execute("SELECT DISTINCT axis FROM person_labels WHERE file=? ORDER BY axis",
+                                                   (file,))]
+
+    def person_labels(self, file: str, row_hashes: list[str], texts: list[str] | None = None,
+                      axis: str = PLAIN) -> FileLabels:
+        """Every label a person gave the file's rows on this axis, under any name. A row whose cells changed place
         (rows added or removed above it) is found by its hash, and moved there for good; one whose
         ticket is no longer in the file stays stored, counted as not found. texts: the tickets as
-        earlier versions hashed them, to adopt their labels the first time this file is opened."""
+        earlier versions hashed them, to adopt their labels (the plain axis's) the first time this file
+        is opened."""
         with self._reported(), self._db:
             if texts is not None:
                 self._adopt(file, row_hashes, texts)
-            found, moves, lost = place(self.stored_person_labels(file, taken_back=True), row_hashes)
-            self._db.executemany("UPDATE person_labels SET row=? WHERE file=? AND row=? AND row_hash=?",
-                                 [(new, file, old, h) for old, new, h in moves])
+            found, moves, lost = place(self.stored_person_labels(file, taken_back=True, axis=axis), row_hashes)
+            self._db.executemany("UPDATE person_labels SET row=? WHERE file=? AND axis=? AND row=? AND row_hash=?",
+                                 [(new, file, axis, old, h) for old, new, h in moves])
         return FileLabels({row: label for row, label in found.items() if label != TAKEN_BACK}, lost)
 
-    def stored_person_labels(self, file: str, taken_back: bool = False) -> list[tuple[int, str, str]]:
+    def stored_person_labels(self, file: str, taken_back: bool = False,
+                             axis: str = PLAIN) -> list[tuple[int, str, str]]:
         """(row, row hash, label) as stored, unchecked: for a reader that sees the file a block at a time.
         taken_back: with the rows the person cleared (label TAKEN_BACK), for place()."""
         with self._reported():
-            rows = self._db.execute("SELECT row, row_hash, label FROM person_labels WHERE file=? ORDER BY row",
-                                    (file,)).fetchall()
+            rows = self._db.execute("SELECT row, row_hash, label FROM person_labels WHERE file=? AND axis=? "
+                                    "ORDER BY row", (file, axis)).fetchall()
         return rows if taken_back else [r for r in rows if r[2] != TAKEN_BACK]
 
     def _adopt(self, file: str, row_hashes: list[str], texts: list[str]) -> None:
         """Labels from before they were kept by file and row (keyed by the text and the label set's
-        fingerprint) become this file's, once: those of the label set the file was labelled under last,
+        fingerprint) become this file's plain axis's, once: those of the label set the file was labelled under last,
         as the old window showed them then. An older set's copy of a label is not read: the old window
         copied labels to a new set when its names stayed, and a label taken back after that was gone
         from the new set only."""
@@ -239,8 +295,8 @@ class ResultStore:
         legacy = {h: label for h, label_set, label, _ in rows if label_set == last}
         if legacy:
             self._db.executemany(
-                "INSERT OR IGNORE INTO person_labels (file, row, row_hash, label) VALUES (?, ?, ?, ?)",
-                [(file, row, row_hashes[row], legacy[h]) for row, h in enumerate(map(text_hash, texts))
+                "INSERT OR IGNORE INTO person_labels (file, axis, row, row_hash, label) VALUES (?, ?, ?, ?, ?)",
+                [(file, PLAIN, row, row_hashes[row], legacy[h]) for row, h in enumerate(map(text_hash, texts))
                  if h in legacy])
 
 

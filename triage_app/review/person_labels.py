@@ -1,4 +1,4 @@
-"""The labels a person gave one open file: every one of them, whatever the label set says now.
+"""The labels a person gave one open file on one axis: every one of them, whatever the label set says now.
 
 The label set decides which are shown (those whose name it has), never which are kept: a label
 removed from the set sets its tickets' labels aside, counted, and they are back when it returns; a
@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from triage_app.engine.axes import PLAIN
+
 Change = dict[int, tuple[str, "str | None"]]
 
 
@@ -20,6 +22,7 @@ class PersonLabels:
     row_hashes: list[str] = field(default_factory=list)
     given: dict[int, str] = field(default_factory=dict)  # row -> label name, shown or set aside
     not_found: int = 0                                  # stored for tickets the file no longer holds
+    axis: str = PLAIN                                   # the field these labels set (engine.axes)
 
     def shown(self, names: list[str]) -> dict[int, str]:
         """The labels of these names: what the table shows and the export writes."""
