@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from triage_app.engine.checked import (Check, CheckedClassifier, CheckedStats, Decision, accepted, low_copy,
-                                       measure_drift)
+                                       measure_drift, pair_drift)
 from triage_app.engine.classifier import Classifier, Prediction
 from triage_app.engine.config import RunConfig, Scoring
 from triage_app.engine.labels import Label, LabelSet
@@ -23,21 +23,43 @@ from triage_app.engine.workloads import first_sentence
 def test_the_drift_bound_is_per_length_range_and_never_shrinks_with_length():
     lengths = torch.tensor([40, 10, 30, 20])                                # the probes' text lengths
     high = torch.zeros(4, 3)
-    low = high + torch.tensor([[0.3], [0.1], [-0.4], [0.05]])               # largest drift per probe
+    high[:, 0] = 1.0                                                        # label 0: every probe's top-1
+    low = high.clone()
+    low[:, 1] += torch.tensor([0.3, 0.1, -0.4, 0.05])                       # label 1's difference to it drifts
     drift = measure_drift(lengths, low, high, ranges=2, factor=2.0)
     assert drift.edges == [20]
     assert drift.bounds == pytest.approx([0.2, 0.8])                      # short range 0.1, long 0.4
     assert drift.bound(torch.tensor([5, 20, 21, 900])).tolist() == pytest.approx([0.2, 0.2, 0.8, 0.8])
     # a short range's wider drift is the longer range's floor
-    low = high + torch.tensor([[0.1], [0.5], [0.1], [0.05]])
+    low = high.clone()
+    low[:, 1] += torch.tensor([0.1, 0.5, 0.1, 0.05])
     assert measure_drift(lengths, low, high, ranges=2, factor=3.0).bounds == pytest.approx([1.5, 1.5])
+
+
+def test_scores_that_drift_together_leave_the_margin_where_it_was():
+    """A drift all labels share moves no difference: the bound is on differences, not on single scores."""
+    high = torch.tensor([[-0.2, -1.8, -4.0]], dtype=torch.float64)
+    low = high + 0.5                                                        # every score 0.5 higher
+    assert measure_drift(torch.tensor([7]), low, high, 1, 1.5).bounds == pytest.approx([0.0])
+    low = high + torch.tensor([[0.5, 0.3, -0.2]], dtype=torch.float64)      # top-1 against each: 0.2, 0.7
+    assert pair_drift(low, high).tolist() == pytest.approx([0.7])
+    assert measure_drift(torch.tensor([7]), low, high, 1, 1.5).bounds == pytest.approx([1.05])
+
+
+def test_the_pairs_that_count_are_the_low_precision_top_1s():
+    """Labels 1 and 2 drift apart by 0.9, but a label flips only against the low top-1 (label 0)."""
+    high = torch.tensor([[0.0, -3.0, -5.0]], dtype=torch.float64)
+    low = high + torch.tensor([[0.0, 0.4, -0.5]], dtype=torch.float64)
+    assert pair_drift(low, high).tolist() == pytest.approx([0.5])
 
 
 def test_the_largest_label_difference_counts_and_a_nan_trusts_nothing():
     high = torch.tensor([[-0.1, -2.0, -3.0]])
     low = torch.tensor([[-0.15, -2.3, -2.9]])
-    assert measure_drift(torch.tensor([7]), low, high, 1, 2.0).bounds == pytest.approx([0.6])
+    assert measure_drift(torch.tensor([7]), low, high, 1, 2.0).bounds == pytest.approx([2 * 0.25])
     low[0, 2] = math.nan
+    assert measure_drift(torch.tensor([7]), low, high, 1, 2.0).bounds == [math.inf]
+    low[0, 2], high[0, 0] = -2.9, math.nan   # a NaN in float32's scores, on the top-1
     assert measure_drift(torch.tensor([7]), low, high, 1, 2.0).bounds == [math.inf]
 
 
@@ -58,7 +80,8 @@ def test_the_low_precision_runs_only_where_it_pays():
 
 def test_a_check_refuses_settings_that_cannot_bound_a_margin():
     with pytest.raises(ValueError, match="factor"):
-        Check(factor=1.5)
+        Check(factor=1.2)
+    assert Check().factor == 1.5
     with pytest.raises(ValueError, match="probe per length range"):
         Check(probes=2, ranges=3)
     assert Check().probes_for(10) == 12 and Check().probes_for(10_000) == 48
@@ -110,9 +133,14 @@ def test_a_checked_run_gives_float32s_labels_and_rescores_the_near_ties(checked_
     assert stats.accepted + stats.rescored == 10 - 4
     assert stats.rescored > 0, "the near-ties must go back to float32"
     assert (stats.accepted > 0) == some_kept
-    if some_kept:   # kept answers carry the low precision's scores: not float32's, within the bound
-        diff = max(abs(a - b) for i in want if want[i].scores for a, b in zip(want[i].scores, got[i].scores))
-        assert 0 < diff <= max(stats.drift)
+    if some_kept:   # kept answers carry the low precision's scores, not float32's, and beat the bound
+        kept = [i for i in want if want[i].scores and max(abs(a - b) for a, b in zip(want[i].scores, got[i].scores)) > 1e-3]
+        assert kept and all(margin(got[i].scores) > min(stats.drift) for i in kept)
+
+
+def margin(scores: list[float]) -> float:
+    top = sorted(scores, reverse=True)
+    return top[0] - top[1]
 
 
 def test_verify_holds_a_checked_run_to_the_float32_reference(checked_smollm2, short_tickets):

@@ -3,13 +3,18 @@
 bfloat16 (float16 on Apple GPUs) runs several times faster than float32 where the hardware has it, but
 it rounds every layer's output, so scores drift and labels near a tie flip (docs/bench/bfloat16_drift.txt).
 A checked run measures that drift on its own tickets: probes spread across the length range run in both
-precisions, and per length range the largest difference of any label score between the two is the
-drift d. Two scores that each move by at most d move their difference by at most 2d, so a low-precision
-answer whose top-1/top-2 log-margin is wider than factor x d (factor 2) has float32's label and is kept;
-the rest are scored again in float32, batched and prefix-cached as any run. The drift grows with a
-ticket's length (a channel score sums a log-prob per ticket token), hence a bound per length range,
-never smaller than a shorter range's. Where the probes' timings say the low precision plus its
-re-scores would cost as much as float32 alone, the run is float32.
+precisions. What flips a label is not one score's drift but the drift of a difference: float32's label
+differs from the low precision's top-1 t only if some label j has high_t - high_j <= 0, and then
+(low_t - low_j) - (high_t - high_j) >= low_t - low_j >= the top-1/top-2 margin. The scores of one ticket
+drift together (they read the same hidden states), so such a difference drifts less than the 2 x one
+score's drift that bounds it. Per length range the drift d is the largest of these differences seen on
+a probe (its low top-1 against every other label); a low-precision answer whose margin is wider than
+factor x d (factor 1.5) has float32's label and is kept; the rest are scored again in float32, batched
+and prefix-cached as any run. d is an estimate from the probes, not a proof: the factor is room for
+tickets that drift more than any probe did (how much room, measured: docs/bench/checked_precision.txt).
+The drift grows with a ticket's length (a channel score sums a log-prob per ticket token), hence a bound
+per length range, never smaller than a shorter range's. Where the probes' timings say the low precision
+plus its re-scores would cost as much as float32 alone, the run is float32.
 
 Kept answers carry the low precision's scores (close to float32's, not equal): a checked run's results
 are stored under its own dtype name ("bfloat16-checked", device.Placement.dtype_name), never mixed
@@ -50,20 +55,22 @@ class Check:
     probes: int = 12          # at least; one per PROBE_EVERY tickets, up to max_probes
     max_probes: int = 48
     ranges: int = 3           # length ranges, each with its own drift bound
-    factor: float = 2.0       # the top-1/top-2 margin moves by up to twice one score's drift
+    factor: float = 1.5       # room over the largest difference drift the probes saw
     always: bool = False      # run the low precision whatever the probes' timings (tests: any CPU)
 
     def __post_init__(self):
         if self.probes < self.ranges or self.ranges < 1:
             raise ValueError(f"a check needs at least one probe per length range: {self.probes} for {self.ranges}")
-        if self.factor < 2:
-            raise ValueError(f"a factor under 2 cannot bound a margin's drift: {self.factor}")
+        if self.factor < MIN_FACTOR:
+            raise ValueError(f"a factor under {MIN_FACTOR} leaves no room for tickets drifting more than the "
+                             f"probes: {self.factor}")
 
     def probes_for(self, tickets: int) -> int:
         return min(self.max_probes, max(self.probes, tickets // PROBE_EVERY))
 
 
 PROBE_EVERY = 25
+MIN_FACTOR = 1.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +78,7 @@ class Drift:
     """Per length range, the margin a low-precision answer must beat."""
 
     edges: list[int]      # [R-1] the longest text of each range but the last
-    bounds: list[float]   # [R] factor x the largest label-score difference seen up to that range
+    bounds: list[float]   # [R] factor x the largest difference drift seen up to that range
 
     def bound(self, lengths: torch.Tensor) -> torch.Tensor:
         """[B] text lengths -> [B] the margin each answer must beat."""
@@ -83,12 +90,20 @@ def measure_drift(lengths: torch.Tensor, low: torch.Tensor, high: torch.Tensor, 
                   factor: float) -> Drift:
     """lengths [P], low and high [P, L]: the probes' text lengths and scores in each precision."""
     order = lengths.argsort()                                                   # [P] shortest first
-    diff = (low - high).abs().nan_to_num(nan=float("inf")).amax(dim=1)[order]  # [P] a probe's largest drift
+    diff = pair_drift(low, high)[order]                                        # [P]
     groups = torch.arange(len(order)).tensor_split(ranges)                     # R x [P/R] probes per range
     # a longer range never trusts a smaller bound: drift grows with length, its few probes could miss it
     worst = torch.stack([diff[g].max() for g in groups]).cummax(dim=0).values  # [R]
     edges = [int(lengths[order[g[-1]]]) for g in groups[:-1]]
     return Drift(edges, (factor * worst).tolist())
+
+
+def pair_drift(low: torch.Tensor, high: torch.Tensor) -> torch.Tensor:
+    """low and high [P, L] -> [P] per ticket, the largest drift of the difference between its
+    low-precision top-1 and another label: the differences an answer's label hangs on. A NaN trusts nothing."""
+    drift = low - high                                                  # [P, L]
+    top = drift.gather(1, low.argmax(dim=1, keepdim=True))              # [P, 1] the low top-1's drift
+    return (drift - top).abs().nan_to_num(nan=float("inf")).amax(dim=1)  # [P]
 
 
 def accepted(scores: torch.Tensor, bound: torch.Tensor) -> torch.Tensor:
@@ -130,7 +145,7 @@ class CheckedStats(RunStats):
     check: str = ""          # the decision and its numbers
     probes: int = 0          # tickets run in both precisions to measure the drift (answered in float32)
     accepted: int = 0        # answers kept in the low precision
-    rescored: int = 0        # low-precision answers scored again in float32: their margin was too narrow
+    rescored: int = 0        # low-precision answers sent back to float32: their margin was too narrow
     drift: list[float] = field(default_factory=list)   # per length range, the margin an answer had to beat
 
     @property
@@ -250,12 +265,11 @@ class CheckedClassifier(Classifier):
             keep = accepted(scores, drift.bound(size[rows]))                                  # [B]
             again += rows[~keep].tolist()
             stats.accepted += int(keep.sum())
+            stats.rescored += int((~keep).sum())   # counted when sent back: a live share is the run's share
             kept = [p for p, k in zip(batch.predictions, keep.tolist()) if k]
             token_logprobs = None if batch.token_logprobs is None else batch.token_logprobs[keep]
             yield tally(BatchDone(kept, batch.stats, token_logprobs), True)
-        for batch in self._sub(self, texts, again, config):
-            stats.rescored += len(batch.predictions)
-            yield tally(batch, True)
+        yield from self._float32(texts, again, config, tally)
 
     def _float32(self, texts, items, config, tally):
         for batch in self._sub(self, texts, items, config):

@@ -19,7 +19,10 @@ _STATS = (
                                      "ticket would have cost"),
     ("prefix", "Prefix reused", "tokens of the static prompt prefix not recomputed"),
     ("resumed", "From earlier runs", "rows answered from the results store"),
+    ("rescored", "Re-scored in float32", "a checked low precision (bfloat16-checked): the share of its answers "
+                                         "whose margin was too narrow to trust, scored again in float32"),
 )
+_TIPS = {key: tip for key, _, tip in _STATS}
 
 
 class RunPanel(QGroupBox):
@@ -41,14 +44,17 @@ class RunPanel(QGroupBox):
         layout.addWidget(self.bar)
         grid = QGridLayout()
         self.values: dict[str, QLabel] = {}
+        self.titles: dict[str, QLabel] = {}
         for k, (key, title, tip) in enumerate(_STATS):
             name = QLabel(title + ":")
             name.setToolTip(tip)
             value = QLabel("–")
             value.setToolTip(tip)
+            value.setTextFormat(Qt.TextFormat.PlainText)
             grid.addWidget(name, k // 2, (k % 2) * 2)
             grid.addWidget(value, k // 2, (k % 2) * 2 + 1)
-            self.values[key] = value
+            self.values[key], self.titles[key] = value, name
+        self._show_rescored(None)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
         layout.addLayout(grid)
@@ -84,6 +90,7 @@ class RunPanel(QGroupBox):
         self.bar.setFormat("Starting…")
         for value in self.values.values():
             value.setText("–")
+        self._show_rescored(None)
 
     def update_progress(self, progress) -> None:
         """progress: a worker RunProgress (rows over the whole file, stats over the rows classified)."""
@@ -99,7 +106,23 @@ class RunPanel(QGroupBox):
         self.values["inflation"].setText(f"{stats.global_padding_inflation:.2f}× the tokens")
         self.values["prefix"].setText(f"{stats.prefix_tokens_saved:,} ({stats.prefix_tokens} a ticket)")
         self.values["resumed"].setText(f"{progress.resumed:,} rows")
+        self._show_rescored(stats)
         self._add_point(stats)
+
+    def _show_rescored(self, stats) -> None:
+        """The re-scored share, shown for a checked run only (its stats carry one: engine/checked.py)."""
+        checked = hasattr(stats, "rescored_share")
+        self.titles["rescored"].setVisible(checked)
+        self.values["rescored"].setVisible(checked)
+        if not checked:
+            return
+        tried = stats.accepted + stats.rescored
+        if tried:
+            text = f"{100 * stats.rescored_share:.0f}% of {tried:,} answers"
+        else:   # the decision comes after the probes; a float32 decision sends nothing back
+            text = "none: the run is float32" if stats.check else "probing…"
+        self.values["rescored"].setText(text)
+        self.values["rescored"].setToolTip(stats.check or _TIPS["rescored"])
 
     def finish(self, text: str) -> None:
         self.bar.setFormat(f"{self.bar.value():,} / {self.bar.maximum():,} — {text}")
