@@ -86,3 +86,13 @@ def test_channel_scores_get_the_wider_tolerance_their_sums_need():
     assert tolerance("float32", "channel") == tolerance("float32", "direct") == 1e-3
     for dtype in ("float16", "bfloat16"):
         assert tolerance(dtype, "channel") > tolerance(dtype, "direct")
+
+
+@pytest.mark.parametrize("cap, native", [("AVX512_CORE", False), ("avx2", False), ("AVX512_CORE_AMX", True),
+                                         ("ALL", True)])
+def test_a_onednn_cap_below_bfloat16_keeps_float32(monkeypatch, linux_cpu, cap, native):
+    # oneDNN capped below bfloat16 emulates it on any CPU, as the emulated-bfloat16 tests run it
+    linux_cpu.write_text(cpuinfo("amx_bf16"))
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", cap)
+    assert device.cpu_has_native_bf16() == native
+    assert device.choose("cpu", "auto").dtype_name == ("bfloat16-checked" if native else "float32")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,12 +49,24 @@ def cpu_has_native_bf16() -> bool:
     # Without the instructions bfloat16 matmuls are emulated, several times slower than float32
     # (docs/bench/cpu_bfloat16.txt). Only Linux says which it has, cheaply and surely; elsewhere
     # the answer is no, which costs speed, never labels.
-    if not sys.platform.startswith("linux"):
+    if not sys.platform.startswith("linux") or onednn_capped_below_bf16():
         return False
     try:
         return cpu_flags_have_bf16(CPUINFO.read_text())
     except OSError:
         return False
+
+
+# oneDNN's instruction-set caps that leave out every bfloat16 instruction
+# (https://oneapi-src.github.io/oneDNN/dev_guide_cpu_dispatcher_control.html)
+_ISAS_WITHOUT_BF16 = {"SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX512_CORE", "AVX512_CORE_VNNI"}
+
+
+def onednn_capped_below_bf16() -> bool:
+    """ONEDNN_MAX_CPU_ISA (or its older name DNNL_MAX_CPU_ISA) set below bfloat16: oneDNN emulates it
+    then, whatever the CPU has, as it would on a CPU without it."""
+    cap = os.environ.get("ONEDNN_MAX_CPU_ISA") or os.environ.get("DNNL_MAX_CPU_ISA") or ""
+    return cap.strip().upper() in _ISAS_WITHOUT_BF16
 
 
 def detect_device() -> tuple[str, str]:
