@@ -120,15 +120,16 @@ def test_updates_hold_each_axis_only_at_or_above_its_threshold_under_the_detecte
     assert any(re.match(rf"updates: {len(expected)} tickets, .* id column ticket_id\) -> ", line) for line in err)
 
 
-def test_a_persons_labels_go_to_the_first_axis_and_back_but_the_files_own_do_not(tmp_path, capsys, tiny_model,
+def test_a_persons_labels_go_to_their_own_axis_and_back_but_the_files_own_do_not(tmp_path, capsys, tiny_model,
                                                                                 tickets, axes_file):
     from triage_app.files.reader import read_tickets
     from triage_app.files.store import ResultStore
     from triage_app.files.ticket_keys import file_key, row_hashes
 
     hashes = row_hashes(read_tickets(tickets).frame)
-    with ResultStore(tmp_path / "r.db") as store:   # row 5 labelled in the window
-        store.set_person_labels(file_key(tickets), {5: (hashes[5], "account")})
+    with ResultStore(tmp_path / "r.db") as store:   # row 5 labelled in the window, on the queue axis
+        store.set_person_labels(file_key(tickets), {5: (hashes[5], "account")}, axis="queue")
+        store.set_person_labels(file_key(tickets), {4: (hashes[4], "account")})   # the plain set's: not a queue
     path = tmp_path / "updates.json"
     out, _ = classify(capsys, tmp_path, tickets, "--labels-file", axes_file, "--learn-from", "queue=queue_known",
                       "--updates", path, "--apply-above", "1")

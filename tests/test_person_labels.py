@@ -11,6 +11,8 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from triage_app.engine.axes import PLAIN, Axis
+from triage_app.engine.labels import LabelSet
 from triage_app.review.person_labels import PersonLabels
 from triage_app.files.store import ResultStore, place, text_hash
 from triage_app.files.ticket_keys import file_key, row_hash, row_hashes
@@ -163,11 +165,14 @@ def test_the_command_line_exports_the_labels_given_in_the_window(tmp_path):
     with ResultStore(tmp_path / "r.db") as store:
         store.set_person_labels(file_key(path), {1: (hashes[1], "billing"), 3: (hashes[3], "shipping"),
                                                  2: ("another ticket", "account")})
-        names = ["billing", "technical", "account"]
+        store.set_person_labels(file_key(path), {1: (hashes[1], "urgent")}, axis="priority")
+        axis = Axis(PLAIN, LabelSet.from_names(["billing", "technical", "account"]))
+        priority = Axis("priority", LabelSet.from_names(["urgent", "low"]))
         texts = table.frame["text"].tolist()
-        assert person_labels(store, Namespace(input=str(path), limit=None), table, texts, names) == {1: "billing"}
+        assert person_labels(store, Namespace(input=str(path), limit=None), table, texts, axis) == {1: "billing"}
+        assert person_labels(store, Namespace(input=str(path), limit=None), table, texts, priority) == {1: "urgent"}
         table.frame = table.frame.head(2)
-        assert person_labels(store, Namespace(input=str(path), limit=2), table, texts[:2], names) == {1: "billing"}
+        assert person_labels(store, Namespace(input=str(path), limit=2), table, texts[:2], axis) == {1: "billing"}
 
 
 def test_a_label_taken_back_stays_taken_back_when_its_twin_row_leaves_the_file(tmp_path):

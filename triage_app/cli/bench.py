@@ -23,6 +23,8 @@ def run(args) -> int:
         return _many_labels(args)
     if args.workload == "export":
         return _export(args)
+    if args.workload == "axes":
+        return _axes(args)
     loaded = options.load_model(args)
     work = workload(args.workload, args.n)
     print(f"workload {work.name}: {len(work.texts)} tickets, {args.method} scoring", file=sys.stderr)
@@ -70,3 +72,16 @@ def _export(args) -> int:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
     return 0 if result["labels_different"] == 0 else 1
 
+
+
+def _axes(args) -> int:
+    """Three axes in one pass against one run per axis (engine/axes_bench.py): seconds, items/s, the
+    ratio, and whether every axis's labels are identical (exit 1 if not)."""
+    from triage_app.engine.axes_bench import axes_report, run_axes_bench
+
+    result = run_axes_bench(options.load_model(args), args.n, batch_size=args.batch_size,
+                            token_budget=args.token_budget, log=lambda line: print(line, file=sys.stderr))
+    print(axes_report(result))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    return 0 if result["labels_identical"] else 1

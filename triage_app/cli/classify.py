@@ -34,11 +34,11 @@ def run(args) -> int:
     with ResultStore(args.db) as store:
         print(f"results database: {store.path}", file=sys.stderr)
         loaded = options.load_model(args)
-        for axis in axes:
-            classifier = options.classifier(args, settings, axis.label_set, loaded)
-            predictions, step = classified(classifier, store, texts, settings, args, cleaning)
-            # the window keeps one label per row, not yet one per axis: they are the first axis's
-            window = person_labels(store, args, table, texts, axis.names) if axis is axes.first else {}
+        classifiers = [options.classifier(args, options.for_axis(settings, axis), axis.label_set, loaded)
+                       for axis in axes]
+        runs = classified_axes(classifiers, store, texts, settings, args, cleaning)
+        for axis, (predictions, step) in zip(axes, runs):
+            window = person_labels(store, args, table, texts, axis)
             answers.append(axis_answers(axis, texts, predictions, window, taught.get(axis.name), review[axis.name]))
             steps.append(step)
     export_answers(table, axes, answers, args)
@@ -64,6 +64,39 @@ def on_ray(args, settings, axes, review, cleaning) -> int:
         raise ValueError("--updates works on one machine; leave out --ray")
     ray_args = argparse.Namespace(**{**vars(args), "review_below": review[PLAIN]})  # scale reads a number
     return scale_command.run(ray_args, settings, axes.first.label_set, cleaning)
+
+
+def classified_axes(classifiers: list, store, texts: list[str], settings, args, cleaning) -> list[tuple]:
+    """Every axis's (predictions, last step): the direct-after axes in one pass over the tickets where
+    two or more can share it (engine/axes_pass.py), the rest each in a run of its own."""
+    from triage_app.engine.axes_pass import can_share, shares_a_pass
+
+    run = settings.run
+    shared = [k for k, c in enumerate(classifiers) if shares_a_pass(c)]
+    together = (can_share([classifiers[k] for k in shared]) and run.prefix_cache
+                and not (run.prune or run.reference or args.reference))
+    out = dict(zip(shared, classified_together([classifiers[k] for k in shared], store, texts, settings, args,
+                                               cleaning))) if together else {}
+    for k, classifier in enumerate(classifiers):
+        if k not in out:
+            out[k] = classified(classifier, store, texts, settings, args, cleaning)
+    return [out[k] for k in range(len(classifiers))]
+
+
+def classified_together(classifiers: list, store, texts: list[str], settings, args, cleaning) -> list[tuple]:
+    """Several direct-after axes in one pass: each axis's (predictions, last step), stored per axis."""
+    from tqdm import tqdm
+
+    from triage_app.axes_job import run_axes_job
+
+    predictions = [[] for _ in classifiers]
+    with tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
+        for steps in run_axes_job(classifiers, store, texts, settings.run, fresh=args.fresh, cleaning=cleaning):
+            for found, step in zip(predictions, steps):
+                found += step.predictions
+            bar.update(len(steps[0].predictions))
+            bar.set_postfix_str(f"{len(classifiers)} axes in one pass, {steps[0].stats.items_per_s:.1f} items/s")
+    return [(found, step) for found, step in zip(predictions, steps)]
 
 
 def classified(classifier, store, texts: list[str], settings, args, cleaning):
@@ -174,8 +207,8 @@ def write_updates(table, answers: list, gates: tuple[str, dict[str, float]], pat
         print(f"note: {found.without_id} row(s) with a field to set have no id; left out of {path}", file=sys.stderr)
 
 
-def person_labels(store, args, table, texts: list[str], names: list[str]) -> dict[int, str]:
-    """The labels a person gave this file's rows, those of these label names, read as the window reads
+def person_labels(store, args, table, texts: list[str], axis) -> dict[int, str]:
+    """The labels a person gave this file's rows on this axis, those of its label names, read as the window reads
     them (an older database's adopted, a ticket that moved found at its row). With --limit the rest of
     the file is not read: only labels in place count, and nothing is adopted or moved."""
     from triage_app.files.store import place
@@ -183,12 +216,12 @@ def person_labels(store, args, table, texts: list[str], names: list[str]) -> dic
 
     key, hashes = file_key(args.input, table.sheet), row_hashes(table.frame)
     if getattr(args, "limit", None):
-        stored = [(row, h, label) for row, h, label in store.stored_person_labels(key, taken_back=True)
+        stored = [(row, h, label) for row, h, label in store.stored_person_labels(key, True, axis.name)
                   if row < len(hashes) and hashes[row] == h]
         found = place(stored, hashes)[0]
     else:
-        found = store.person_labels(key, hashes, texts).labels
-    return {row: label for row, label in found.items() if label in names}
+        found = store.person_labels(key, hashes, texts, axis.name).labels
+    return {row: label for row, label in found.items() if label in axis.names}
 
 
 def column_labels(table, column: str, names: list[str]) -> dict[int, str]:

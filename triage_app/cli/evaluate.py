@@ -54,7 +54,8 @@ def run_axes(args, axes, table, texts, cleaning) -> int:
     for axis in axes:
         gold_set = gold_rows(args, texts, golds[axis.name], axis.label_set, cleaning)
         print(f"axis {axis.name}, gold column {columns[axis.name]}:")
-        results[axis.name] = evaluated(args, loaded, gold_set, axis.label_set, table, columns[axis.name], cleaning)
+        results[axis.name] = evaluated(args, loaded, gold_set, axis.label_set, table, columns[axis.name], cleaning,
+                                       axis)
         print_eval(results[axis.name], reliability_plot)
         print()
     if args.json:
@@ -90,14 +91,14 @@ def gold_rows(args, texts, gold, label_set, cleaning):
     return GoldSet([texts[r] for r in keep], [gold[r] for r in keep]).cleaned(cleaning)
 
 
-def evaluated(args, loaded, gold_set, label_set, table, column, cleaning) -> dict:
-    """One label set's eval on the gold rows, with what it ran on."""
+def evaluated(args, loaded, gold_set, label_set, table, column, cleaning, axis=None) -> dict:
+    """One label set's eval on the gold rows, with what it ran on; an axis's own method, where it names one."""
     from dataclasses import replace
 
     from triage_app.engine.build import classifier_for
     from triage_app.quality.evaluate import run_eval
 
-    settings = options.settings(args)
+    settings = options.settings(args) if axis is None else options.for_axis(options.settings(args), axis)
     make = lambda labels, scoring: classifier_for(loaded, labels, replace(settings, scoring=scoring))
     out = run_eval(make, gold_set, label_set, settings.scoring, settings.run, args.examples_per_label,
                    args.compare, log=lambda line: print(line, file=sys.stderr))

@@ -68,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="time the engine's modes side by side")
     model_args(bench)
     bench.add_argument("--n", type=int, default=600, help="tickets from the sample set")
-    bench.add_argument("--workload", default="short-prompt", help="short-prompt, long-prefix, app, many-labels or export (float32 against checked bfloat16)")
+    bench.add_argument("--workload", default="short-prompt", help="short-prompt, long-prefix, app, many-labels, export (float32 against checked bfloat16) "
+                            "or axes (three axes in one pass against one run per axis)")
     bench.add_argument("--modes", default="reference,buckets,prefix,prefix+buckets,fast")
     bench.add_argument("--batch-size", type=int, default=config.DEFAULT_BATCH_SIZE)
     bench.add_argument("--token-budget", type=int, default=config.DEFAULT_TOKEN_BUDGET)

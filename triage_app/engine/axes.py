@@ -6,6 +6,10 @@ today's columns. A file of several axes is {"axes": [{"name": "queue", "labels":
 "examples": [...]}, ...]}; each axis's name prefixes its output columns (queue, queue_confidence,
 p_queue_<label>, ...), so names are kept to what a column prefix and a command-line spec
 (`queue=0.8,priority=0.6`) can hold.
+
+An axis may name its scoring method ({"name": "priority", "method": "direct-after", ...}); one that
+does not is scored with the run's method. Axes of method direct-after share one pass over each ticket
+(engine/axes_pass.py).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from triage_app.engine.config import METHODS
 from triage_app.engine.labels import LabelSet, read_json
 
 PLAIN = "label"   # the one axis of a plain label set: today's output columns
@@ -25,11 +30,18 @@ _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 class Axis:
     name: str
     label_set: LabelSet
+    method: str | None = None   # its scoring method; None: the run's
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
             raise ValueError(f"axis name {self.name!r}: use a letter, then letters, digits or _ "
                              "(it prefixes the output's columns)")
+        if self.method is not None and self.method not in METHODS:
+            raise ValueError(f"axis {self.name!r}: the method must be one of {', '.join(METHODS)}, not {self.method!r}")
+
+    def method_or(self, run_method: str) -> str:
+        """The method this axis is scored with in a run whose method is run_method."""
+        return self.method or run_method
 
     @property
     def names(self) -> list[str]:
@@ -92,9 +104,10 @@ class Axes:
 
     def to_dict(self) -> dict:
         """A plain set is written as today's file, so older versions still read it."""
-        if self.is_plain:
+        if self.is_plain and self.first.method is None:
             return self.first.label_set.to_dict()
-        return {"axes": [{"name": axis.name, **axis.label_set.to_dict()} for axis in self.axes]}
+        return {"axes": [{"name": axis.name, **({"method": axis.method} if axis.method else {}),
+                          **axis.label_set.to_dict()} for axis in self.axes]}
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -104,6 +117,6 @@ def _axis(item, k: int) -> Axis:
     if not isinstance(item, dict) or "name" not in item:
         raise ValueError(f"axis {k + 1}: needs a name, labels and (optionally) examples")
     try:
-        return Axis(item["name"], LabelSet.from_dict(item))
+        return Axis(item["name"], LabelSet.from_dict(item), item.get("method"))
     except ValueError as exc:
         raise ValueError(f"axis {item['name']!r}: {exc}") from None

@@ -153,7 +153,7 @@ class Classifier:
         stats.count_planned([method.reference_length(t) for t in tickets])
         for t in tickets:
             scored = method.reference(t)
-            _account(stats, start, rows=1, processed=scored.processed, real=scored.real)
+            account(stats, start, rows=1, processed=scored.processed, real=scored.real)
             yield [t], scored.token_logprobs
 
     def _run_fast(self, method, tickets, config, stats, start, first=False):
@@ -163,7 +163,7 @@ class Classifier:
         for bucket in buckets:
             group = [by_index[i] for i in bucket.items]
             scored = method.fast_batch(group, bucket, prefixes if bucket.uses_prefix else None, config)
-            _account(stats, start, rows=len(group), processed=scored.processed, real=scored.real)
+            account(stats, start, rows=len(group), processed=scored.processed, real=scored.real)
             stats.prefix_tokens_saved += scored.prefix_saved
             yield group, scored.token_logprobs
 
@@ -225,7 +225,7 @@ def _digest(parts: list) -> str:
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
-def _account(stats: RunStats, start: float, rows: int, processed: int, real: int) -> None:
+def account(stats: RunStats, start: float, rows: int, processed: int, real: int) -> None:
     stats.done += rows
     stats.batches += 1
     stats.tokens_processed += processed

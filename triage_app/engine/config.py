@@ -26,6 +26,9 @@ METHOD_FACTS = {
                            ask_before_corrections=True),      # docs/quality/README.md, "Few-shot examples"
     "direct": MethodFacts(False, "Direct scoring reads every label in one prompt: any edit of the labels "
                                  "re-scores every ticket."),
+    # several axes of this method share one pass over each ticket (engine/axes_pass.py)
+    "direct-after": MethodFacts(False, "Direct scoring, the label list after the ticket, reads every label in "
+                                       "one prompt: any edit of the labels re-scores every ticket."),
 }
 # The scoring methods by name; their classes are in engine/methods.py (a test holds the two together).
 METHODS = tuple(METHOD_FACTS)

@@ -6,10 +6,11 @@ here, and its torch-free facts in engine/config.py's METHOD_FACTS (what the wind
 
 from __future__ import annotations
 
+from triage_app.engine.after import DirectAfterMethod
 from triage_app.engine.channel import ChannelMethod
 from triage_app.engine.direct import DirectMethod
 
-METHOD_CLASSES = {"channel": ChannelMethod, "direct": DirectMethod}
+METHOD_CLASSES = {"channel": ChannelMethod, "direct": DirectMethod, "direct-after": DirectAfterMethod}
 
 
 def method_class(name: str) -> type:

@@ -83,6 +83,27 @@ def many_labels(n: int | None = None, labels: int = 77) -> Workload:
                     [r["category"].replace("_", " ") for r in rows])
 
 
+HELPDESK_EXPORT = SAMPLE_TICKETS.with_name("helpdesk_export.csv")
+HELPDESK_AXES = SAMPLE_TICKETS.with_name("helpdesk_axes.json")
+# a third axis for the several-axes bench (the export has no column of it: timed, not judged)
+TICKET_TYPE = {"name": "type", "labels": [
+    {"name": "Question", "description": "the customer asks how something works or what is possible"},
+    {"name": "Incident", "description": "something went wrong with one order, payment or account"},
+    {"name": "Problem", "description": "a fault that keeps happening or affects many orders"},
+    {"name": "Task", "description": "the customer asks for something to be done: a change, a cancellation"}]}
+
+
+def axes_workload(n: int | None = None):
+    """The helpdesk export's tickets (body) with three axes: its queue and priority, and a ticket type."""
+    import json
+
+    from triage_app.engine.axes import Axes
+
+    data = json.loads(HELPDESK_AXES.read_text(encoding="utf-8"))
+    axes = Axes.from_dict({"axes": data["axes"] + [TICKET_TYPE]})
+    return axes, [r["body"] for r in load_sample(HELPDESK_EXPORT)[:n]]
+
+
 def banking77(per_intent: int) -> list[dict]:
     """per_intent messages of each intent, drawn with a fixed seed, in a shuffled order."""
     if not BANKING77.is_file():

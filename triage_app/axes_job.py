@@ -1,0 +1,50 @@
+"""Several direct-after axes as one job: one pass over each ticket (engine/axes_pass.py), and each
+axis's results stored under the very key its one-axis run uses (job.py's run_key), so a later
+one-axis run, or this job after a crash, resumes from them.
+
+A text is scored again only where some axis lacks it; an axis that had it keeps its stored answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from triage_app.engine.axes_pass import AxesPass
+from triage_app.engine.classifier import Classifier
+from triage_app.engine.config import RunConfig
+from triage_app.engine.stats import RunStats
+from triage_app.files.clean import TextCleaning, model_texts
+from triage_app.files.store import ResultStore, StoredResult, text_hash
+from triage_app.job import JobProgress, fan_out, run_key
+
+
+def run_axes_job(classifiers: list[Classifier], store: ResultStore | None, texts: list[str],
+                 config: RunConfig = RunConfig(), fresh: bool = False,
+                 cleaning: TextCleaning = TextCleaning()) -> Iterator[list[JobProgress]]:
+    """job.run_job for several axes at once: per step, one JobProgress per axis (the classifiers' order).
+    Yields after the stored results are read, then after every batch; stop iterating to cancel."""
+    clean = model_texts(texts, cleaning)
+    rows_of: dict[str, list[int]] = {}
+    for row, text in enumerate(clean):
+        rows_of.setdefault(text_hash(text), []).append(row)
+    keys = [run_key(c, cleaning) for c in classifiers]
+    names = [c.label_set.names for c in classifiers]
+    total = sum(map(len, rows_of.values()))
+    stored = [{} if fresh or store is None else store.lookup(key, rows_of) for key in keys]
+    resumed = [fan_out(rows_of, n, s) for n, s in zip(names, stored)]
+    todo = [h for h in rows_of if any(h not in s for s in stored)]
+    done, pairs = [len(r) for r in resumed], [0] * len(classifiers)
+    yield [JobProgress(r, d, total, d, RunStats(total=len(todo))) for r, d in zip(resumed, done)]
+    for batch in AxesPass(classifiers).run([clean[rows_of[h][0]] for h in todo], config):
+        saves, steps = [], []
+        for a, predictions in enumerate(batch.predictions):
+            results = {todo[p.index]: StoredResult(names[a], p.scores, p.truncated, p.fallback)
+                       for p in predictions if todo[p.index] not in stored[a]}
+            scored = {h: r for h, r in results.items() if r.scores is not None}
+            saves.append((keys[a], scored))
+            fanned = fan_out(rows_of, names[a], results)
+            done[a], pairs[a] = done[a] + len(fanned), pairs[a] + len(scored) * len(names[a])
+            steps.append(JobProgress(fanned, done[a], total, len(resumed[a]), batch.stats, pairs[a]))
+        if store is not None:
+            store.save_many(saves)
+        yield steps
