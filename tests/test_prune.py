@@ -67,7 +67,8 @@ def test_many_labels_pruned_give_the_whole_tries_labels_with_far_fewer_label_tok
     fed, full = pruned[2]
     assert whole[2] == (full, full)
     free = 3 * classifier.method.tree.size    # the content-free tickets always get the whole trie
-    assert fed - free < 0.6 * (full - free)
+    # finishing the likeliest labels first, then the rest a token at a round: well under half the trie
+    assert fed - free < 0.4 * (full - free)
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +88,12 @@ def test_pruned_labels_are_the_reference_loops(shared_run):
     pruned = run(classifier, texts, PRUNED)
     assert {i: p.label for i, p in reference.items()} == {i: p.label for i, p in pruned[0].items()}
     assert_pruned_like(run(classifier, texts, WHOLE), pruned)
+
+
+def test_pruned_without_the_prefix_cache_reads_whole_prompts_to_the_same_labels(shared_run):
+    classifier, texts = shared_run
+    no_cache = RunConfig(prune=True, prefix_cache=False, batch_size=8)
+    assert_pruned_like(run(classifier, texts[:24], WHOLE), run(classifier, texts[:24], no_cache))
 
 
 def test_calibration_prior_comes_from_the_whole_trie(tiny_qwen):

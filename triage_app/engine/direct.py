@@ -85,7 +85,7 @@ class DirectMethod:
         if prunes and all(k is None for k in free):
             shift, guess = self._calibration(prefixes)
             token_logprobs, nodes = score_pruned(self.loaded.model, rows, self.tree, self.index, prefix, shift, guess,
-                                                 self._slack, self.loaded.placement.width_step)
+                                                 self._slack)
         else:
             token_logprobs = score_batch(self.loaded.model, rows, self.tree, prefix, config.full_head,
                                          self.loaded.placement.width_step)
