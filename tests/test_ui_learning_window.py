@@ -138,10 +138,10 @@ def test_a_run_retrains_as_its_scored_labels_grow_not_once_per_batch(taught, mon
     monkeypatch.setattr(session.learning, "request", lambda: asked.append(session._scored))
     labelled = sorted(taught.model.manual_labels)                       # 30 rows
     for row in labelled:
-        session.batch_scored([row, row + 1])                             # one labelled, one not
+        session.batch_scored("label", [row, row + 1])                    # one labelled, one not
     assert asked == [1, 2, 3, 4, 5, 7, 9, 12, 15, 19, 24, 30]
-    session.run_done()                                                   # a new run counts from 0 again
-    session.batch_scored([labelled[0]])
+    session.run_done("label")                                           # a new run counts from 0 again
+    session.batch_scored("label", [labelled[0]])
     assert asked[-2:] == [0, 1]
 
 

@@ -142,7 +142,7 @@ def test_set_data_reports_and_signals(qtbot, answered):
     assert m.setData(index, "account") is False                        # no change, no signal
     assert m.setData(index, "not a label") is False
     assert m.setData(m.index(1, 4), "edited text") is False            # the file's cells are read-only
-    with qtbot.waitSignal(m.manual_changed, check_params_cb=lambda row, label: (row, label) == (1, None)):
+    with qtbot.waitSignal(m.manual_changed, check_params_cb=lambda row, label, axis: (row, label, axis) == (1, None, "label")):
         assert m.setData(index, None) is True
     assert m.label_of(1) == "technical"
 
@@ -314,7 +314,7 @@ def test_the_export_writes_what_the_table_shows_and_its_source(taught):
 
 
 def test_confirming_makes_the_shown_answer_a_persons_label(qtbot, answered):
-    with qtbot.waitSignal(answered.manual_changed, check_params_cb=lambda row, label: (row, label) == (2, "account")):
+    with qtbot.waitSignal(answered.manual_changed, check_params_cb=lambda row, label, axis: (row, label, axis) == (2, "account", "label")):
         assert answered.confirm(2)
     assert answered.is_manual(2) and answered.source(2) == PERSON
     assert not answered.confirm(2)                                                     # already theirs

@@ -1,5 +1,6 @@
 """Export from the window: where to (a save dialog whose chosen type names the format) and the
-file written, or one line on why not."""
+file written, or one line on why not. A plain label set writes today's columns; several fields
+write each field's columns, named after it, as the command line does (files/axes_export.py)."""
 
 from __future__ import annotations
 
@@ -19,11 +20,12 @@ class Exporting(QObject):
     failed = Signal(str)          # one line for the message bar
     message = Signal(str, int)    # one line for the status bar, and how long it stays (ms)
 
-    def __init__(self, model, parent: QWidget, set_aside=lambda: 0):
+    def __init__(self, model, parent: QWidget, set_aside=lambda: 0, axes=lambda: None):
         """model: the ticket table's TicketTableModel; parent: the window the save dialog belongs to;
-        set_aside: how many of the person's labels are set aside now (their label is not in the set)."""
+        set_aside: how many of the person's labels are set aside now (their label is not in the set);
+        axes: the fields the table shows (engine.axes Axes; None: one plain label set)."""
         super().__init__(parent)
-        self.model, self.set_aside = model, set_aside
+        self.model, self.set_aside, self.axes = model, set_aside, axes
 
     def ask(self, table, folder: str) -> None:
         """Ask where to, suggesting folder (the file's own name, labeled), then export there."""
@@ -44,7 +46,7 @@ class Exporting(QObject):
                              f"would replace it. Choose another name.")
             return None
         try:
-            written, rows = export_results(table, self.model, path)
+            written, rows = export_results(table, self.model, path, self.axes())
         except ExportFailed as exc:
             self.failed.emit(str(exc))
             return None
@@ -76,21 +78,34 @@ def ask_export_path(parent: QWidget, suggested: str) -> str | None:
     return path
 
 
-def export_results(table, model, path: str | Path) -> tuple[Path, int]:
-    """Every row and column of table (a TicketTable) with model's (a TicketTableModel) labels;
-    returns the file written and its rows. Raises ExportFailed."""
-    from triage_app.files.export import export, results_frame    # its writers load when first used
+def export_results(table, model, path: str | Path, axes=None) -> tuple[Path, int]:
+    """Every row and column of table (a TicketTable) with model's (a TicketTableModel) labels, each
+    field's (axes, engine.axes Axes) under its name; returns the file written and its rows. Raises
+    ExportFailed."""
+    from triage_app.files.export import export    # its writers load when first used
 
     try:
-        # what the table shows: learned answers where learning answered, and who gave each label
-        frame = results_frame(table.frame, model.answers, model.label_names, model.manual_labels,
-                              sources=model.sources)
-        return export(frame, path), len(frame)
+        return export(results(table, model, axes), path), len(table.frame)
     except (OSError, ValueError) as exc:
         raise ExportFailed(f"Export failed: {_first_line(exc)}") from exc
     except Exception as exc:   # a writer's own error on content nobody foresaw: the table stays, say why
         traceback.print_exception(exc, file=sys.stderr)
         raise ExportFailed(f"Export failed: {type(exc).__name__}: {_first_line(exc)}") from exc
+
+
+def results(table, model, axes=None):
+    """What the table shows, as the export's frame: learned answers where learning answered, and who
+    gave each label; a plain set (or axes None) in today's columns."""
+    from triage_app.files.axes_export import AxisAnswers, axes_frame
+    from triage_app.files.export import results_frame
+
+    if axes is None or axes.is_plain:
+        return results_frame(table.frame, model.answers, model.label_names, model.manual_labels, sources=model.sources)
+    answers = []
+    for axis in axes:
+        shown = model.answers_of(axis.name)
+        answers.append(AxisAnswers(axis, shown.answers, shown.manual_labels, shown.sources))
+    return axes_frame(table.frame, answers)
 
 
 def _first_line(exc: BaseException) -> str:

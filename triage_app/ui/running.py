@@ -2,6 +2,10 @@
 worker reports, only where the answers still belong (background/run.Run.owns: the same run, file,
 text column and label names). Verify and the prompt preview go through the same worker; their
 failures are messages, never a run's end.
+
+A label set of several fields (queue, priority) is run field by field, each an engine run of its
+own on the same worker; the window's run ends (ended) when the last field's does, or at the first
+that is cancelled or fails.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ class Running(QObject):
         self._asked = (0, 0)                # the latest verify and prompt requests: their failures are shown
         self._again = False                 # start the latest run again once the one in flight has stopped
         self.ended_how = ""                 # how the latest run ended: "done", "cancelled", "failed" ("": not yet)
+        self._fields_left: list = []        # engine.axes Axis: the fields the run classifies after this one
         w = window.worker
         # bound methods of this object, never lambdas: a lambda would run on the worker's thread
         w.started.connect(self._started)
@@ -63,17 +68,34 @@ class Running(QObject):
         settings = win.remembered.run_settings()
         if not win.session.asked:
             win.session.load()
+        self._fields_left = list(win.axes)
+        return self._next_field(settings, fresh, limit)
+
+    def _next_field(self, settings, fresh: bool, limit: int | None) -> int:
+        """The next field's engine run, on the same texts."""
+        win = self.window
+        axis = self._fields_left.pop(0)
         texts = win.texts[:limit] if limit else win.texts
-        run_id = win.worker.run(texts, win.label_set, settings, fresh, win.remembered.cleaning)
-        self.latest = Run(run_id, self.generation, win.label_set, fresh, limit, running=True)
+        if axis.method is not None:        # a field that names its scoring method (engine.axes) is scored so
+            settings = dataclasses.replace(settings, scoring=dataclasses.replace(settings.scoring, method=axis.method))
+        run_id = win.worker.run(texts, axis.label_set, settings, fresh, win.remembered.cleaning)
+        self.latest = Run(run_id, self.generation, axis.label_set, fresh, limit, running=True, axis=axis.name)
         win.run_panel.start(len(texts))
-        win.statusBar().showMessage("Running…")
+        win.statusBar().showMessage(self._running_line())
         win.update_actions()
         return run_id
+
+    def _running_line(self) -> str:
+        """Running…, or with several fields which one: the run panel's numbers are that field's."""
+        total = len(self.window.axes)
+        if total == 1:
+            return "Running…"
+        return f"Running {self.latest.axis} (field {total - len(self._fields_left)} of {total})…"
 
     def cancel(self) -> None:
         """Stop after the batch in flight; a run asked for again is not started (the person said stop)."""
         self._again = False
+        self._fields_left = []
         if self.running:
             self.window.worker.cancel()
             self.window.run_panel.finish("cancelling after this batch…")
@@ -102,6 +124,7 @@ class Running(QObject):
     def no_model(self) -> None:
         """The model the run waited for failed to load: the run never started (not "cancelled")."""
         self._again = False
+        self._fields_left = []
         if self.running:
             self.window.worker.cancel()
             self.latest.running, self.latest.waiting = False, True
@@ -136,17 +159,18 @@ class Running(QObject):
 
     # what the worker says
     def _owns(self, run_id: int) -> bool:
-        return self.latest.owns(run_id, self.generation, self.window.model.label_names)
+        return self.latest.owns(run_id, self.generation, self.window.model.names_of(self.latest.axis))
 
     def _started(self, run_id: int) -> None:
         if run_id == self.latest.id:
-            self.window.statusBar().showMessage("Running…")
+            self.window.statusBar().showMessage(self._running_line())
 
     def _batch_done(self, batch) -> None:
         if self._owns(batch.run_id):
-            self.window.model.apply_predictions(batch.predictions)
+            axis = self.latest.axis
+            self.window.model.apply_predictions(batch.predictions, axis)
             self.window.summary.schedule()
-            self.window.learning.batch_scored([p.index for p in batch.predictions])
+            self.window.learning.batch_scored(axis, [p.index for p in batch.predictions])
 
     def _progress(self, progress) -> None:
         if self._owns(progress.run_id):
@@ -171,13 +195,17 @@ class Running(QObject):
     def _end(self, run_id: int, how: str, message: str = "") -> None:
         if not self.latest.end(run_id):   # a stale end, or ended already (its model failed)
             return
+        win, axis = self.window, self.latest.axis
+        model = win.model.answers_of(axis if axis in win.model.axes else None)     # a field removed meanwhile
+        win.learning.run_done(axis)
+        if how == "done" and self._fields_left:
+            self._next_field(win.remembered.run_settings(), self.latest.fresh, self.latest.limit)
+            return
         self.ended_how = how
-        win, model = self.window, self.window.model
         line = win.run_panel.show_end(how, model.rows_answered)
-        win.learning.run_done()
         if self.latest.skipped:
             line = (f"The model stopped after {model.rows_answered:,} tickets: your labels answer "
-                    f"the {model.rowCount() - model.rows_answered:,} it did not reach.")
+                    f"the {model.rows - model.rows_answered:,} it did not reach.")
         if how == "failed":
             win.show_error(message)
         else:

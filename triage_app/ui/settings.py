@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 
 from triage_app.engine.config import (DEFAULT_BATCH_SIZE, DEFAULT_METHOD, DEFAULT_MODEL, DEFAULT_TOKEN_BUDGET,
                                       DEVICES, DTYPES, METHODS, ModelChoice, RunConfig, RunSettings, Scoring)
+from triage_app.engine.axes import Axes
 from triage_app.engine.labels import LabelSet
 from triage_app.files.clean import STEPS, TextCleaning
 
@@ -34,7 +35,7 @@ def open_settings() -> QSettings:
 @dataclass(slots=True)
 class Remembered:
     last_folder: str = ""
-    label_set: str = ""          # the label set as JSON ("" = the default set)
+    label_set: str = ""          # the label set as JSON, every axis of it ("" = the default set)
     model: str = DEFAULT_MODEL
     model_loaded_before: bool = False   # load it in the background at start-up
     device: str = "auto"
@@ -89,18 +90,19 @@ class Remembered:
                            run=RunConfig(batch_size=self.batch_size, token_budget=self.token_budget))
 
     @property
-    def labels(self) -> LabelSet:
-        """The label set kept; the default one where none was or it no longer reads."""
+    def axes(self) -> Axes:
+        """The label set kept, every axis of it; the default one where none was or it no longer reads.
+        A plain set is kept as today's JSON, so an older version still reads it."""
         if self.label_set:
             try:
-                return LabelSet.from_dict(json.loads(self.label_set))
+                return Axes.from_dict(json.loads(self.label_set))
             except ValueError:
                 pass
-        return LabelSet.default()
+        return Axes.of(LabelSet.default())
 
-    @labels.setter
-    def labels(self, label_set: LabelSet) -> None:
-        self.label_set = json.dumps(label_set.to_dict(), ensure_ascii=False)
+    @axes.setter
+    def axes(self, axes: Axes) -> None:
+        self.label_set = json.dumps(axes.to_dict(), ensure_ascii=False)
 
     @property
     def cleaning(self) -> TextCleaning:

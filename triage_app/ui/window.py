@@ -3,9 +3,9 @@
 The parts live in rooms: the ticket table (table/), the side panels and the message bar (panels/),
 learning from the person (learning/) and what runs off the UI thread (background/: the engine
 worker, the file reader, the results database). Beside the window: the model it holds
-(model_session), the way out of an unusable database (fresh_store) and export (exporting). The
-window wires them together and keeps what ties them: which rows a run's answers belong to
-(background/run.Run).
+(model_session), the way out of an unusable database (fresh_store), export (exporting) and the
+fields a run classifies (fields: queue, priority, ...; the current one). The window wires them
+together and keeps what ties them: which rows a run's answers belong to (background/run.Run).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from triage_app.ui.background.results_db import ResultsDb
 from triage_app.ui.background.worker import EngineThread
 from triage_app.ui.drops import FileDrops
 from triage_app.ui.exporting import Exporting
+from triage_app.ui.fields import Fields
 from triage_app.ui.fresh_store import FreshStoreOffer
 from triage_app.ui.learning.manual_labels import ManualLabels
 from triage_app.ui.learning.session import LearningSession
@@ -54,7 +55,7 @@ class MainWindow(QMainWindow):
         self._texts: list[str] = []
         self._read_request = 0
         self.close_wait_ms = CLOSE_WAIT_MS
-        self.label_set = self.remembered.labels
+        self.axes = self.remembered.axes      # every field's label set (engine.axes); one for a plain set
 
         self.db = ResultsDb(store_path)        # the one owner of the results database
         self.banner = MessageBar()
@@ -90,7 +91,7 @@ class MainWindow(QMainWindow):
         self.tickets = TicketPane()
         self.model, self.proxy, self.view, self.columns = (self.tickets.model, self.tickets.proxy,
                                                            self.tickets.view, self.tickets.columns)
-        self.tickets.set_label_names(self.label_set.names)
+        self.tickets.set_axes({axis.name: axis.names for axis in self.axes})
         self.statusBar().addPermanentWidget(self.tickets.counts)
         self.learning = LearningSession(self.model, self.proxy, self)
 
@@ -103,14 +104,14 @@ class MainWindow(QMainWindow):
         left_layout.addWidget(self.tickets, 1)
         left_layout.addWidget(self.learning.bar)
 
-        self.side = SidePanels(self.label_set, self.actions.run_panel_buttons)
+        self.side = SidePanels(self.axes, self.actions.run_panel_buttons)
         self.model_panel, self.run_panel, self.tabs = self.side.model_panel, self.side.run_panel, self.side.tabs
         self.labels_panel, self.accuracy_panel = self.side.labels_panel, self.side.accuracy_panel
         self.summary = TableSummary(self.tickets, self.accuracy_panel, self)
-        self.manual = ManualLabels(self.label_set, self.model, self.view, self.db, self.labels_panel,
-                                   self.learning, self)
-        self.exporting = Exporting(
-            self.model, self, set_aside=lambda: sum(self.manual.person.set_aside(self.label_set.names).values()))
+        self.manual = ManualLabels(self.axes, self.model, self.view, self.db, self.labels_panel, self.learning, self)
+        self.fields = Fields(self)
+        self.fields.show(self.axes)
+        self.exporting = Exporting(self.model, self, set_aside=self.manual.set_aside, axes=lambda: self.axes)
         self.splitter = QSplitter()
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.side)
@@ -125,7 +126,6 @@ class MainWindow(QMainWindow):
                        self.manual.changed):
             change.connect(self.summary.schedule)
         self.columns.texts_changed.connect(self._texts_changed)
-        self.labels_panel.changed.connect(self._labels_changed)
         self.labels_panel.preview_requested.connect(self.show_prompt)
         self.bundled_button.clicked.connect(self.use_bundled_model)
         self.banner.later_button.clicked.connect(self._download_later)
@@ -158,7 +158,7 @@ class MainWindow(QMainWindow):
         self.runs.cancel()
         self._read_request += 1
         self.statusBar().showMessage(f"Reading {Path(path).name}…")
-        self.reader.start(self._read_request, str(path))
+        self.reader.start(self._read_request, str(path), self.axes.names)
 
     def _file_read(self, request: int, opened, person) -> None:
         if request != self._read_request:
@@ -168,7 +168,8 @@ class MainWindow(QMainWindow):
         table, self._texts = opened.table, opened.texts
         self.table = table
         self.remembered.last_folder = str(Path(table.path).resolve().parent)
-        self.tickets.show_opened(opened, person.shown(self.label_set.names))
+        self.tickets.show_opened(opened)
+        self.columns.set_axes(self.axes.names, self.fields.current)
         self.manual.file_opened(self._texts, person)
         self.statusBar().showMessage(f"{table.path.name}: {len(table.frame):,} tickets", 10_000)
         if opened.notes:
@@ -272,24 +273,15 @@ class MainWindow(QMainWindow):
         self.prompt_preview.show()
         self.prompt_preview.raise_()
 
-    # labels
-    def _labels_changed(self, label_set: LabelSet) -> None:
-        renamed = label_set.names != self.label_set.names
-        answered = self.running or self.model.rows_answered > 0
-        self.label_set = label_set
-        self.remembered.labels = label_set
-        self.remembered.save(self.settings)     # now: labels given from here on are under this set
-        if renamed:
-            self.runs.cancel()
-            self.tickets.set_label_names(label_set.names)
-        if self.runs.worth_again() and METHOD_FACTS[self.remembered.method].per_label:
-            # what the edit left alone is in the store: a run again scores only what it changed
-            self.runs.again()
-            self.statusBar().showMessage("Labels changed: scoring what the edit changed…", 10_000)
-        elif answered:
-            self.statusBar().showMessage("Labels changed: Run again to label the tickets with them.", 10_000)
-        self.manual.label_set_changed(label_set)     # after: its line on labels set aside matters more
-        self.summary.schedule()
+    # labels: ui/fields.py follows an edit of them
+    @property
+    def label_set(self) -> LabelSet:
+        """The current field's label set (the only one of a plain set)."""
+        return self.fields.label_set(self.axes)
+
+    def choose_axis(self, axis: str) -> None:
+        """Work on this field (its decision column, the keys, review, accuracy, the label editor)."""
+        self.fields.choose(axis)
 
     def say_what_an_edit_costs(self) -> None:
         """Before an edit: with answers in the table, what editing the labels would re-score."""

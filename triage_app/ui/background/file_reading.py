@@ -28,7 +28,7 @@ except ImportError:     # pandas without pyarrow builds its strings without it
 class FileReader(QObject):
     """Reads on its own pool, one file at a time; close() waits for the read in flight."""
 
-    read = Signal(int, object, object)   # request id, files.opening.OpenedFile, its review.person_labels.PersonLabels
+    read = Signal(int, object, object)   # request id, files.opening.OpenedFile, {field: person_labels.PersonLabels}
     failed = Signal(int, str)            # request id, one line
 
     def __init__(self, db):
@@ -39,11 +39,13 @@ class FileReader(QObject):
         self.pool.setMaxThreadCount(1)
         self._closed = False
 
-    def start(self, request: int, path: str) -> None:
+    def start(self, request: int, path: str, axes: list[str]) -> None:
+        """axes: the fields whose labels are read with the file (besides every field the store holds labels on)."""
         if self._closed:
             return
         self.pool.clear()           # a file asked for and not started yet is no longer wanted
-        self.pool.start(lambda: self._read(request, path))
+        axes = list(axes)
+        self.pool.start(lambda: self._read(request, path, axes))
 
     def close(self, timeout_ms: int) -> bool:
         """No more reads; wait for the one in flight. False: still reading (the caller keeps self alive)."""
@@ -51,10 +53,10 @@ class FileReader(QObject):
         self.pool.clear()
         return self.pool.waitForDone(timeout_ms)
 
-    def _read(self, request: int, path: str) -> None:
+    def _read(self, request: int, path: str, axes: list[str]) -> None:
         try:
             opened = open_tickets(path)
-            person = self._person_labels(opened)
+            person = self._person_labels(opened, axes)
         except BadInput as exc:
             self._emit(self.failed, request, str(exc))
             return
@@ -63,14 +65,19 @@ class FileReader(QObject):
             return
         self._emit(self.read, request, opened, person)
 
-    def _person_labels(self, opened) -> PersonLabels:
-        """The labels a person gave this file before (none while the database is unavailable)."""
+    def _person_labels(self, opened, axes: list[str]) -> dict[str, PersonLabels]:
+        """The labels a person gave this file before, on these fields and on every other field they gave
+        it labels on (a field removed, kept for when it is back); none while the database is unavailable."""
         table = opened.table
-        person = PersonLabels(file_key(table.path, table.sheet), row_hashes(table.frame))
-        stored = self.db.person_labels(person.file, person.row_hashes, opened.texts)
-        if stored is not None:
-            person.given, person.not_found = stored.labels, stored.not_found
-        return person
+        file, hashes = file_key(table.path, table.sheet), row_hashes(table.frame)
+        stored_axes = self.db.person_label_axes(file) or []
+        people = {}
+        for axis in [*axes, *(a for a in stored_axes if a not in axes)]:
+            person = people[axis] = PersonLabels(file, hashes, axis=axis)
+            stored = self.db.person_labels(file, hashes, opened.texts, axis)
+            if stored is not None:
+                person.given, person.not_found = stored.labels, stored.not_found
+        return people
 
     def _emit(self, signal, request: int, *values) -> None:
         if not self._closed:       # the window is gone or going: nobody is left to show it

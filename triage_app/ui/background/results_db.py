@@ -19,6 +19,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from triage_app.engine.axes import PLAIN
 from triage_app.files.store import FileLabels, ResultStore, StoreUnavailable, default_path
 
 STORE_ERRORS = (StoreUnavailable, sqlite3.Error)   # sqlite3's own: a database that broke after it opened
@@ -65,19 +66,27 @@ class ResultsDb(QObject):
         self._submit(self._labels_store).result()     # opened now, so a failure is said now
         return moved
 
-    # a person's labels, in the order they were made
-    def set_person_labels(self, file: str, labels: dict[int, tuple[str, str | None]]) -> None:
+    # a person's labels, in the order they were made, each on its field (axis; PLAIN for a plain set)
+    def set_person_labels(self, file: str, labels: dict[int, tuple[str, str | None]], axis: str = PLAIN) -> None:
         """{row: (row hash, label or None)} of one file, queued for the writer; while the database is
         unavailable they live in the window only."""
-        self._submit(self._write, ResultStore.set_person_labels, file, labels)
+        self._submit(self._write, ResultStore.set_person_labels, file, labels, axis)
 
-    def rename_labels(self, file: str, renames: dict[str, str]) -> None:
-        self._submit(self._write, ResultStore.rename_labels, file, renames)
+    def rename_labels(self, file: str, renames: dict[str, str], axis: str = PLAIN) -> None:
+        self._submit(self._write, ResultStore.rename_labels, file, renames, axis)
 
-    def person_labels(self, file: str, row_hashes: list[str], texts: list[str]) -> FileLabels | None:
-        """The file's labels as stored, after every change queued before; None while the database is
-        unavailable. It waits for the writer: call it off the UI thread (the file reader does)."""
-        return self._submit(self._read, ResultStore.person_labels, file, row_hashes, texts).result()
+    def rename_axis(self, file: str, old: str, new: str) -> None:
+        self._submit(self._write, ResultStore.rename_axis, file, old, new)
+
+    def person_labels(self, file: str, row_hashes: list[str], texts: list[str], axis: str = PLAIN) -> FileLabels | None:
+        """The file's labels on a field as stored, after every change queued before; None while the
+        database is unavailable. It waits for the writer: call it off the UI thread (the file reader does)."""
+        return self._submit(self._read, ResultStore.person_labels, file, row_hashes, texts, axis).result()
+
+    def person_label_axes(self, file: str) -> list[str] | None:
+        """The fields the file has labels on, as stored; None while the database is unavailable. It
+        waits for the writer: call it off the UI thread."""
+        return self._submit(self._read, ResultStore.person_label_axes, file).result()
 
     def flush(self) -> None:
         """Wait until every change queued so far is written (or given up); closed: all were."""

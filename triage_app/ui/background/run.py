@@ -21,9 +21,11 @@ class Run:
     running: bool = False
     waiting: bool = False            # did not start for want of a model: loading the bundled one starts it
     skipped: bool = False            # stopped because the person's labels answer as well (LearningSession.skip)
+    axis: str = "label"              # the field it classifies (engine.axes: "label" is a plain set's)
 
     def owns(self, run_id: int, generation: int, label_names: list[str]) -> bool:
-        """run_id's answers belong on the table: this run, and the table's rows and labels are still its own."""
+        """run_id's answers belong on the table: this run, and the table's rows and its field's labels
+        (label_names) are still its own."""
         return run_id == self.id and generation == self.generation and self.label_set.names == label_names
 
     def end(self, run_id: int) -> bool:

@@ -10,6 +10,11 @@ close() waits for it, and nothing is emitted after close.
 
 The language model's scores reach learning as numbers (the log-probabilities the table holds);
 this module knows nothing of the engine.
+
+With several fields (queue, priority), each field has a LiveLearning of its own, and they share one
+LearningThread: one retrain at a time across fields (scikit-learn's warning filters, which a
+retrain sets, are the whole process's, and a retrain takes a core), and the file's features fitted
+once for all of them.
 """
 
 from __future__ import annotations
@@ -39,6 +44,15 @@ class Retrained:
         return f"{self.learned.status()} — {self.changed:,} answer(s) changed since {since}"
 
 
+class LearningThread:
+    """The one thread every field's retrains run on, and the features of the file they read."""
+
+    def __init__(self):
+        self.pool = QThreadPool()
+        self.pool.setMaxThreadCount(1)
+        self.fitted: tuple[list[str], TicketFeatures] | None = None   # pool thread only
+
+
 class LiveLearning(QObject):
     """Retrains from the table's labels and scores; call from the UI thread only."""
 
@@ -46,16 +60,17 @@ class LiveLearning(QObject):
     failed = Signal(str)            # one line: the retrain failed; the answers shown stay as they were
     _done = Signal(int, object)     # generation, Retrained, None (stale, skipped) or the exception: pool -> UI
 
-    def __init__(self, table, config: LearnConfig = LearnConfig(), queue_size: int = 20):
+    def __init__(self, table, config: LearnConfig = LearnConfig(), queue_size: int = 20,
+                 thread: LearningThread | None = None):
         """table: what is learned from, read on the UI thread when a retrain starts: `lm_scores`
         ([N, L] log-probabilities, NaN where not scored) and `manual_labels` ({row: label}), as
-        TicketTableModel has them."""
+        TicketTableModel has them; thread: the one shared with the other fields' learning."""
         super().__init__()
         self.table = table
         self.config = config
         self.queue_size = queue_size
-        self.pool = QThreadPool()
-        self.pool.setMaxThreadCount(1)
+        self.thread = thread or LearningThread()
+        self.pool = self.thread.pool
         self._generation = 0
         self._texts: list[str] = []
         self._names: list[str] = []
@@ -63,7 +78,6 @@ class LiveLearning(QObject):
         self._running = False
         self._dirty = False
         self._closed = False
-        self._fitted: tuple[list[str], TicketFeatures] | None = None   # pool thread only
         self._done.connect(self._finished)
 
     @property
@@ -111,9 +125,10 @@ class LiveLearning(QObject):
     def _features_for(self, texts: list[str], generation: int) -> TicketFeatures | None:
         if generation != self._generation:
             return None                        # a newer file came before this one was fitted
-        if self._fitted is None or self._fitted[0] is not texts:
-            self._fitted = (texts, TicketFeatures(texts))
-        return self._fitted[1]
+        fitted = self.thread.fitted      # another field's learning may have fitted these texts
+        if fitted is None or (fitted[0] is not texts and fitted[0] != texts):
+            self.thread.fitted = fitted = (texts, TicketFeatures(texts))
+        return fitted[1]
 
     def _retrain(self, generation, texts, names, scores, labels, last) -> None:
         try:

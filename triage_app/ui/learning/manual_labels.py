@@ -6,12 +6,17 @@ A label belongs to a ticket of a file (its row), by the label's name: another te
 description or an example changes none; a rename carries them along; a removed label's are set
 aside, counted, and shown again when it returns. The file reader reads them with the file, so
 nothing here waits on the database.
+
+With several fields (queue, priority), a label is a fact about one ticket on one field: each field
+has its PersonLabels, written under its name, shown in its own decision column, and kept when the
+field is removed (back when a field of that name is). What names no field works on the current one.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
+from triage_app.engine.axes import Axes, Axis
 from triage_app.engine.labels import LabelSet
 from triage_app.review.person_labels import PersonLabels
 
@@ -21,14 +26,14 @@ class ManualLabels(QObject):
     message = Signal(str, int)   # one line for the status bar, and how long it stays (ms)
     failed = Signal(str)         # one line for the message bar
 
-    def __init__(self, label_set: LabelSet, model, view, db, labels_panel, learning, parent=None):
+    def __init__(self, axes: Axes, model, view, db, labels_panel, learning, parent=None):
         """model, view: the ticket table's TicketTableModel and TicketView; db: the ResultsDb;
         labels_panel: the LabelsPanel; learning: the LearningSession."""
         super().__init__(parent)
-        self.label_set = label_set
+        self.axes = axes
         self.texts: list[str] = []
-        self.person = PersonLabels()
-        self.given_here: set[tuple[str, int]] = set()   # (file, row) labelled in this window, saved or not
+        self.people: dict[str, PersonLabels] = {}       # field -> the labels given on it, shown or not
+        self.given_here: set[tuple[str, str, int]] = set()   # (file, field, row) labelled in this window, saved or not
         self.model, self.view, self.db = model, view, db
         self.labels_panel, self.learning = labels_panel, learning
         model.manual_changed.connect(self._given)
@@ -37,19 +42,39 @@ class ManualLabels(QObject):
         labels_panel.renamed.connect(self.rename)
         labels_panel.rename_problem = self.rename_problem
 
-    def file_opened(self, texts: list[str], person: PersonLabels) -> None:
-        """A new file, with the labels the reader read for it; learning starts from them."""
-        self.texts, self.person = texts, person
+    @property
+    def label_set(self) -> LabelSet:
+        """The current field's label set."""
+        return _axis(self.axes, self.model.current_axis).label_set
+
+    @property
+    def person(self) -> PersonLabels:
+        """The labels given on the current field."""
+        return self.person_of(self.model.current_axis)
+
+    def person_of(self, axis: str) -> PersonLabels:
+        if axis not in self.people:      # a field new to this file: none given yet
+            some = next(iter(self.people.values()), PersonLabels())
+            self.people[axis] = PersonLabels(some.file, some.row_hashes, axis=axis)
+        return self.people[axis]
+
+    def file_opened(self, texts: list[str], people: dict[str, PersonLabels]) -> None:
+        """A new file, with the labels the reader read for it, per field; learning starts from them."""
+        self.texts, self.people = texts, dict(people)
         self._show()
-        self.learning.file_changed(texts, self.label_set.names)
-        if person.not_found:
-            self.message.emit(f"{person.not_found:,} of your labels are for tickets this file no longer "
+        self.learning.file_changed(texts, self._names())
+        not_found = sum(person.not_found for person in self.people.values())
+        if not_found:
+            self.message.emit(f"{not_found:,} of your labels are for tickets this file no longer "
                               "holds: they are kept, in case the ticket comes back.", 15_000)
 
     def texts_changed(self, texts: list[str]) -> None:
         """Another text column: the same tickets, so the same labels; learning reads the new texts."""
         self.texts = texts
-        self.learning.file_changed(texts, self.label_set.names)
+        self.learning.file_changed(texts, self._names())
+
+    def _names(self) -> dict[str, list[str]]:
+        return {axis.name: axis.names for axis in self.axes}
 
     def rename_problem(self, renames: dict[str, str]) -> str | None:
         """A rename of a label with labels onto a name whose labels are set aside would merge the two
@@ -62,33 +87,59 @@ class ManualLabels(QObject):
                 f"with these. Add “{taken[0]}” back first, or choose another name")
 
     def rename(self, renames: dict[str, str]) -> None:
-        """Labels renamed in the label set (before it changes): their tickets' labels follow."""
+        """The current field's labels renamed (before the set changes): their tickets' labels follow."""
         self.person.rename(renames)
-        self.db.rename_labels(self.person.file, renames)
+        self.db.rename_labels(self.person.file, renames, self.person.axis)
 
-    def label_set_changed(self, label_set: LabelSet) -> None:
-        """Call after the table took the new names."""
-        old, self.label_set = self.label_set, label_set
-        if label_set.names != old.names:
-            self._show()
-            self.learning.file_changed(self.texts, label_set.names)
-            aside = self.person.set_aside(label_set.names)
+    def axis_rename_problem(self, old: str, new: str) -> str | None:
+        """A field renamed onto a name that holds labels of this file would merge the two: refused."""
+        held = self.people.get(new)
+        if held is None or not held.given or old == new:
+            return None
+        return (f"the field “{new}” holds {len(held.given):,} of your labels on this file (a field removed "
+                f"keeps them): add “{new}” back instead, or choose another name")
+
+    def rename_axis(self, old: str, new: str) -> None:
+        """A field renamed (before the set changes): its labels follow, in the window and the database."""
+        if old in self.people:
+            person = self.people.pop(old)
+            person.axis = new
+            self.people[new] = person
+            if person.given:
+                self.db.rename_axis(person.file, old, new)
+
+    def axes_changed(self, axes: Axes) -> None:
+        """Call after the table took the new fields and names."""
+        old, self.axes = self._names(), axes
+        new = self._names()
+        if new == old:
+            return
+        self._show()
+        self.learning.file_changed(self.texts, new)
+        for axis, names in new.items():
+            aside = self.person_of(axis).set_aside(names) if names != old.get(axis) else None
             if aside:
                 self.message.emit(f"{sum(aside.values()):,} of your labels set aside ("
                                   + ", ".join(f"{name}: {n:,}" for name, n in aside.items())
                                   + "): they are back when the label is.", 15_000)
 
     def store(self) -> None:
-        """Write every label of the file (a fresh database after an unusable one)."""
-        if self.person.given:
-            self.db.set_person_labels(self.person.file, self.person.rows())
+        """Write every label of the file, every field's (a fresh database after an unusable one)."""
+        for person in self.people.values():
+            if person.given:
+                self.db.set_person_labels(person.file, person.rows(), person.axis)
         self.given_here.clear()
 
     def unsaved(self) -> int:
         """Labels this window took while the database cannot be used: none of them is on disk."""
         if self.db.problem is None:
             return 0
-        return sum(1 for file, row in self.given_here if file == self.person.file and row in self.person.given)
+        return sum(1 for file, axis, row in self.given_here
+                   if axis in self.people and file == self.people[axis].file and row in self.people[axis].given)
+
+    def set_aside(self) -> int:
+        """How many labels are set aside now, on every field (their label is not in the field's set)."""
+        return sum(sum(self.person_of(axis).set_aside(names).values()) for axis, names in self._names().items())
 
     def take_column(self, column: str | None) -> None:
         """Offer a column's values as the label set and its filled rows as the person's labels (the
@@ -97,15 +148,17 @@ class ManualLabels(QObject):
         taken = self.learning.offer_column(column, self.parent())
         if taken:
             names, labels = taken
+            person = self.person       # the current field's: the column's values become its labels
             self.labels_panel.set_label_set(LabelSet.from_names(names), announce=True)
-            new = {row: label for row, label in labels.items() if row not in self.person.given}
-            self.db.set_person_labels(self.person.file, self.person.give_many(new))
-            self.given_here.update((self.person.file, row) for row in new)
+            new = {row: label for row, label in labels.items() if row not in person.given}
+            self.db.set_person_labels(person.file, person.give_many(new), person.axis)
+            self.given_here.update((person.file, person.axis, row) for row in new)
             self._show()
-            self.learning.label_given()
+            self.learning.label_given(person.axis)
 
     def _show(self) -> None:
-        self.model.set_manual_labels(self.person.shown(self.label_set.names))
+        for axis, names in self._names().items():
+            self.model.set_manual_labels(self.person_of(axis).shown(names), axis)
         self.changed.emit()
 
     def promote(self, ask_first: bool) -> None:
@@ -129,8 +182,14 @@ class ManualLabels(QObject):
         if rows:
             self.labels_panel.suggest_example_label(self.model.label_of(rows[0]))
 
-    def _given(self, row: int, label: str | None) -> None:
-        self.db.set_person_labels(self.person.file, self.person.give(row, label))   # written off this thread
-        self.given_here.add((self.person.file, row))
-        self.learning.label_given()
+    def _given(self, row: int, label: str | None, axis: str) -> None:
+        person = self.person_of(axis)
+        self.db.set_person_labels(person.file, person.give(row, label), axis)   # written off this thread
+        self.given_here.add((person.file, axis, row))
+        self.learning.label_given(axis)
         self.changed.emit()
+
+
+def _axis(axes: Axes, name: str) -> Axis:
+    """The field of this name; the first where there is none (the table is between two sets)."""
+    return next((axis for axis in axes if axis.name == name), axes.first)

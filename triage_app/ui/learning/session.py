@@ -2,7 +2,9 @@
 answers and the status line, keep the Next-to-label queue, and take labels from a column.
 
 LiveLearning (ui/learning/live.py) retrains off the UI thread; this object is its window side, so the
-main window only tells it what happened.
+main window only tells it what happened. Each field (queue, priority) learns from its own labels: a
+LiveLearning per field, reading that field's scores and labels; the status line and Next to label
+are the current field's.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from triage_app.engine.labels import LabelSet
 from triage_app.ui.learning.column_offer import LabelOfferDialog, best_column, label_like
-from triage_app.ui.learning.live import LiveLearning
+from triage_app.ui.learning.live import LearningThread, LiveLearning
 from triage_app.ui.plain_text import tooltip as plain_tooltip
 from triage_app.ui.words import duration
 
@@ -40,45 +42,80 @@ class LearningSession(QObject):
         layout.addWidget(self.skip_button)
         self._run = None                  # the running run's latest progress (a worker RunProgress); None: no run
         self._scored = self._scored_at_retrain = 0    # labelled tickets this run scored: all, and at the last retrain
-        self.learning = LiveLearning(model)
-        self.learning.retrained.connect(self._retrained)
-        self.learning.failed.connect(self.failed)
-        self.queue: list[int] | None = None
+        self.lives: dict[str, LiveLearning] = {}      # field -> its learning, kept while the window lives
+        self.thread = LearningThread()                # one retrain at a time, whichever field's
+        self.queues: dict[str, list[int] | None] = {}   # field -> its Next to label queue (None: not yet)
+        self._status: dict[str, str] = {}             # field -> its latest status line
         self.queue_shown = False
 
-    def file_changed(self, texts: list[str], names: list[str]) -> None:
-        """A new file, text column or label set: learning starts again from its labels, and Next to
-        label, if shown, waits for a queue of these rows (the proxy's was the old rows')."""
-        self.queue = None
+    @property
+    def learning(self) -> LiveLearning:
+        """The current field's learning."""
+        return self._live(self.model.current_axis)
+
+    @property
+    def queue(self) -> list[int] | None:
+        return self.queues.get(self.model.current_axis)
+
+    def _live(self, axis: str) -> LiveLearning:
+        if axis not in self.lives:
+            live = self.lives[axis] = LiveLearning(_FieldTable(self.model, axis), thread=self.thread)
+            live.retrained.connect(lambda result, live=live: self._retrained(live, result))
+            live.failed.connect(self.failed)
+        return self.lives[axis]
+
+    def file_changed(self, texts: list[str], names: dict[str, list[str]]) -> None:
+        """A new file, text column or label set ({field: label names}): learning starts again from
+        each field's labels, and Next to label, if shown, waits for a queue of these rows (the
+        proxy's was the old rows')."""
+        self.queues, self._status = {}, {}
         self.status.clear()
-        if texts and len(names) >= 2:
-            self.learning.set_file(texts, names)
+        for axis, label_names in names.items():
+            if texts and len(label_names) >= 2:
+                self._live(axis).set_file(texts, label_names)
         if self.queue_shown:
             self.show_queue(True)
 
-    def label_given(self) -> None:
-        self.learning.request()
+    def axis_chosen(self, axis: str) -> None:
+        """The current field is another: its status line, and its Next to label queue if shown."""
+        self.status.setText(self._status.get(axis, ""))
+        self.skip_button.hide()
+        if self.queue_shown:
+            self.show_queue(True)
+
+    def rename_axis(self, old: str, new: str) -> None:
+        """A field renamed: its learning, queue and status go with it."""
+        for held in (self.lives, self.queues, self._status):
+            if old in held:
+                held[new] = held.pop(old)
+        if new in self.lives:
+            self.lives[new].table.axis = new
+
+    def label_given(self, axis: str) -> None:
+        self._live(axis).request()
 
     def run_progress(self, progress) -> None:
         """A run is going: how far, and how fast (the offer to skip it says both)."""
         self._run = progress
 
-    def batch_scored(self, rows: list[int]) -> None:
-        """The model scored these rows: tickets the person labelled change the weights, so retrain during
-        the run (that retrain is what may offer to skip the rest). A retrain on a big file takes a core
-        for seconds from the run: one each time the scored labels grow by a quarter, not one per batch."""
-        labelled = self.model.manual_labels
+    def batch_scored(self, axis: str, rows: list[int]) -> None:
+        """The model scored these rows of a field: tickets the person labelled change the weights, so
+        retrain during the run (that retrain is what may offer to skip the rest). A retrain on a big file
+        takes a core for seconds from the run: one each time the scored labels grow by a quarter, not
+        one per batch."""
+        labelled = self.model.answers_of(axis).manual_labels
         self._scored += sum(1 for r in rows if r in labelled)
         if self._scored >= max(self._scored_at_retrain + 1, 1.25 * self._scored_at_retrain):
             self._scored_at_retrain = self._scored
-            self.learning.request()
+            self._live(axis).request()
 
-    def run_done(self) -> None:
-        """The model's scores changed (a run ended, finished or not): the weights are fitted again on them."""
+    def run_done(self, axis: str) -> None:
+        """A field's scores changed (its run ended, finished or not): its weights are fitted again on them."""
         self._run = None
         self._scored = self._scored_at_retrain = 0
         self.skip_button.hide()
-        self.learning.request()
+        if axis in self.model.axes:
+            self._live(axis).request()
 
     def show_queue(self, on: bool) -> None:
         """Next to label: the tickets a label would teach most, best first."""
@@ -119,21 +156,23 @@ class LearningSession(QObject):
         return label_like(values)
 
     def close(self, timeout_ms: int) -> bool:
-        return self.learning.close(timeout_ms)
+        return all([live.close(timeout_ms) for live in self.lives.values()])
 
-    def _retrained(self, result) -> None:
-        if self.model.apply_learned(result.learned):
-            self.status.setText(result.status())
-            self.queue = result.queue
-            if self.queue_shown:
-                self.proxy.set_next_to_label(self.queue)
-            self._offer_skip(result)
+    def _retrained(self, live: LiveLearning, result) -> None:
+        axis = live.table.axis
+        if axis in self.model.axes and self.model.apply_learned(result.learned, axis):
+            self._status[axis], self.queues[axis] = result.status(), result.queue
+            if axis == self.model.current_axis:
+                self.status.setText(result.status())
+                if self.queue_shown:
+                    self.proxy.set_next_to_label(result.queue)
+                self._offer_skip(live, result)
             self.changed.emit()
 
-    def _offer_skip(self, result) -> None:
+    def _offer_skip(self, live: LiveLearning, result) -> None:
         """While a run goes, and cross-validation says the person's labels alone do as well: offer to
         stop the model, with what each would cost for the rest of the file, as measured right now."""
-        advice, run = result.learned.skip_advice(self.learning.config), self._run
+        advice, run = result.learned.skip_advice(live.config), self._run
         left = run.rows_total - run.rows_done if run else 0
         self.skip_button.setVisible(advice.offer and left > 0)
         if not self.skip_button.isVisible():
@@ -151,3 +190,19 @@ class LearningSession(QObject):
     def _skip(self) -> None:
         self.skip_button.hide()
         self.skip.emit()
+
+
+class _FieldTable:
+    """What one field's learning reads (LiveLearning's table): that field's scores and the person's
+    labels on it, as the ticket table holds them when a retrain starts."""
+
+    def __init__(self, model, axis: str):
+        self.model, self.axis = model, axis
+
+    @property
+    def lm_scores(self):
+        return self.model.answers_of(self.axis).lm_scores
+
+    @property
+    def manual_labels(self) -> dict[int, str]:
+        return self.model.answers_of(self.axis).manual_labels

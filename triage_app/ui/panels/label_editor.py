@@ -1,13 +1,21 @@
-"""The label editor: names, one-line descriptions, few-shot examples; save and load as JSON."""
+"""The label editor: names, one-line descriptions, few-shot examples; save and load as JSON.
+
+A label set may have several fields (axes: queue, priority, ...), each a label set of its own: the
+editor shows one at a time, the one the axis picker (or the decision column selected in the table)
+names, and saves and loads every one."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMessageBox,
                                QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from triage_app.engine.axes import Axes, Axis
 from triage_app.engine.labels import Example, Label, LabelSet
 from triage_app.ui import plain_text
+from triage_app.ui.panels.axis_picker import AxisPicker
 from triage_app.ui.plain_text import fit_names
 
 # why the panel asks: measured with `triage-app eval --compare` and scripts/experiments/confident_examples.py
@@ -25,19 +33,29 @@ _COMMITTED = Qt.ItemDataRole.UserRole   # a name item remembers its last valid n
 
 
 class LabelsPanel(QWidget):
-    changed = Signal(object)              # a new valid LabelSet
-    renamed = Signal(object)              # {old name: new name}, just before the changed it belongs to
+    changed = Signal(object)              # new valid Axes (every field's label set)
+    renamed = Signal(object)              # {old name: new name} of the current field's labels, before the changed
+    axis_renamed = Signal(str, str)       # a field renamed (old, new), just before the changed it belongs to
+    axis_chosen = Signal(str)             # the field shown here is now this one
     preview_requested = Signal()
     example_requested = Signal(str)       # add the selected ticket as an example of this label
     message = Signal(str)                 # something to tell the user (saved, loaded, why not)
 
-    def __init__(self, label_set: LabelSet | None = None, parent=None):
+    def __init__(self, axes: Axes | LabelSet | None = None, parent=None):
         super().__init__(parent)
-        self._label_set = label_set or LabelSet.default()
+        self._axes = _as_axes(axes or LabelSet.default())
+        self._axis = self._axes.first.name          # the field shown
         self._filling = False
         self.rename_problem = lambda renames: None   # why a rename may not be applied (the window's say), or None
+        self.axis_rename_problem = lambda old, new: None   # the same for a field's rename
         layout = QVBoxLayout(self)
 
+        self.axis_picker = AxisPicker()
+        self.axis_picker.chosen.connect(self.choose_axis)
+        self.axis_picker.add_requested.connect(lambda: self.add_axis())
+        self.axis_picker.rename_requested.connect(self.rename_axis)
+        self.axis_picker.remove_requested.connect(self.remove_axis)
+        layout.addWidget(self.axis_picker)
         layout.addWidget(QLabel("<b>Labels</b> — double-click to rename or describe"))
         self.edit_note = QLabel()      # what an edit costs with the scoring method in use, said before it
         self.edit_note.setWordWrap(True)
@@ -90,15 +108,77 @@ class LabelsPanel(QWidget):
 
     @property
     def label_set(self) -> LabelSet:
-        """The last valid label set (edits that make it invalid are shown, not applied)."""
-        return self._label_set
+        """The shown field's last valid label set (edits that make it invalid are shown, not applied)."""
+        return self._axes.axes[self._axes.names.index(self._axis)].label_set
+
+    @property
+    def axes(self) -> Axes:
+        """Every field's last valid label set."""
+        return self._axes
+
+    @property
+    def axis(self) -> str:
+        """The name of the field shown."""
+        return self._axis
 
     def set_label_set(self, label_set: LabelSet, announce: bool = False) -> None:
-        changed = label_set != self._label_set
-        self._label_set = label_set
+        """The shown field's labels."""
+        self.set_axes(Axes(tuple(replace(a, label_set=label_set) if a.name == self._axis else a for a in self._axes)),
+                      announce)
+
+    def set_axes(self, axes: Axes | LabelSet, announce: bool = False, axis: str | None = None) -> None:
+        """Every field at once (a file loaded); axis: the one to show (the shown one, or the first)."""
+        axes = _as_axes(axes)
+        changed = axes != self._axes
+        self._axes = axes
+        shown = axis if axis in axes.names else self._axis if self._axis in axes.names else axes.first.name
+        moved, self._axis = shown != self._axis, shown
         self._fill()
         if changed or announce:
-            self.changed.emit(label_set)
+            self.changed.emit(axes)
+        if moved:
+            self.axis_chosen.emit(shown)
+
+    def choose_axis(self, name: str) -> None:
+        """Show this field's labels (the picker, or the decision column selected in the table)."""
+        if name == self._axis or name not in self._axes.names:
+            return
+        self._axis = name
+        self._show_error("")
+        self._fill()
+        self.axis_chosen.emit(name)
+
+    def add_axis(self, name: str | None = None, label_set: LabelSet | None = None) -> str:
+        """A new field, shown at once: named fieldN unless given, two placeholder labels unless given."""
+        taken = {n.lower() for n in self._axes.names}
+        name = name or next(f"field{k}" for k in range(2, len(taken) + 3) if f"field{k}" not in taken)
+        label_set = label_set or LabelSet.from_names(["label1", "label2"])
+        try:
+            self.set_axes(Axes(self._axes.axes + (Axis(name, label_set),)), axis=name)
+        except ValueError as exc:
+            self._show_error(str(exc))
+        return name
+
+    def rename_axis(self, old: str, new: str) -> bool:
+        """A field's new name: the labels a person gave it follow (the window's part, axis_renamed)."""
+        try:
+            axes = Axes(tuple(replace(a, name=new) if a.name == old else a for a in self._axes))
+        except ValueError as exc:
+            self._show_error(f"{exc} — not renamed")
+            return False
+        problem = self.axis_rename_problem(old, new)
+        if problem:
+            self._show_error(f"{problem} — not renamed")
+            return False
+        self.axis_renamed.emit(old, new)
+        self._axis = new if self._axis == old else self._axis
+        self.set_axes(axes)
+        return True
+
+    def remove_axis(self, name: str) -> None:
+        """Leave a field out; the labels a person gave it are kept (the store holds them)."""
+        if len(self._axes) > 1 and name in self._axes.names:
+            self.set_axes(Axes(tuple(a for a in self._axes if a.name != name)))
 
     def set_edit_note(self, text: str) -> None:
         """"" hides it (nothing is answered yet, so an edit costs nothing)."""
@@ -106,19 +186,19 @@ class LabelsPanel(QWidget):
         self.edit_note.setVisible(bool(text))
 
     def add_label(self) -> None:
-        names = {n.lower() for n in self._label_set.names}
+        names = {n.lower() for n in self.label_set.names}
         name = next(f"label{k}" for k in range(len(names) + 1, 10 * len(names) + 2) if f"label{k}" not in names)
-        self._apply(LabelSet(self._label_set.labels + (Label(name),), self._label_set.examples))
+        self._apply(LabelSet(self.label_set.labels + (Label(name),), self.label_set.examples))
         self.labels.editItem(self.labels.item(self.labels.rowCount() - 1, 0))
 
     def remove_selected_label(self) -> None:
         rows = {i.row() for i in self.labels.selectedIndexes()}
         if not rows:
             return
-        keep = tuple(l for k, l in enumerate(self._label_set.labels) if k not in rows)
+        keep = tuple(l for k, l in enumerate(self.label_set.labels) if k not in rows)
         names = {l.name for l in keep}
         try:
-            self._apply(LabelSet(keep, tuple(e for e in self._label_set.examples if e.label in names)))
+            self._apply(LabelSet(keep, tuple(e for e in self.label_set.examples if e.label in names)))
         except ValueError as exc:
             self._show_error(str(exc))
 
@@ -127,23 +207,23 @@ class LabelsPanel(QWidget):
         if not text:
             self._show_error("that ticket is blank")
             return
-        if any(e.text == text for e in self._label_set.examples):
+        if any(e.text == text for e in self.label_set.examples):
             self._show_error("that ticket is already an example")
             return
-        self._apply(LabelSet(self._label_set.labels, self._label_set.examples + (Example(text, label),)))
+        self._apply(LabelSet(self.label_set.labels, self.label_set.examples + (Example(text, label),)))
 
     def add_corrections(self, corrections: list[tuple[str, str]], ask_first: bool) -> int | None:
         """(ticket, label) pairs a person chose become examples, those not examples already. ask_first:
         say why they may be poor examples and add them only if the user agrees. Returns how many were
         added (0: the user said no); None when none was new."""
-        known = {e.text for e in self._label_set.examples}
+        known = {e.text for e in self.label_set.examples}
         new = tuple(Example(text, label) for text, label in ((str(t).strip(), l) for t, l in corrections)
                     if text and text not in known)
         if not new:
             return None
         if ask_first and not self._confirm("Add corrections as examples?", CORRECTIONS_WARNING):
             return 0
-        self.set_label_set(self._label_set.with_examples(self._label_set.examples + new), announce=True)
+        self.set_label_set(self.label_set.with_examples(self.label_set.examples + new), announce=True)
         return len(new)
 
     def _confirm(self, title: str, text: str) -> bool:
@@ -156,26 +236,28 @@ class LabelsPanel(QWidget):
     def remove_selected_example(self) -> None:
         rows = {i.row() for i in self.examples.selectedIndexes()}
         if rows:
-            self._apply(LabelSet(self._label_set.labels,
-                                 tuple(e for k, e in enumerate(self._label_set.examples) if k not in rows)))
+            self._apply(LabelSet(self.label_set.labels,
+                                 tuple(e for k, e in enumerate(self.label_set.examples) if k not in rows)))
 
     def suggest_example_label(self, label: str | None) -> None:
-        if label in self._label_set.names:
+        if label in self.label_set.names:
             self.example_label.setCurrentText(label)
 
     def load(self, path: str) -> bool:
+        """A label-set file: one label set, or several fields (every one replaces the fields shown)."""
         try:
-            label_set = LabelSet.load(path)
+            axes = Axes.load(path)
         except (OSError, ValueError) as exc:
             self.message.emit(f"Cannot load labels: {exc}")
             return False
-        self.set_label_set(label_set, announce=True)
-        self.message.emit(f"Loaded {len(label_set.labels)} labels from {path}")
+        self.set_axes(axes, announce=True, axis=axes.first.name)
+        self.message.emit(f"Loaded {len(axes.first.label_set.labels)} labels from {path}" if len(axes) == 1 else
+                          f"Loaded {len(axes)} fields ({', '.join(axes.names)}) from {path}")
         return True
 
     def save(self, path: str) -> bool:
         try:
-            self._label_set.save(path)
+            self._axes.save(path)
         except OSError as exc:
             self.message.emit(f"Cannot save labels: {exc}")
             return False
@@ -198,7 +280,7 @@ class LabelsPanel(QWidget):
         try:
             label_set = LabelSet(tuple(Label(n, d) for n, d in labels),
                                  tuple(Example(e.text, renames.get(e.label, e.label))
-                                       for e in self._label_set.examples))
+                                       for e in self.label_set.examples))
         except ValueError as exc:
             self._show_error(f"{exc} — not applied yet")
             return
@@ -221,7 +303,8 @@ class LabelsPanel(QWidget):
     def _fill(self) -> None:
         self._filling = True
         try:
-            label_set = self._label_set
+            self.axis_picker.show_axes(self._axes.names, self._axis)
+            label_set = self.label_set
             self.labels.setRowCount(len(label_set.labels))
             for r, label in enumerate(label_set.labels):
                 name = QTableWidgetItem(label.name)
@@ -255,6 +338,10 @@ class LabelsPanel(QWidget):
         path, _ = QFileDialog.getSaveFileName(self, "Save labels", "labels.json", "Label sets (*.json)")
         if path:
             self.save(path)
+
+
+def _as_axes(labels: Axes | LabelSet) -> Axes:
+    return labels if isinstance(labels, Axes) else Axes.of(labels)
 
 
 def _button(text, slot, layout) -> QPushButton:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
-from triage_app.engine.labels import LabelSet
+from triage_app.engine.axes import Axes
 from triage_app.ui.panels.accuracy import AccuracyPanel
 from triage_app.ui.panels.label_editor import LabelsPanel
 from triage_app.ui.panels.model_choice import ModelPanel
@@ -15,12 +15,12 @@ from triage_app.ui.panels.run_progress import RunPanel
 class SidePanels(QScrollArea):
     """A small screen scrolls the panels instead of forcing a big window."""
 
-    def __init__(self, label_set: LabelSet, run_buttons=(), parent=None):
-        """run_buttons: the window's actions the run panel shows as buttons."""
+    def __init__(self, axes: Axes, run_buttons=(), parent=None):
+        """axes: every field's label set; run_buttons: the window's actions the run panel shows as buttons."""
         super().__init__(parent)
         self.model_panel = ModelPanel()
         self.run_panel = RunPanel(run_buttons)
-        self.labels_panel = LabelsPanel(label_set)
+        self.labels_panel = LabelsPanel(axes)
         self.accuracy_panel = AccuracyPanel()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.labels_panel, "Labels")

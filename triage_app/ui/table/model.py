@@ -3,7 +3,9 @@
 Row r of the model is always row r of the file (and ticket index r of a run), so batches,
 exports and the store line up without translation; the proxy does every sort and filter, reading
 the answers' columns whole (sort_keys, the masks) rather than a row at a time. The answers' state
-lives in FileAnswers, which knows nothing of Qt; this model presents it and signals its changes.
+lives in FileAnswers, which knows nothing of Qt, one per field (table/decisions.py); this model
+presents them and signals their changes. What reads one field's answers without naming it reads the
+current field's (the one whose decision column is selected).
 """
 
 from __future__ import annotations
@@ -14,39 +16,31 @@ from contextlib import contextmanager
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QColor, QFont
 
-from triage_app.learn.model import LEARNED
 from triage_app.review.answers import Answer, FileAnswers
-from triage_app.ui.plain_text import tooltip as plain_tooltip
+from triage_app.ui.table.cell_roles import LOW_CONFIDENCE, SORT_ROLE, CellRoles
+from triage_app.ui.table.decisions import CONFIDENCE, LABEL, MARGIN, PER_AXIS, RESULT_HEADERS, Decisions
 from triage_app.ui.table.row_order import MERGED_AT_MOST, contiguous_runs
 
-LABEL, CONFIDENCE, MARGIN = 0, 1, 2
-RESULT_HEADERS = ("label", "confidence", "margin")
-LOW_CONFIDENCE = 0.7
-SORT_ROLE = Qt.ItemDataRole.UserRole + 1     # raw values: floats, or None for "no answer yet"
-_LOW_TINT = QColor(255, 228, 181)
-_MANUAL_TINT = QColor(214, 234, 248)
+__all__ = ["CONFIDENCE", "LABEL", "LOW_CONFIDENCE", "MARGIN", "RESULT_HEADERS", "SORT_ROLE", "TicketTableModel"]
 # asked per cell painted: made once (an enum's | is a Python call)
 _SELECTABLE = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _EDITABLE = _SELECTABLE | Qt.ItemFlag.ItemIsEditable
-_NUMBERS_ALIGNED = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _RUNS_SIGNALLED_AT_MOST = 64                 # runs of changed rows signalled one by one (see _rows_changed)
-_CELL_CHARS = 240                            # a table cell shows the head of a ticket; the tooltip all of it
 
 
-class TicketTableModel(QAbstractTableModel):
-    """Columns: label, confidence, margin, then the file's own columns in file order."""
+class TicketTableModel(CellRoles, QAbstractTableModel):
+    """Columns: label, confidence, margin of each field, then the file's own columns in file order."""
 
-    manual_changed = Signal(int, object)     # row, label (None: back to the model's answer)
+    manual_changed = Signal(int, object, str)   # row, label (None: back to the model's answer), field
     answers_changed = Signal()               # a change's dataChanged are all out: a sorted proxy re-sorts once
 
     def __init__(self, frame: pd.DataFrame | None = None, parent=None):
         super().__init__(parent)
-        self.state = FileAnswers()             # the answers shown: the model's, learned, the person's
+        self.decisions = Decisions()           # per field, the answers shown: the model's, learned, the person's
         self._frame = pd.DataFrame()
         self._cells = np.empty((0, 0), dtype=object)
-        self._rows, self._columns = 0, len(RESULT_HEADERS)
+        self._rows, self._columns, self._first_file_column = 0, len(RESULT_HEADERS), len(RESULT_HEADERS)
         self._search: pd.Series | None = None
         self._file_keys: dict[int, np.ndarray] = {}
         if frame is not None:
@@ -57,11 +51,20 @@ class TicketTableModel(QAbstractTableModel):
         with self.resetting():
             self._frame = frame
             self._cells = frame.to_numpy(dtype=object, copy=False)
-            # Qt asks for the counts thousands of times per batch (every index() it makes): kept as ints
-            self._rows, self._columns = self._cells.shape[0], len(RESULT_HEADERS) + self._cells.shape[1]
             self._search = None
-            self._file_keys = {}
-            self.state.clear(len(frame))
+            self.decisions.clear(len(frame))
+            self._count_columns()
+
+    def _count_columns(self) -> None:
+        # Qt asks for the counts thousands of times per batch (every index() it makes): kept as ints
+        self._first_file_column = self.decisions.count
+        self._rows, self._columns = self._cells.shape[0], self._first_file_column + self._cells.shape[1]
+        self._file_keys = {}
+
+    @property
+    def state(self) -> FileAnswers:
+        """The current field's answers."""
+        return self.decisions.of()
 
     @property
     def frame(self) -> pd.DataFrame:
@@ -74,37 +77,71 @@ class TicketTableModel(QAbstractTableModel):
     def cell(self, row: int, column: str) -> str:
         return str(self._cells[row, self._frame.columns.get_loc(column)])
 
+    # the fields
+    @property
+    def axes(self) -> list[str]:
+        return self.decisions.axes
+
+    @property
+    def current_axis(self) -> str:
+        return self.decisions.current
+
+    def set_current_axis(self, axis: str) -> bool:
+        """The field the keys, filters and review work on; False: it was already (or is no field)."""
+        if axis == self.decisions.current or not self.decisions.has(axis):
+            return False
+        self.decisions.current = axis
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, self._first_file_column - 1)   # its mark
+        return True
+
+    def answers_of(self, axis: str | None = None) -> FileAnswers:
+        return self.decisions.of(axis)
+
+    def names_of(self, axis: str) -> list[str]:
+        """A field's label names; none for a field the table does not have (any more)."""
+        return self.decisions.of(axis).label_names if self.decisions.has(axis) else []
+
     # answers: changes go through here, to be signalled
-    def set_label_names(self, names: list[str]) -> None:
-        """New label names: answers and manual labels of other names no longer apply."""
-        if list(names) == self.label_names:
+    def set_axes(self, names: dict[str, list[str]]) -> None:
+        """The fields and their label names: a field's answers and manual labels of other names no
+        longer apply (rename_axis first, and a renamed field keeps them)."""
+        if list(names.items()) == list(self.decisions.names.items()):
             return
         with self.resetting():
-            self.state.set_label_names(names)
+            self.decisions.set_axes(names, self._rows)
+            self._count_columns()
+
+    def rename_axis(self, old: str, new: str) -> None:
+        with self.resetting():
+            self.decisions.rename_axis(old, new)
+
+    def set_label_names(self, names: list[str]) -> None:
+        """The current field's new label names."""
+        self.set_axes({**self.decisions.names, self.current_axis: list(names)})
 
     def clear_predictions(self) -> None:
         with self.resetting():
-            self.state.clear_predictions()
+            self.decisions.clear_predictions()
 
-    def apply_predictions(self, predictions) -> None:
-        """One batch's answers (FileAnswers.apply_predictions); a dataChanged per run of rows."""
-        self._rows_changed(self.state.apply_predictions(predictions))
+    def apply_predictions(self, predictions, axis: str | None = None) -> None:
+        """One batch's answers for a field (FileAnswers.apply_predictions); a dataChanged per run of rows."""
+        self._rows_changed(self.answers_of(axis).apply_predictions(predictions))
 
-    def apply_learned(self, learned) -> bool:
+    def apply_learned(self, learned, axis: str | None = None) -> bool:
         """A retrain's answers (FileAnswers.apply_learned); dataChanged for the rows whose answer
         changed. False, and nothing changes, when it was learned for other label names or another file."""
-        changed = self.state.apply_learned(learned)
+        changed = self.answers_of(axis).apply_learned(learned)
         if changed is None:
             return False
         self._rows_changed(changed)
         return True
 
-    def set_manual_labels(self, manual: dict[int, str]) -> None:
+    def set_manual_labels(self, manual: dict[int, str], axis: str | None = None) -> None:
         """Bulk: the labels a person chose earlier; no manual_changed signals."""
-        self._rows_changed(self.state.set_manual_labels(manual))
+        self._rows_changed(self.answers_of(axis).set_manual_labels(manual))
 
-    def set_manual(self, row: int, label: str | None) -> bool:
-        return self.setData(self.index(row, LABEL), label, Qt.ItemDataRole.EditRole)
+    def set_manual(self, row: int, label: str | None, axis: str | None = None) -> bool:
+        return self.setData(self.index(row, self.decisions.column(axis)), label, Qt.ItemDataRole.EditRole)
 
     def confirm(self, row: int) -> bool:
         """The answer shown becomes the person's label (agreeing teaches too); False: no answer, or already theirs."""
@@ -123,8 +160,9 @@ class TicketTableModel(QAbstractTableModel):
         changed = sum(last - first + 1 for first, last in runs)
         if len(runs) > _RUNS_SIGNALLED_AT_MOST and changed > MERGED_AT_MOST * self._rows:
             runs = [(runs[0][0], runs[-1][1])]
+        right = self._first_file_column - 1
         for first, last in runs:
-            self.dataChanged.emit(self.index(first, LABEL), self.index(last, MARGIN))
+            self.dataChanged.emit(self.index(first, 0), self.index(last, right))
         self.answers_changed.emit()
 
     # answers: read from the state (the window, learning, the export and the proxy ask the table)
@@ -194,28 +232,46 @@ class TicketTableModel(QAbstractTableModel):
     def margin_mask(self) -> np.ndarray:
         return self.state.margin_mask()
 
+    @property
+    def decision_columns(self) -> int:
+        """How many decision columns (label, confidence, margin of each field) lead the table."""
+        return self._first_file_column
+
+    def axis_of_column(self, column: int) -> str | None:
+        """The field a decision column shows; None for a file's own column."""
+        return self.decisions.axis_at(column)
+
+    def column_of(self, axis: str | None = None, kind: int = LABEL) -> int:
+        """A field's label (CONFIDENCE, MARGIN) column; the current field's by default."""
+        return self.decisions.column(axis, kind)
+
+    def names_of_column(self, column: int) -> list[str]:
+        """The label names a label column offers."""
+        return self.decisions.at(column).label_names if column < self._first_file_column else []
+
     # the order of rows, for the proxy
     def sort_key(self, row: int, column: int):
-        if column == LABEL:
-            return self.label_of(row) or ""
-        if column in (CONFIDENCE, MARGIN):
-            value = self._number(row, column)
-            return -1.0 if math.isnan(value) else float(value)
-        return str(self._cells[row, column - len(RESULT_HEADERS)]).lower()
+        if column >= self._first_file_column:
+            return str(self._cells[row, column - self._first_file_column]).lower()
+        if column % PER_AXIS == LABEL:
+            return self.decisions.at(column).label_of(row) or ""
+        value = self._number(row, column)
+        return -1.0 if math.isnan(value) else float(value)
 
     # whole columns at once, for the proxy (100k rows per batch)
     def sort_keys(self, column: int) -> np.ndarray:
         """[N] numbers that order the rows as sort_key does, ties equal."""
-        if column == LABEL:
-            names = np.array([*self.label_names, ""], dtype=object)      # label index -1, no answer: ""
-            rank = np.empty(len(names))
-            rank[np.argsort(names)] = np.arange(len(names))
-            return rank[self.state.label_indexes()]
-        if column in (CONFIDENCE, MARGIN):
-            values = self.state.confidence_column if column == CONFIDENCE else self.state.margin_column
+        if column < self._first_file_column:
+            state = self.decisions.at(column)
+            if column % PER_AXIS == LABEL:
+                names = np.array([*state.label_names, ""], dtype=object)      # label index -1, no answer: ""
+                rank = np.empty(len(names))
+                rank[np.argsort(names)] = np.arange(len(names))
+                return rank[state.label_indexes()]
+            values = state.confidence_column if column % PER_AXIS == CONFIDENCE else state.margin_column
             return np.where(np.isnan(values), -1.0, values)
         if column not in self._file_keys:        # the file does not change: ranked once per column
-            cells = np.array([str(c).lower() for c in self._cells[:, column - len(RESULT_HEADERS)]], dtype=object)
+            cells = np.array([str(c).lower() for c in self._cells[:, column - self._first_file_column]], dtype=object)
             self._file_keys[column] = pd.factorize(cells, sort=True)[0]
         return self._file_keys[column]
 
@@ -227,7 +283,8 @@ class TicketTableModel(QAbstractTableModel):
         return self._search.str.contains(text, regex=False).to_numpy(dtype=bool)
 
     def _number(self, row: int, column: int) -> float:
-        return (self.state.confidence_column if column == CONFIDENCE else self.state.margin_column)[row]
+        state = self.decisions.at(column)
+        return (state.confidence_column if column % PER_AXIS == CONFIDENCE else state.margin_column)[row]
 
     @contextmanager
     def resetting(self):
@@ -257,89 +314,25 @@ class TicketTableModel(QAbstractTableModel):
             return None
         if orientation == Qt.Orientation.Vertical:
             return str(section + 1)
-        if section < len(RESULT_HEADERS):
-            return RESULT_HEADERS[section]
-        return self.columns[section - len(RESULT_HEADERS)]
+        if section < self._first_file_column:
+            return self.decisions.header(section)
+        return self.columns[section - self._first_file_column]
 
     def flags(self, index):
-        return _EDITABLE if index.column() == LABEL and self.label_names else _SELECTABLE
-
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid():
-            return None
-        answer = self._ROLES.get(role)
-        return answer(self, index.row(), index.column()) if answer is not None else None
-
-    def multiData(self, index, roles) -> None:
-        """Every role a delegate reads to paint a cell, in one call from Qt: by data() it would be
-        seven calls into Python per cell, and a batch repaints every cell in view. Every slot is
-        set, None too: Qt's delegate passes the same slots for every cell."""
-        valid, row, column = index.isValid(), index.row(), index.column()
-        for slot in roles:
-            answer = self._ROLES.get(slot.role()) if valid else None
-            slot.setData(None if answer is None else answer(self, row, column))
+        column = index.column()
+        editable = column < self._first_file_column and column % PER_AXIS == LABEL and self.names_of_column(column)
+        return _EDITABLE if editable else _SELECTABLE
 
     def setData(self, index, value, role=Qt.ItemDataRole.EditRole) -> bool:
-        """A person's label for a row; None or "" goes back to the model's answer."""
-        if role != Qt.ItemDataRole.EditRole or not index.isValid() or index.column() != LABEL:
+        """A person's label for a row, on the field of the label column; None or "" goes back to the model's answer."""
+        column = index.column()
+        if (role != Qt.ItemDataRole.EditRole or not index.isValid() or column >= self._first_file_column
+                or column % PER_AXIS != LABEL):
             return False
         label, row = value or None, index.row()
-        if not self.state.set_manual(row, label):
+        if not self.decisions.at(column).set_manual(row, label):
             return False
-        self.dataChanged.emit(self.index(row, LABEL), self.index(row, MARGIN))
+        self.dataChanged.emit(self.index(row, column), self.index(row, column + MARGIN))
         self.answers_changed.emit()
-        self.manual_changed.emit(row, label)
+        self.manual_changed.emit(row, label, self.decisions.axis_at(column))
         return True
-
-    def _display(self, row: int, column: int):
-        if column == LABEL:
-            label = self.state.label_of(row)
-            return f"{label}  ✎" if self.state.is_manual(row) else label
-        if column in (CONFIDENCE, MARGIN):
-            value = self._number(row, column)
-            return None if math.isnan(value) else f"{value:.2f}"
-        text = str(self._cells[row, column - len(RESULT_HEADERS)])
-        head = text[:_CELL_CHARS]
-        return head.replace("\n", " ⏎ ") + ("…" if len(text) > _CELL_CHARS else "")
-
-    def _edit(self, row: int, column: int):
-        return self.label_of(row) if column == LABEL else self._display(row, column)
-
-    def _background(self, row: int, column: int):
-        if column == LABEL and self.state.is_manual(row):
-            return _MANUAL_TINT
-        return _LOW_TINT if self.state.confidence_column[row] < LOW_CONFIDENCE else None   # NaN compares False
-
-    def _font(self, row: int, column: int):
-        if column != LABEL or not self.state.is_manual(row):
-            return None
-        font = QFont()
-        font.setBold(True)
-        return font
-
-    def _alignment(self, row: int, column: int):
-        return _NUMBERS_ALIGNED if column in (CONFIDENCE, MARGIN) else None
-
-    def _tooltip(self, row: int, column: int):
-        if column >= len(RESULT_HEADERS):
-            text = str(self._cells[row, column - len(RESULT_HEADERS)])
-            return plain_tooltip(text) if len(text) > 40 else None
-        prediction = self.state.prediction(row)
-        lines = []
-        if self.state.is_manual(row):
-            lines.append(f"labeled by you: {self.state.label_of(row)} (a run never overwrites it)")
-        elif self.state.source(row) == LEARNED:
-            lines.append("learned from your labels: " + ", ".join(
-                f"{n} {p:.2f}" for n, p in zip(self.label_names, self.state.shown_probabilities(row))))
-        if prediction is not None and not prediction.is_blank:
-            lines.append("model: " + ", ".join(f"{n} {p:.2f}" for n, p in
-                                               zip(prediction.labels, prediction.probabilities)))
-        elif prediction is not None:
-            lines.append("blank ticket: nothing to classify")
-        return plain_tooltip("\n".join(lines))
-
-    # what data() and multiData() answer, by role (as ints: multiData's roles are); a role not here has no value
-    _ROLES = {int(role): answer for role, answer in {
-        Qt.ItemDataRole.DisplayRole: _display, Qt.ItemDataRole.EditRole: _edit, SORT_ROLE: sort_key,
-        Qt.ItemDataRole.BackgroundRole: _background, Qt.ItemDataRole.FontRole: _font,
-        Qt.ItemDataRole.TextAlignmentRole: _alignment, Qt.ItemDataRole.ToolTipRole: _tooltip}.items()}

@@ -1,11 +1,12 @@
-"""The table's sort and filters over the ticket model: label, text, the review queue, next to label."""
+"""The table's sort and filters over the ticket model: label, text, the review queue, next to label.
+The label filter, the review queue and next to label read the current field's answers."""
 
 from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt
 
-from triage_app.ui.table.model import LABEL, MARGIN, RESULT_HEADERS
+from triage_app.ui.table.model import MARGIN
 from triage_app.ui.table.row_order import RowOrderProxy
 
 
@@ -42,8 +43,15 @@ class TicketFilterProxy(RowOrderProxy):
         """Rows the model answered and nobody has checked, least sure (smallest margin) first."""
         self.review_queue = on
         if on:
-            self.sort(MARGIN, Qt.SortOrder.AscendingOrder)
+            self.sort(self.sourceModel().column_of(kind=MARGIN), Qt.SortOrder.AscendingOrder)
         else:
+            self.refresh()
+
+    def axis_changed(self) -> None:
+        """The current field is another: the filters and the review queue read its answers now."""
+        if self.review_queue:
+            self.set_review_queue(True)
+        elif self.filtering:
             self.refresh()
 
     def set_next_to_label(self, rows: list[int] | None) -> None:
@@ -52,7 +60,8 @@ class TicketFilterProxy(RowOrderProxy):
         if rows is not None and self.next_to_label is None:
             self._sort_before = self._sort
         self.next_to_label = None if rows is None else {row: place for place, row in enumerate(rows)}
-        self.sort(*((LABEL, Qt.SortOrder.AscendingOrder) if rows is not None else self._sort_before))
+        self.sort(*((self.sourceModel().column_of(), Qt.SortOrder.AscendingOrder) if rows is not None
+                    else self._sort_before))
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         self._sort = (column, order)
@@ -69,8 +78,8 @@ class TicketFilterProxy(RowOrderProxy):
         return bool(self.label_filter or self.search or self.review_queue or self.next_to_label is not None)
 
     def order_reads_data(self) -> bool:
-        return 0 <= self._sort[0] < len(RESULT_HEADERS) or bool(self.label_filter or self.review_queue or
-                                                                self.next_to_label is not None)
+        sorted_on_answers = 0 <= self._sort[0] < self.sourceModel().decision_columns
+        return sorted_on_answers or bool(self.label_filter or self.review_queue or self.next_to_label is not None)
 
     def row_mask(self) -> np.ndarray | None:
         """[N] the rows every filter on lets through; None: no filter on."""

@@ -111,7 +111,12 @@ class RowOrderProxy(QAbstractProxyModel):
 
     def _source_links(self, model):
         return [(model.modelAboutToBeReset, self.beginResetModel), (model.modelReset, self._source_reset),
-                (model.dataChanged, self._source_data_changed)]
+                (model.dataChanged, self._source_data_changed), (model.headerDataChanged, self._source_headers)]
+
+    def _source_headers(self, orientation, first: int, last: int) -> None:
+        """Columns are the source's own: their headers' changes pass on as they are (rows keep their numbers)."""
+        if orientation == Qt.Orientation.Horizontal:
+            self.headerDataChanged.emit(orientation, first, last)
 
     def _source_reset(self) -> None:
         self._reset_order()

@@ -1,32 +1,32 @@
 """The ticket table on screen: 1–9 labels the selected rows, Enter or Space agrees with the answer
 shown, 0 gives them back to the model, and the label column edits through a dropdown.
 
-The decision columns (label, confidence, margin) are frozen: a second view of the same rows lies
-over the left edge, sharing the selection, so they stay in view while the ticket text scrolls
-sideways under it (Qt's "frozen column" example). The model keeps its column order, so exports
-do not change.
+The decision columns (label, confidence, margin of each field) are frozen: a second view of the
+same rows lies over the left edge, sharing the selection, so they stay in view while the ticket text
+scrolls sideways under it (Qt's "frozen column" example). The model keeps its column order, so
+exports do not change. The keys act on the current field, the one whose decision column was
+selected last (the pane follows the current cell).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QItemSelectionModel, QSize, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFrame, QHeaderView, QStyle, QStyledItemDelegate,
                                QStyleOptionHeader, QTableView)
 
-from triage_app.ui.table.model import LABEL, RESULT_HEADERS
-
-FROZEN = len(RESULT_HEADERS)     # label, confidence, margin: the first columns of the model
+from triage_app.ui.table.model import RESULT_HEADERS
 
 MODEL_CHOICE = "(model's answer)"
 
 
 class LabelDelegate(QStyledItemDelegate):
-    """A dropdown of the label names; the first entry clears a person's label."""
+    """A dropdown of the label column's field's names; the first entry clears a person's label. Only
+    label columns are editable, so only they ask for an editor."""
 
     def createEditor(self, parent, option, index):
         editor = QComboBox(parent)
         editor.addItem(MODEL_CHOICE, None)
-        for name in index.model().sourceModel().label_names:
+        for name in index.model().sourceModel().names_of_column(index.column()):
             editor.addItem(name, name)
         return editor
 
@@ -61,7 +61,7 @@ def _set_up(view: QTableView) -> None:
     """What the table and its frozen columns share: rows, selection, editing, looks."""
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.SelectedClicked)
-    view.setItemDelegateForColumn(LABEL, LabelDelegate(view))
+    view.setItemDelegate(LabelDelegate(view))
     view.setWordWrap(False)
     view.setAlternatingRowColors(True)
     # fixed row heights: 100k rows must not be measured one by one
@@ -93,7 +93,7 @@ class FrozenColumns(QTableView):
     def hide_unfrozen(self) -> None:
         model = self.model()
         for column in range(model.columnCount() if model is not None else 0):
-            self.setColumnHidden(column, column >= FROZEN)
+            self.setColumnHidden(column, column >= self.table.frozen_count)
 
 
 class TicketView(QTableView):
@@ -126,14 +126,20 @@ class TicketView(QTableView):
         model.columnsInserted.connect(self._columns_changed)
         self._columns_changed()
 
+    @property
+    def frozen_count(self) -> int:
+        """The decision columns that lead the model: label, confidence, margin per field."""
+        proxy = self.model()
+        return proxy.sourceModel().decision_columns if proxy is not None else len(RESULT_HEADERS)
+
     def _columns_changed(self, *_) -> None:
         self.frozen.hide_unfrozen()
-        for column in range(FROZEN):
+        for column in range(self.frozen_count):
             self.frozen.setColumnWidth(column, self.columnWidth(column))
         self._place_frozen()
 
     def _section_resized(self, column: int, _old: int, size: int) -> None:
-        if column < FROZEN:
+        if column < self.frozen_count:
             self.frozen.setColumnWidth(column, size)
             self._place_frozen()
 
@@ -141,7 +147,7 @@ class TicketView(QTableView):
         self.frozen.horizontalHeader().setSortIndicator(column, order)
 
     def _frozen_section_resized(self, column: int, _old: int, size: int) -> None:
-        if column < FROZEN:
+        if column < self.frozen_count:
             self.setColumnWidth(column, size)
 
     def _frozen_header_clicked(self, column: int) -> None:
@@ -150,7 +156,7 @@ class TicketView(QTableView):
         self.sortByColumn(column, Qt.SortOrder.DescendingOrder if again else Qt.SortOrder.AscendingOrder)
 
     def _place_frozen(self) -> None:
-        width = sum(self.columnWidth(column) for column in range(FROZEN))
+        width = sum(self.columnWidth(column) for column in range(self.frozen_count))
         self.frozen.horizontalHeader().setFixedHeight(self.horizontalHeader().height())
         self.frozen.setGeometry(self.verticalHeader().width() + self.frameWidth(), self.frameWidth(),
                                 width, self.viewport().height() + self.horizontalHeader().height())
@@ -173,7 +179,8 @@ class TicketView(QTableView):
         before = h.value()
         rect = self.visualRect(index)
         frozen_right = self.frozen.width()
-        in_view = index.column() < FROZEN or (rect.right() > frozen_right and rect.left() < self.viewport().width())
+        in_view = index.column() < self.frozen_count or (rect.right() > frozen_right and
+                                                         rect.left() < self.viewport().width())
         super().scrollTo(index, hint)
         if in_view:
             h.setValue(before)
@@ -181,6 +188,17 @@ class TicketView(QTableView):
         rect = self.visualRect(index)
         if rect.left() < frozen_right:    # would lie under the frozen columns
             h.setValue(h.value() - (frozen_right - rect.left()))
+
+    def selectRow(self, row: int) -> None:
+        """The row selected, the current cell kept in its column: Qt's own moves it to the column at the
+        view's left edge, and the current field would follow it there."""
+        column = self.currentIndex().column()
+        if column < 0:
+            super().selectRow(row)
+            return
+        index = self.model().index(row, column)
+        flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        self.selectionModel().setCurrentIndex(index, flags)
 
     def selected_source_rows(self) -> list[int]:
         proxy = self.model()

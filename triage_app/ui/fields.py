@@ -1,0 +1,84 @@
+"""The window's fields (engine.axes): the label sets a run classifies at once (queue, priority, ...),
+which one is current, and what follows an edit of them.
+
+The current field is the one the keys 1–9, the filters, the review queue, the accuracy tab, the
+label editor and labels from a column work on. It follows the decision column selected in the
+table, and the field picked in the label editor; each part keeps its state per field, so moving
+from one field to another swaps what is shown and never mixes one field's labels with another's.
+A plain label set is one field, named "label", and the window works as it always did.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject
+
+from triage_app.engine.axes import Axes
+from triage_app.engine.config import METHOD_FACTS
+from triage_app.engine.labels import LabelSet
+
+
+class Fields(QObject):
+    def __init__(self, window):
+        """window: the MainWindow, whose parts follow the fields."""
+        super().__init__(window)
+        self.window = window
+        panel = window.labels_panel
+        panel.changed.connect(self.labels_changed)
+        panel.axis_chosen.connect(self.choose)
+        panel.axis_renamed.connect(self.rename)
+        panel.axis_rename_problem = window.manual.axis_rename_problem
+        window.tickets.axis_changed.connect(self.choose)
+
+    @property
+    def current(self) -> str:
+        return self.window.model.current_axis
+
+    def label_set(self, axes: Axes) -> LabelSet:
+        """The current field's label set (the first field's while the table is between two sets)."""
+        return next((axis.label_set for axis in axes if axis.name == self.current), axes.first.label_set)
+
+    def show(self, axes: Axes) -> None:
+        """The table takes these fields and names (a decision column each); the pickers follow."""
+        w = self.window
+        w.tickets.set_axes({axis.name: axis.names for axis in axes})
+        w.columns.set_axes(axes.names, self.current)
+
+    def choose(self, axis: str) -> None:
+        """Work on this field now (its decision column was selected, or the label editor picked it)."""
+        w = self.window
+        if axis not in w.model.axes:
+            return
+        w.tickets.set_current_axis(axis)
+        w.labels_panel.choose_axis(axis)
+        w.columns.set_axes(w.model.axes, axis)
+        w.learning.axis_chosen(axis)
+        w.summary.schedule()
+
+    def rename(self, old: str, new: str) -> None:
+        """A field renamed, before the fields change: its answers, labels and learning keep to it."""
+        w = self.window
+        w.runs.cancel()
+        w.tickets.rename_axis(old, new)
+        w.columns.rename_axis(old, new)
+        w.manual.rename_axis(old, new)
+        w.learning.rename_axis(old, new)
+
+    def labels_changed(self, axes: Axes) -> None:
+        """The label editor's fields changed: remembered at once, shown, and run again where worth it."""
+        w = self.window
+        renamed = [(a.name, a.names) for a in axes] != [(a.name, a.names) for a in w.axes]
+        answered = w.running or w.model.rows_answered > 0
+        w.axes = axes
+        w.remembered.axes = axes
+        w.remembered.save(w.settings)     # now: labels given from here on are under this set
+        if renamed:
+            w.runs.cancel()
+            self.show(axes)
+        if w.runs.worth_again() and METHOD_FACTS[w.remembered.method].per_label:
+            # what the edit left alone is in the store: a run again scores only what it changed
+            w.runs.again()
+            w.statusBar().showMessage("Labels changed: scoring what the edit changed…", 10_000)
+        elif answered:
+            w.statusBar().showMessage("Labels changed: Run again to label the tickets with them.", 10_000)
+        w.manual.axes_changed(axes)     # after: its line on labels set aside matters more
+        w.summary.schedule()
