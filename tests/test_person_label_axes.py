@@ -112,3 +112,13 @@ def test_a_renamed_axis_takes_its_labels_and_never_merges_two(tmp_path):
             raise AssertionError("two axes' labels were merged")
         assert store.person_labels("f.csv", ["a"], axis="priority").labels == {0: "low"}
         assert store.person_labels("f.csv", ["a"], axis="queue").labels == {0: "billing"}
+
+
+def test_a_field_renamed_onto_a_name_with_cleared_rows_only_takes_the_name(tmp_path):
+    with ResultStore(tmp_path / "r.sqlite3") as store:
+        store.set_person_labels("f.csv", {0: ("a", "low")}, axis="priority")
+        store.set_person_labels("f.csv", {0: ("a", None)}, axis="priority")      # every label taken back
+        store.set_person_labels("f.csv", {0: ("a", "billing")}, axis="queue")
+        store.rename_axis("f.csv", "queue", "priority")
+        assert store.person_labels("f.csv", ["a"], axis="priority").labels == {0: "billing"}
+        assert store.person_label_axes("f.csv") == ["priority"]

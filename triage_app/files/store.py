@@ -240,11 +240,15 @@ class ResultStore:
 
     def rename_axis(self, file: str, old: str, new: str) -> None:
         """An axis renamed while this file is open: its labels follow, as a label's do (rename_labels).
-        Refused onto an axis that holds labels of this file: two axes' labels are never merged."""
+        Refused onto an axis that holds labels of this file: two axes' labels are never merged. Rows a
+        person cleared on that name go: they were another field's, and would hide this one's twins."""
+        if old == new:
+            return
         with self._reported(), self._db:
-            if old != new and self._db.execute("SELECT 1 FROM person_labels WHERE file=? AND axis=? LIMIT 1",
-                                               (file, new)).fetchone():
+            if self._db.execute("SELECT 1 FROM person_labels WHERE file=? AND axis=? AND label!=? LIMIT 1",
+                                (file, new, TAKEN_BACK)).fetchone():
                 raise ValueError(f"{file} already holds labels on a field named {new!r}")
+            self._db.execute("DELETE FROM person_labels WHERE file=? AND axis=?", (file, new))
             self._db.execute("UPDATE person_labels SET axis=? WHERE file=? AND axis=?", (new, file, old))
 
     def person_label_axes(self, file: str) -> list[str]:
