@@ -84,6 +84,20 @@ def test_editing_the_label_set_never_hides_a_persons_label(qtbot, make_window, t
     assert again.model.manual_labels == renamed
 
 
+def test_a_label_given_while_the_same_file_is_read_again_stays(qtbot, make_window, tmp_path):
+    window = make_window()
+    path = write_slice(tmp_path, 8)
+    open_file(qtbot, window, path)
+    label_rows(window, {0: "billing"})
+    window.open_file(path)                          # the same file, dropped once more
+    assert window.reader.pool.waitForDone(60_000)   # the reader's copy is taken; the table waits for the event loop
+    label_rows(window, {1: "account"})              # given on the table still shown, after that copy
+    with qtbot.waitSignal(window.file_loaded, timeout=60_000):
+        pass
+    assert window.model.manual_labels == {0: "billing", 1: "account"}
+    export_agrees(window, tmp_path)
+
+
 def test_another_text_column_keeps_the_labels(qtbot, make_window, tmp_path):
     window = make_window()
     open_file(qtbot, window, write_slice(tmp_path, 6))

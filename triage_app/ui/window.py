@@ -157,6 +157,7 @@ class MainWindow(QMainWindow):
             return
         self.runs.cancel()
         self._read_request += 1
+        self.manual.reading()
         self.statusBar().showMessage(f"Reading {Path(path).name}…")
         self.reader.start(self._read_request, str(path), self.axes.names)
 

@@ -34,6 +34,8 @@ class ManualLabels(QObject):
         self.texts: list[str] = []
         self.people: dict[str, PersonLabels] = {}       # field -> the labels given on it, shown or not
         self.given_here: set[tuple[str, str, int]] = set()   # (file, field, row) labelled in this window, saved or not
+        # (file, field, row, row hash, label) given while a file is read: the reader's copy may predate them
+        self._since_read: list[tuple[str, str, int, str, str | None]] | None = None
         self.model, self.view, self.db = model, view, db
         self.labels_panel, self.learning = labels_panel, learning
         model.manual_changed.connect(self._given)
@@ -58,15 +60,36 @@ class ManualLabels(QObject):
             self.people[axis] = PersonLabels(some.file, some.row_hashes, axis=axis)
         return self.people[axis]
 
+    def reading(self) -> None:
+        """A file is being read: labels given until it is open are kept to lay over what the reader read."""
+        self._since_read = []
+
     def file_opened(self, texts: list[str], people: dict[str, PersonLabels]) -> None:
         """A new file, with the labels the reader read for it, per field; learning starts from them."""
         self.texts, self.people = texts, dict(people)
+        self._replay_since_read()
         self._show()
         self.learning.file_changed(texts, self._names())
         not_found = sum(person.not_found for person in self.people.values())
         if not_found:
             self.message.emit(f"{not_found:,} of your labels are for tickets this file no longer "
                               "holds: they are kept, in case the ticket comes back.", 15_000)
+
+    def _replay_since_read(self) -> None:
+        """The same file read again: a label given while it was read may have reached the database after
+        the reader's copy. It is laid over that copy where its row still holds the same cells (a row that
+        moved is placed by the database the next time the file is read)."""
+        given, self._since_read = self._since_read or [], None
+        for file, axis, row, row_hash, label in given:
+            person = self.person_of(axis)
+            if person.file == file and row < len(person.row_hashes) and person.row_hashes[row] == row_hash:
+                person.give(row, label)
+
+    def _note(self, person: PersonLabels, rows: dict[int, str | None]) -> None:
+        self.given_here.update((person.file, person.axis, row) for row in rows)
+        if self._since_read is not None:
+            self._since_read += [(person.file, person.axis, row, person.row_hashes[row], label)
+                                 for row, label in rows.items()]
 
     def texts_changed(self, texts: list[str]) -> None:
         """Another text column: the same tickets, so the same labels; learning reads the new texts."""
@@ -152,7 +175,7 @@ class ManualLabels(QObject):
             self.labels_panel.set_label_set(LabelSet.from_names(names), announce=True)
             new = {row: label for row, label in labels.items() if row not in person.given}
             self.db.set_person_labels(person.file, person.give_many(new), person.axis)
-            self.given_here.update((person.file, person.axis, row) for row in new)
+            self._note(person, new)
             self._show()
             self.learning.label_given(person.axis)
 
@@ -185,7 +208,7 @@ class ManualLabels(QObject):
     def _given(self, row: int, label: str | None, axis: str) -> None:
         person = self.person_of(axis)
         self.db.set_person_labels(person.file, person.give(row, label), axis)   # written off this thread
-        self.given_here.add((person.file, axis, row))
+        self._note(person, {row: label})
         self.learning.label_given(axis)
         self.changed.emit()
 
