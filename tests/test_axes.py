@@ -63,3 +63,9 @@ def test_bad_axes_files_are_one_line_errors(tmp_path, data, message):
     with pytest.raises(ValueError, match=message) as error:
         Axes.load(path)
     assert "\n" not in str(error.value) and str(path) in str(error.value)
+
+
+def test_an_axis_is_found_by_its_name_and_the_first_stands_in_for_a_name_gone():
+    axes = Axes((Axis("queue", QUEUE), Axis("priority", PRIORITY)))
+    assert axes.named("priority").label_set == PRIORITY
+    assert axes.named("type").name == "queue"      # a window between two sets of axes shows the first

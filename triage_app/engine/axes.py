@@ -67,6 +67,10 @@ class Axes:
     def first(self) -> Axis:
         return self.axes[0]
 
+    def named(self, name: str) -> Axis:
+        """The axis of this name; the first where there is none (a window between two sets of axes)."""
+        return next((axis for axis in self.axes if axis.name == name), self.first)
+
     @property
     def is_plain(self) -> bool:
         """One axis named "label": today's label set, written with today's columns."""

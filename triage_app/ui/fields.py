@@ -35,7 +35,7 @@ class Fields(QObject):
 
     def label_set(self, axes: Axes) -> LabelSet:
         """The current field's label set (the first field's while the table is between two sets)."""
-        return next((axis.label_set for axis in axes if axis.name == self.current), axes.first.label_set)
+        return axes.named(self.current).label_set
 
     def show(self, axes: Axes) -> None:
         """The table takes these fields and names (a decision column each); the pickers follow."""

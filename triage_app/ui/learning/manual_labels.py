@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from triage_app.engine.axes import Axes, Axis
+from triage_app.engine.axes import Axes
 from triage_app.engine.labels import LabelSet
 from triage_app.review.person_labels import PersonLabels
 
@@ -47,7 +47,7 @@ class ManualLabels(QObject):
     @property
     def label_set(self) -> LabelSet:
         """The current field's label set."""
-        return _axis(self.axes, self.model.current_axis).label_set
+        return self.axes.named(self.model.current_axis).label_set
 
     @property
     def person(self) -> PersonLabels:
@@ -212,7 +212,3 @@ class ManualLabels(QObject):
         self.learning.label_given(axis)
         self.changed.emit()
 
-
-def _axis(axes: Axes, name: str) -> Axis:
-    """The field of this name; the first where there is none (the table is between two sets)."""
-    return next((axis for axis in axes if axis.name == name), axes.first)

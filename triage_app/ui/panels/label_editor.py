@@ -109,7 +109,7 @@ class LabelsPanel(QWidget):
     @property
     def label_set(self) -> LabelSet:
         """The shown field's last valid label set (edits that make it invalid are shown, not applied)."""
-        return self._axes.axes[self._axes.names.index(self._axis)].label_set
+        return self._axes.named(self._axis).label_set
 
     @property
     def axes(self) -> Axes:
