@@ -41,11 +41,27 @@ from triage_app.engine.stats import RunStats
 
 def low_copy(loaded: LoadedModel) -> LoadedModel:
     """The low-precision twin of a model loaded in float32 for a checked placement: weights copied
-    and cast, tokenizer shared. Both are held while the model is loaded."""
+    and cast, tokenizer shared, except the head, which is the float32 model's own (Float32Head).
+    Both are held while the model is loaded."""
     p = loaded.placement
     model = copy.deepcopy(loaded.model).to(p.checked).eval()
+    model.set_output_embeddings(Float32Head(loaded.model.get_output_embeddings()))
     placement = Placement(p.device, p.checked, p.reason, p.width_step)
     return replace(loaded, model=model, placement=placement, low=None)
+
+
+class Float32Head(torch.nn.Module):
+    """The float32 model's head on the low precision's last hidden states. Logits rounded to bfloat16
+    (3 significant digits: a logit of 16 moves by up to 0.06) were a sixth of the drift a checked answer
+    must beat; in float32 they cost little, the head running only where labels are scored
+    (docs/bench/checked_precision.txt). The weight is shared, not copied."""
+
+    def __init__(self, head: torch.nn.Linear):
+        super().__init__()
+        self.weight, self.bias = head.weight, head.bias
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.linear(hidden.to(self.weight.dtype), self.weight, self.bias)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +87,8 @@ class Check:
 
 PROBE_EVERY = 25
 MIN_FACTOR = 1.5
+LOW_BUDGET = 2   # the low precision's token budget, x the run's: its matmuls gain more from larger
+                 # batches than float32's (docs/bench/checked_precision.txt); a batch never changes a label
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,6 +297,8 @@ class CheckedClassifier(Classifier):
         """classifier's run over texts[items], its predictions indexed as in texts."""
         if not items:
             return
+        if classifier is self.low and config.token_budget is not None:
+            config = replace(config, token_budget=LOW_BUDGET * config.token_budget)
         run = Classifier.run(classifier, [texts[i] for i in items], config)
         for batch in run:
             yield BatchDone([replace(p, index=items[p.index]) for p in batch.predictions], batch.stats,
