@@ -34,8 +34,9 @@ def run(args) -> int:
     with ResultStore(args.db) as store:
         print(f"results database: {store.path}", file=sys.stderr)
         loaded = options.load_model(args)
-        classifiers = [options.classifier(args, options.for_axis(settings, axis), axis.label_set, loaded)
-                       for axis in axes]
+        from triage_app.engine.build import axes_classifiers
+
+        classifiers = axes_classifiers(loaded, axes, settings)
         runs = classified_axes(classifiers, store, texts, settings, args, cleaning)
         for axis, (predictions, step) in zip(axes, runs):
             window = person_labels(store, args, table, texts, axis)

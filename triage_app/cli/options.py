@@ -99,14 +99,6 @@ def settings(args, reference: bool = False) -> config.RunSettings:
     return config.RunSettings(model_choice(args), scoring, args.max_ticket_tokens, run)
 
 
-def for_axis(run_settings: config.RunSettings, axis) -> config.RunSettings:
-    """The run's settings with the axis's own scoring method, where its label-set file names one."""
-    from dataclasses import replace
-
-    method = axis.method_or(run_settings.scoring.method)
-    return replace(run_settings, scoring=replace(run_settings.scoring, method=method))
-
-
 def classifier(args, run_settings: config.RunSettings, labels=None, loaded=None):
     """The command's classifier, on the settings it built once (settings(args)); the model loaded
     here unless given, the label set the options name unless given."""

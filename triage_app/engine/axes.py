@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from triage_app.engine.config import METHODS
+from triage_app.engine.config import METHODS, RunSettings
 from triage_app.engine.labels import LabelSet, read_json
 
 PLAIN = "label"   # the one axis of a plain label set: today's output columns
@@ -42,6 +42,11 @@ class Axis:
     def method_or(self, run_method: str) -> str:
         """The method this axis is scored with in a run whose method is run_method."""
         return self.method or run_method
+
+    def settings(self, run_settings: RunSettings) -> RunSettings:
+        """The run's settings with this axis's own scoring method, where its label-set file names one."""
+        method = self.method_or(run_settings.scoring.method)
+        return replace(run_settings, scoring=replace(run_settings.scoring, method=method))
 
     @property
     def names(self) -> list[str]:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from triage_app.engine import checked, device, models
 from triage_app.engine.classifier import Classifier
+from triage_app.engine.axes import Axes
 from triage_app.engine.config import METHOD_FACTS, ModelChoice, RunSettings
 from triage_app.engine.labels import LabelSet
 from triage_app.engine.prompt import PromptStyle
@@ -44,6 +45,12 @@ def classifier_for(loaded: models.LoadedModel, label_set: LabelSet, settings: Ru
         return checked.CheckedClassifier(loaded, label_set, style, settings.max_ticket_tokens, settings.scoring,
                                          log=log)
     return Classifier(loaded, label_set, style, settings.max_ticket_tokens, settings.scoring)
+
+
+def axes_classifiers(loaded: models.LoadedModel, axes: Axes, settings: RunSettings,
+                     style: PromptStyle = PromptStyle(), log: Callable[[str], None] | None = None) -> list[Classifier]:
+    """One classifier per axis, in the axes' order, each with its axis's own method where it names one."""
+    return [classifier_for(loaded, axis.label_set, axis.settings(settings), style, log) for axis in axes]
 
 
 def build_classifier(settings: RunSettings, label_set: LabelSet,

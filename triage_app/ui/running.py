@@ -76,8 +76,7 @@ class Running(QObject):
         win = self.window
         axis = self._fields_left.pop(0)
         texts = win.texts[:limit] if limit else win.texts
-        if axis.method is not None:        # a field that names its scoring method (engine.axes) is scored so
-            settings = dataclasses.replace(settings, scoring=dataclasses.replace(settings.scoring, method=axis.method))
+        settings = axis.settings(settings)   # a field that names its scoring method (engine.axes) is scored so
         run_id = win.worker.run(texts, axis.label_set, settings, fresh, win.remembered.cleaning)
         self.latest = Run(run_id, self.generation, axis.label_set, fresh, limit, running=True, axis=axis.name)
         win.run_panel.start(len(texts))
