@@ -46,11 +46,13 @@ def test_every_method_name_resolves_to_a_scoring_method_class():
     from triage_app.engine.after import DirectAfterMethod
     from triage_app.engine.channel import ChannelMethod
     from triage_app.engine.direct import DirectMethod
+    from triage_app.engine.fields import DirectFieldsMethod
 
     from triage_app.engine.methods import method_class
 
-    assert config.METHODS == ("channel", "direct", "direct-after")
-    assert [method_class(name) for name in config.METHODS] == [ChannelMethod, DirectMethod, DirectAfterMethod]
+    assert config.METHODS == ("channel", "direct", "direct-after", "direct-fields")
+    assert [method_class(name) for name in config.METHODS] == [ChannelMethod, DirectMethod, DirectAfterMethod,
+                                                                DirectFieldsMethod]
     for name in config.METHODS:
         cls = method_class(name)
         for part in ("prefix_ids", "encode", "full_length", "reference_length", "fast_batch", "reference",

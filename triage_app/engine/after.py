@@ -39,20 +39,15 @@ def question_text(label_set: LabelSet, style: PromptStyle) -> str:
     return text
 
 
-class AfterPrompt(PromptPrefix):
-    """The static system text, the ticket's turn, then the question's: PromptPrefix's cut at the ticket
-    (text, tail, ids, label_ids, encode), with the tail holding the question."""
+class TicketFirstPrompt(PromptPrefix):
+    """A prompt whose axes all share the prefix and the ticket: what follows the ticket (question_ids: the
+    end of its turn, then the axis's own tokens) is all that differs between axes. PromptPrefix's cut at
+    the ticket (text, tail, ids, label_ids, encode), and a second cut, checked per ticket, after it."""
 
     def __init__(self, tokenizer, label_set: LabelSet, style: PromptStyle = PromptStyle(),
                  context_tokens: int = 8192, max_ticket_tokens: int | None = DEFAULT_MAX_TICKET_TOKENS):
-        self.question = question_text(label_set, style)
         super().__init__(tokenizer, label_set, style, context_tokens, max_ticket_tokens)
-        # the tokens after the ticket: the end of its turn, the question's turn, the assistant's start
         self.question_ids = self._encode(self.tail)
-
-    def messages(self, ticket_text: str) -> list[dict]:
-        return [{"role": "system", "content": AFTER_SYSTEM}, {"role": "user", "content": ticket_text},
-                {"role": "user", "content": self.question}]
 
     def ticket_part(self, ticket: EncodedTicket) -> list[int] | None:
         """The ticket's own tokens between the prefix and the question, where both cuts are clean:
@@ -64,14 +59,38 @@ class AfterPrompt(PromptPrefix):
         return suffix[:-q]
 
 
-class DirectAfterMethod(DirectMethod):
-    """Direct scoring on AfterPrompt: the label list after the ticket. Its fast path and reference are
-    direct's (score_batch, score_reference), so its rounding TOLERANCE is direct's too."""
+class AfterPrompt(TicketFirstPrompt):
+    """The static system text, the ticket's turn, then the question's: the tail holds the question."""
+
+    def __init__(self, tokenizer, label_set: LabelSet, style: PromptStyle = PromptStyle(),
+                 context_tokens: int = 8192, max_ticket_tokens: int | None = DEFAULT_MAX_TICKET_TOKENS):
+        self.question = question_text(label_set, style)
+        super().__init__(tokenizer, label_set, style, context_tokens, max_ticket_tokens)
+
+    def messages(self, ticket_text: str) -> list[dict]:
+        return [{"role": "system", "content": AFTER_SYSTEM}, {"role": "user", "content": ticket_text},
+                {"role": "user", "content": self.question}]
+
+
+class TicketFirstMethod(DirectMethod):
+    """Direct scoring on a TicketFirstPrompt (PROMPT, built from the label set and style of the direct
+    prompt the Classifier passes): several axes of one such method share a pass over each ticket
+    (engine/axes_pass.py). Its fast path and reference are direct's (score_batch, score_reference), so
+    its rounding TOLERANCE is direct's too."""
+
+    NAME: str
+    PROMPT: type[TicketFirstPrompt]
 
     def __init__(self, loaded: LoadedModel, prompt: PromptPrefix, max_ticket_tokens: int | None, scoring: Scoring):
-        after = AfterPrompt(loaded.tokenizer, prompt.label_set, prompt.style, loaded.context_tokens, max_ticket_tokens)
-        super().__init__(loaded, after, max_ticket_tokens, scoring)
+        own = self.PROMPT(loaded.tokenizer, prompt.label_set, prompt.style, loaded.context_tokens, max_ticket_tokens)
+        super().__init__(loaded, own, max_ticket_tokens, scoring)
 
     def fingerprint_parts(self) -> list:
         p = self.prompt
-        return ["direct-after", p.text, p.tail, p.label_ids, p.max_ticket_tokens]
+        return [self.NAME, p.text, p.tail, p.label_ids, p.max_ticket_tokens]
+
+
+class DirectAfterMethod(TicketFirstMethod):
+    """Direct scoring on AfterPrompt: the label list after the ticket."""
+
+    NAME, PROMPT = "direct-after", AfterPrompt

@@ -1,12 +1,14 @@
-"""Several axes in one pass over each ticket: direct-after's ticket once, every axis's question after it.
+"""Several axes in one pass over each ticket: the prefix and the ticket once, every axis's own tokens after it.
 
-Each axis of method direct-after (engine/after.py) reads the same prefix and the same ticket tokens;
-only the question after the ticket, and the labels after that, differ. So a batch runs the ticket
-rows once, after the prefix cache, and feeds every axis's question tokens followed by its label
-trie as branches of one trie in the same forward (tree attention, engine/forward.py): a branch node
-sees the prefix, its own ticket and its own ancestors, exactly the context it has in that axis's
-own prompt. Questions start with the same tokens (the end of the ticket's turn, the next turn's
-start), so the trie shares those between axes; identical tokens in identical context, so exact.
+Each axis of a ticket-first method (engine/after.py's TicketFirstMethod: direct-after, whose question
+is the axis's label list, or direct-fields, engine/fields.py, whose "question" is a short cue naming
+the field) reads the same prefix and the same ticket tokens; only the question after the ticket, and
+the labels after that, differ. So a batch runs the ticket rows once, after the prefix cache, and
+feeds every axis's question tokens followed by its label trie as branches of one trie in the same
+forward (tree attention, engine/forward.py): a branch node sees the prefix, its own ticket and its
+own ancestors, exactly the context it has in that axis's own prompt. Questions start with the same
+tokens (the end of the ticket's turn, the next turn's start), so the trie shares those between axes;
+identical tokens in identical context, so exact.
 
 Per axis the token log-probs are those of its own one-axis run, up to rounding (the batched sums go
 in another order); each axis's scores are then decided with its own classifier's scoring and prior,
@@ -24,7 +26,7 @@ from dataclasses import dataclass, replace
 import torch
 import torch.nn.functional as F
 
-from triage_app.engine.after import DirectAfterMethod
+from triage_app.engine.after import TicketFirstMethod
 from triage_app.engine.batches import padded_width, plan_buckets
 from triage_app.engine.classifier import Classifier, account, encode_chunks
 from triage_app.engine.config import RunConfig
@@ -64,26 +66,28 @@ class Branches:
 
 
 def can_share(classifiers: list[Classifier]) -> bool:
-    """Axes that one pass can run: all direct-after, on one model, with one prefix; plain classifiers (a
-    checked one decides its own precision per batch, engine/checked.py). Ticket limits may differ (a
-    longer question leaves less room): a ticket cut differently for two axes runs each axis alone."""
+    """Axes that one pass can run: all of one ticket-first method (direct-after, or direct-fields of one
+    run), on one model, with one prefix; plain classifiers (a checked one decides its own precision per
+    batch, engine/checked.py). Ticket limits may differ (a longer question leaves less room): a ticket
+    cut differently for two axes runs each axis alone."""
     methods = [c.method for c in classifiers]
     return (len(classifiers) > 1 and all(map(shares_a_pass, classifiers))
-            and len({id(c.loaded) for c in classifiers}) == 1
+            and len({type(m) for m in methods}) == 1 and len({id(c.loaded) for c in classifiers}) == 1
             and len({tuple(m.prompt.ids) for m in methods}) == 1)
 
 
 def shares_a_pass(classifier: Classifier) -> bool:
-    """An axis one pass could run with others: a plain classifier whose question follows the ticket."""
-    return type(classifier.method) is DirectAfterMethod and type(classifier) is Classifier
+    """An axis one pass could run with others: a plain classifier whose own tokens follow the ticket."""
+    return isinstance(classifier.method, TicketFirstMethod) and type(classifier) is Classifier
 
 
 class AxesPass:
-    """Several direct-after classifiers (one per axis) run as one: one ticket pass per batch."""
+    """Several ticket-first classifiers (one per axis) run as one: one ticket pass per batch."""
 
     def __init__(self, classifiers: list[Classifier]):
         if not can_share(classifiers):
-            raise ValueError("one pass runs two or more direct-after axes on one model and one prefix")
+            raise ValueError("one pass runs two or more axes of one ticket-first method (direct-after, "
+                             "direct-fields) on one model and one prefix")
         self.classifiers = classifiers
         self.prompts = [c.method.prompt for c in classifiers]
         self.branches = Branches.of([p.question_ids for p in self.prompts], [p.label_ids for p in self.prompts])

@@ -7,6 +7,7 @@ for each label set it is asked about; build_classifier does both for everyone el
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from triage_app.engine import checked, device, models
 from triage_app.engine.classifier import Classifier
@@ -49,8 +50,17 @@ def classifier_for(loaded: models.LoadedModel, label_set: LabelSet, settings: Ru
 
 def axes_classifiers(loaded: models.LoadedModel, axes: Axes, settings: RunSettings,
                      style: PromptStyle = PromptStyle(), log: Callable[[str], None] | None = None) -> list[Classifier]:
-    """One classifier per axis, in the axes' order, each with its axis's own method where it names one."""
-    return [classifier_for(loaded, axis.label_set, axis.settings(settings), style, log) for axis in axes]
+    """One classifier per axis, in the axes' order, each with its axis's own method where it names one,
+    and told every axis of the run (axis_style)."""
+    return [classifier_for(loaded, axis.label_set, axis.settings(settings), axis_style(axes, axis.name, style), log)
+            for axis in axes]
+
+
+def axis_style(axes: Axes, name: str, style: PromptStyle = PromptStyle()) -> PromptStyle:
+    """The style of axis name's prompt in a run of these axes: it names every axis (PromptStyle.fields).
+    A method whose prompt names every field (direct-fields) reads them; the others' prompts are their own
+    axis's alone, as ever, so their fingerprints do not change."""
+    return replace(style, fields=tuple((axis.name, axis.label_set) for axis in axes), field=name)
 
 
 def build_classifier(settings: RunSettings, label_set: LabelSet,

@@ -29,6 +29,9 @@ METHOD_FACTS = {
     # several axes of this method share one pass over each ticket (engine/axes_pass.py)
     "direct-after": MethodFacts(False, "Direct scoring, the label list after the ticket, reads every label in "
                                        "one prompt: any edit of the labels re-scores every ticket."),
+    # every field's labels in one prompt, the field asked after the ticket; its fields share one pass
+    "direct-fields": MethodFacts(False, "Direct scoring of every field in one prompt: any edit of any field's "
+                                        "labels re-scores every ticket, in every field of this method."),
 }
 # The scoring methods by name; their classes are in engine/methods.py (a test holds the two together).
 METHODS = tuple(METHOD_FACTS)

@@ -9,8 +9,10 @@ from __future__ import annotations
 from triage_app.engine.after import DirectAfterMethod
 from triage_app.engine.channel import ChannelMethod
 from triage_app.engine.direct import DirectMethod
+from triage_app.engine.fields import DirectFieldsMethod
 
-METHOD_CLASSES = {"channel": ChannelMethod, "direct": DirectMethod, "direct-after": DirectAfterMethod}
+METHOD_CLASSES = {"channel": ChannelMethod, "direct": DirectMethod, "direct-after": DirectAfterMethod,
+                  "direct-fields": DirectFieldsMethod}
 
 
 def method_class(name: str) -> type:

@@ -25,6 +25,10 @@ class PromptStyle:
     instruction: str = DEFAULT_INSTRUCTION
     describe_labels: bool = True
     use_examples: bool = True
+    # direct-fields (engine/fields.py) only: every field of the run, (name, LabelSet) in order, and the one
+    # this classifier asks; every other method's prompt is its own label set's alone
+    fields: tuple = ()
+    field: str = ""
 
     def system_text(self, label_set: LabelSet) -> str:
         if not self.describe_labels:
@@ -50,6 +54,8 @@ class EncodedTicket:
 
 class PromptPrefix:
     """The static part of the prompt for one label set, its token ids and the label continuations."""
+
+    LABEL_LEAD = ""   # what the prompt's end and a label are written apart by (engine/fields.py: a space)
 
     def __init__(self, tokenizer, label_set: LabelSet, style: PromptStyle = PromptStyle(),
                  context_tokens: int = 8192, max_ticket_tokens: int | None = DEFAULT_MAX_TICKET_TOKENS):
@@ -88,8 +94,8 @@ class PromptPrefix:
         probe_ids = self._encode(probe)
         ids, warnings = [], []
         for name in self.label_set.surfaces:
-            alone = self._encode(name)
-            in_context = self._encode(probe + name)
+            alone = self._encode(self.LABEL_LEAD + name)
+            in_context = self._encode(probe + self.LABEL_LEAD + name)
             if in_context[: len(probe_ids)] == probe_ids:
                 ids.append(in_context[len(probe_ids):])
             else:
