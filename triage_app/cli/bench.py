@@ -76,11 +76,14 @@ def _export(args) -> int:
 
 def _axes(args) -> int:
     """Three axes in one pass against one run per axis (engine/axes_bench.py): seconds, items/s, the
-    ratio, and whether every axis's labels are identical (exit 1 if not)."""
-    from triage_app.engine.axes_bench import axes_report, run_axes_bench
+    ratio, and whether every axis's labels are identical (exit 1 if not). --method direct-after or
+    direct-fields times that method's one pass alone; any other, both."""
+    from triage_app.engine.axes_bench import TICKET_FIRST, axes_report, run_axes_bench
 
+    methods = (args.method,) if args.method in TICKET_FIRST else TICKET_FIRST
     result = run_axes_bench(options.load_model(args), args.n, batch_size=args.batch_size,
-                            token_budget=args.token_budget, log=lambda line: print(line, file=sys.stderr))
+                            token_budget=args.token_budget, methods=methods,
+                            log=lambda line: print(line, file=sys.stderr))
     print(axes_report(result))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
