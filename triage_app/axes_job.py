@@ -3,19 +3,30 @@ axis's results stored under the very key its one-axis run uses (job.py's run_key
 one-axis run, or this job after a crash, resumes from them.
 
 A text is scored again only where some axis lacks it; an axis that had it keeps its stored answer.
+Which axes of a run go in the one pass is decided once, here (one_pass): the command line and the
+window's worker both ask.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from triage_app.engine.axes_pass import AxesPass
+from triage_app.engine.axes_pass import AxesPass, can_share, shares_a_pass
 from triage_app.engine.classifier import Classifier
 from triage_app.engine.config import RunConfig
 from triage_app.engine.stats import RunStats
 from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.store import ResultStore, StoredResult, text_hash
 from triage_app.job import JobProgress, fan_out, run_key
+
+
+def one_pass(classifiers: list[Classifier], config: RunConfig) -> list[int]:
+    """The axes (indices into classifiers) that run together in one pass; [] where fewer than two can.
+    The pass reuses the prefix cache and scores every label exactly: a run without the cache, pruned or
+    on the reference loop runs each axis alone."""
+    shared = [k for k, c in enumerate(classifiers) if shares_a_pass(c)]
+    fits = config.prefix_cache and not (config.prune or config.reference)
+    return shared if fits and can_share([classifiers[k] for k in shared]) else []
 
 
 def run_axes_job(classifiers: list[Classifier], store: ResultStore | None, texts: list[str],

@@ -68,16 +68,13 @@ def on_ray(args, settings, axes, review, cleaning) -> int:
 
 
 def classified_axes(classifiers: list, store, texts: list[str], settings, args, cleaning) -> list[tuple]:
-    """Every axis's (predictions, last step): the direct-after axes in one pass over the tickets where
-    two or more can share it (engine/axes_pass.py), the rest each in a run of its own."""
-    from triage_app.engine.axes_pass import can_share, shares_a_pass
+    """Every axis's (predictions, last step): those that can share one pass over the tickets
+    (axes_job.one_pass) in one, the rest each in a run of its own."""
+    from triage_app.axes_job import one_pass
 
-    run = settings.run
-    shared = [k for k, c in enumerate(classifiers) if shares_a_pass(c)]
-    together = (can_share([classifiers[k] for k in shared]) and run.prefix_cache
-                and not (run.prune or run.reference or args.reference))
+    shared = one_pass(classifiers, settings.run)
     out = dict(zip(shared, classified_together([classifiers[k] for k in shared], store, texts, settings, args,
-                                               cleaning))) if together else {}
+                                               cleaning))) if shared else {}
     for k, classifier in enumerate(classifiers):
         if k not in out:
             out[k] = classified(classifier, store, texts, settings, args, cleaning)
