@@ -6,6 +6,10 @@ label editor and labels from a column work on. It follows the decision column se
 table, and the field picked in the label editor; each part keeps its state per field, so moving
 from one field to another swaps what is shown and never mixes one field's labels with another's.
 A plain label set is one field, named "label", and the window works as it always did.
+
+After an edit of one field's labels, that field alone runs again by itself where its own method keeps
+what the edit left alone (METHOD_FACTS per_label: channel); the others' answers do not depend on it.
+Under any other method the window says so and waits for Run.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ class Fields(QObject):
         w.labels_panel.choose_axis(axis)
         w.columns.set_axes(w.model.axes, axis)
         w.learning.axis_chosen(axis)
+        w.say_what_an_edit_costs()        # this field's method may be another
         w.summary.schedule()
 
     def rename(self, old: str, new: str) -> None:
@@ -68,17 +73,20 @@ class Fields(QObject):
         w = self.window
         renamed = [(a.name, a.names) for a in axes] != [(a.name, a.names) for a in w.axes]
         answered = w.running or w.model.rows_answered > 0
+        before = {a.name: a.label_set for a in w.axes}
+        edited = [a for a in axes if before.get(a.name) != a.label_set]   # a field renamed or added counts
         w.axes = axes
         w.remembered.axes = axes
         w.remembered.save(w.settings)     # now: labels given from here on are under this set
         if renamed:
             w.runs.cancel()
             self.show(axes)
-        if w.runs.worth_again() and METHOD_FACTS[w.remembered.method].per_label:
+        per_label = all(METHOD_FACTS[w.method_of(a.name)].per_label for a in edited)
+        if edited and per_label and w.runs.worth_again():
             # what the edit left alone is in the store: a run again scores only what it changed
-            w.runs.again()
+            w.runs.again([a.name for a in edited])
             w.statusBar().showMessage("Labels changed: scoring what the edit changed…", 10_000)
-        elif answered:
+        elif answered and edited:
             w.statusBar().showMessage("Labels changed: Run again to label the tickets with them.", 10_000)
         w.manual.axes_changed(axes)     # after: its line on labels set aside matters more
         w.summary.schedule()

@@ -3,9 +3,11 @@ worker reports, only where the answers still belong (background/run.Run.owns: th
 text column and label names). Verify and the prompt preview go through the same worker; their
 failures are messages, never a run's end.
 
-A label set of several fields (queue, priority) is run field by field, each an engine run of its
-own on the same worker; the window's run ends (ended) when the last field's does, or at the first
-that is cancelled or fails.
+A label set of several fields (queue, priority) is one run on the worker: the fields that can share
+one pass over each ticket run in it together (their columns fill batch by batch, side by side), every
+other field after it in a run of its own; the worker says which before their first batch. The run
+ends (ended) when its last field does, or when it is cancelled or fails. After an edit of one
+field's labels only that field runs again (again, asked by fields.py).
 """
 
 from __future__ import annotations
@@ -29,12 +31,12 @@ class Running(QObject):
         self.latest = Run()
         self.generation = 0                 # what the rows mean: one more with every new file or text column
         self._asked = (0, 0)                # the latest verify and prompt requests: their failures are shown
-        self._again = False                 # start the latest run again once the one in flight has stopped
+        self._again: list[str] | None = None   # the fields to run again once the run in flight has stopped
         self.ended_how = ""                 # how the latest run ended: "done", "cancelled", "failed" ("": not yet)
-        self._fields_left: list = []        # engine.axes Axis: the fields the run classifies after this one
         w = window.worker
         # bound methods of this object, never lambdas: a lambda would run on the worker's thread
         w.started.connect(self._started)
+        w.fields_started.connect(self._fields_started)
         w.batch_done.connect(self._batch_done)
         w.progress.connect(self._progress)
         w.finished.connect(self._finished)
@@ -49,12 +51,13 @@ class Running(QObject):
     def rows_changed(self) -> None:
         """A new file or text column: a batch of an earlier one never lands on these rows, and a run
         asked for again on the old rows is not started on these."""
-        self._again, self.ended_how = False, ""
+        self._again, self.ended_how = None, ""
         self.cancel()
         self.generation += 1
 
-    def start(self, fresh: bool = False, limit: int | None = None) -> int | None:
-        """Label every ticket (or the first limit); returns the run id the worker's signals carry."""
+    def start(self, fresh: bool = False, limit: int | None = None, fields: list[str] | None = None) -> int | None:
+        """Label every ticket (or the first limit) on every field (or those named in fields); returns the
+        run id the worker's signals carry."""
         win = self.window
         if win.table is None:
             win.show_error("Open a ticket file first (drop it on the window, or Ctrl+O).")
@@ -64,37 +67,36 @@ class Running(QObject):
         if not win.texts:
             win.show_error("Choose the column that holds the ticket text.")
             return None
+        axes = [axis for axis in win.axes if fields is None or axis.name in fields]
+        if not axes:
+            return None
         win.clear_error()
-        settings = win.remembered.run_settings()
         if not win.session.asked:
             win.session.load()
-        self._fields_left = list(win.axes)
-        return self._next_field(settings, fresh, limit)
-
-    def _next_field(self, settings, fresh: bool, limit: int | None) -> int:
-        """The next field's engine run, on the same texts."""
-        win = self.window
-        axis = self._fields_left.pop(0)
         texts = win.texts[:limit] if limit else win.texts
-        settings = axis.settings(settings)   # a field that names its scoring method (engine.axes) is scored so
-        run_id = win.worker.run(texts, axis.label_set, settings, fresh, win.remembered.cleaning)
-        self.latest = Run(run_id, self.generation, axis.label_set, fresh, limit, running=True, axis=axis.name)
+        run_id = win.worker.run(texts, win.axes, win.remembered.run_settings(), fresh, win.remembered.cleaning,
+                                [axis.name for axis in axes])
+        self.latest = Run(run_id, self.generation, {axis.name: axis.label_set for axis in axes}, fresh, limit,
+                          running=True)
         win.run_panel.start(len(texts))
         win.statusBar().showMessage(self._running_line())
         win.update_actions()
         return run_id
 
     def _running_line(self) -> str:
-        """Running…, or with several fields which one: the run panel's numbers are that field's."""
-        total = len(self.window.axes)
-        if total == 1:
+        """Running…, or with several fields which: the run panel's numbers are theirs."""
+        run, now = self.latest, self.latest.now
+        if len(now) > 1:
+            return f"Running {_and(now)} in one pass…"
+        if not now or len(self.window.axes) == 1:
             return "Running…"
-        return f"Running {self.latest.axis} (field {total - len(self._fields_left)} of {total})…"
+        if len(run.fields) == 1:
+            return f"Running {now[0]}…"
+        return f"Running {now[0]} (field {run.started} of {len(run.fields)})…"
 
     def cancel(self) -> None:
         """Stop after the batch in flight; a run asked for again is not started (the person said stop)."""
-        self._again = False
-        self._fields_left = []
+        self._again = None
         if self.running:
             self.window.worker.cancel()
             self.window.run_panel.finish("cancelling after this batch…")
@@ -110,20 +112,20 @@ class Running(QObject):
         """After a label edit: the run goes on, or had finished; one the person stopped stays stopped."""
         return self.running or (self.ended_how == "done" and not self.latest.skipped)
 
-    def again(self) -> None:
-        """The latest run again, on the label set as it is now (after an edit): results stored for
-        what the edit left alone come back from the store, and only what it changed is scored. A run
-        in flight is stopped first."""
+    def again(self, fields: list[str]) -> None:
+        """A run of fields (those whose labels were edited) on their label sets as they are now: results
+        stored for what the edit left alone come back from the store, and only what it changed is scored.
+        A run in flight is stopped first, and started again with these fields added to its own."""
         if self.running:
+            again = list(self.latest.fields) + [f for f in fields if f not in self.latest.fields]
             self.cancel()
-            self._again = True
+            self._again = again
         else:
-            self.start(limit=self.latest.limit)
+            self.start(limit=self.latest.limit, fields=fields)
 
     def no_model(self) -> None:
         """The model the run waited for failed to load: the run never started (not "cancelled")."""
-        self._again = False
-        self._fields_left = []
+        self._again = None
         if self.running:
             self.window.worker.cancel()
             self.latest.running, self.latest.waiting = False, True
@@ -135,7 +137,7 @@ class Running(QObject):
         """The run that waited for a model, on the model now loading; forgotten when none waited."""
         waiting, self.latest.waiting = self.latest.waiting, False
         if waiting and self.window.table is not None:
-            self.start(self.latest.fresh, self.latest.limit)
+            self.start(self.latest.fresh, self.latest.limit, list(self.latest.fields))
 
     def verify(self, probes: int) -> None:
         win = self.window
@@ -157,22 +159,34 @@ class Running(QObject):
         self._asked = (self._asked[0], request)
 
     # what the worker says
-    def _owns(self, run_id: int) -> bool:
-        return self.latest.owns(run_id, self.generation, self.window.model.names_of(self.latest.axis))
+    def _owns(self, run_id: int, axes) -> bool:
+        names = self.window.model.names_of
+        return bool(axes) and all(self.latest.owns(run_id, self.generation, axis, names(axis)) for axis in axes)
 
     def _started(self, run_id: int) -> None:
         if run_id == self.latest.id:
             self.window.statusBar().showMessage(self._running_line())
 
+    def _fields_started(self, fields) -> None:
+        """The worker moved on to these fields: the ones before are done, and the run panel starts over."""
+        run = self.latest
+        if fields.run_id != run.id or not run.running:
+            return
+        for axis in run.now:
+            self.window.learning.run_done(axis)
+        run.now, run.started = tuple(fields.names), run.started + len(fields.names)
+        texts = self.window.texts
+        self.window.run_panel.start(len(texts[:run.limit] if run.limit else texts))
+        self.window.statusBar().showMessage(self._running_line())
+
     def _batch_done(self, batch) -> None:
-        if self._owns(batch.run_id):
-            axis = self.latest.axis
-            self.window.model.apply_predictions(batch.predictions, axis)
+        if self._owns(batch.run_id, [batch.axis]):
+            self.window.model.apply_predictions(batch.predictions, batch.axis)
             self.window.summary.schedule()
-            self.window.learning.batch_scored(axis, [p.index for p in batch.predictions])
+            self.window.learning.batch_scored(batch.axis, [p.index for p in batch.predictions])
 
     def _progress(self, progress) -> None:
-        if self._owns(progress.run_id):
+        if self._owns(progress.run_id, self.latest.now):
             self.window.run_panel.update_progress(progress)
             self.window.learning.run_progress(progress)
 
@@ -194,15 +208,15 @@ class Running(QObject):
     def _end(self, run_id: int, how: str, message: str = "") -> None:
         if not self.latest.end(run_id):   # a stale end, or ended already (its model failed)
             return
-        win, axis = self.window, self.latest.axis
-        model = win.model.answers_of(axis if axis in win.model.axes else None)     # a field removed meanwhile
-        win.learning.run_done(axis)
-        if how == "done" and self._fields_left:
-            self._next_field(win.remembered.run_settings(), self.latest.fresh, self.latest.limit)
-            return
+        win, run = self.window, self.latest
+        for axis in run.now or tuple(run.fields)[:1]:
+            win.learning.run_done(axis)
+        # the fields it ran last (fields removed meanwhile left out): the slowest says how far it got
+        answered = [win.model.answers_of(axis) for axis in run.now if axis in win.model.axes]
+        model = min(answered, key=lambda a: a.rows_answered) if answered else win.model.answers_of(None)
         self.ended_how = how
         line = win.run_panel.show_end(how, model.rows_answered)
-        if self.latest.skipped:
+        if run.skipped:
             line = (f"The model stopped after {model.rows_answered:,} tickets: your labels answer "
                     f"the {model.rows - model.rows_answered:,} it did not reach.")
         if how == "failed":
@@ -212,6 +226,11 @@ class Running(QObject):
         win.update_actions()
         win.summary.refresh()
         self.ended.emit(how)
-        if self._again:
-            self._again = False
-            self.start(limit=self.latest.limit)
+        if self._again is not None:
+            fields, self._again = self._again, None
+            self.start(limit=run.limit, fields=fields)
+
+
+def _and(names) -> str:
+    """queue and priority; queue, priority and type."""
+    return f"{', '.join(names[:-1])} and {names[-1]}"

@@ -284,14 +284,19 @@ class MainWindow(QMainWindow):
         """Work on this field (its decision column, the keys, review, accuracy, the label editor)."""
         self.fields.choose(axis)
 
+    def method_of(self, axis: str) -> str:
+        """The scoring method a field is run with: its own where its label set names one, else the run's."""
+        return self.axes.named(axis).method_or(self.remembered.method)
+
     def say_what_an_edit_costs(self) -> None:
-        """Before an edit: with answers in the table, what editing the labels would re-score."""
+        """Before an edit: with answers in the table, what editing the current field's labels would re-score."""
         answered = self.running or self.model.rows_answered > 0
-        self.labels_panel.set_edit_note(METHOD_FACTS[self.remembered.method].edit_note if answered else "")
+        note = METHOD_FACTS[self.method_of(self.fields.current)].edit_note
+        self.labels_panel.set_edit_note(note if answered else "")
 
     def promote_corrections(self) -> None:
-        """Tickets a person labeled become few-shot examples."""
-        self.manual.promote(ask_first=METHOD_FACTS[self.remembered.method].ask_before_corrections)
+        """Tickets a person labeled (on the current field) become few-shot examples."""
+        self.manual.promote(ask_first=METHOD_FACTS[self.method_of(self.fields.current)].ask_before_corrections)
 
     def labels_from_column(self) -> None:
         """A column's values as the label set, and its filled rows as the person's labels: the dialog

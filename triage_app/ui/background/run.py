@@ -2,31 +2,34 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from triage_app.engine.labels import LabelSet
 
 
 @dataclass(slots=True)
 class Run:
-    """One run asked for from the window. Its answers land only on the rows it was asked about: the
-    table's generation changes with every new file or text column, so a batch already on its way
-    from an earlier run never lands on rows that are now other tickets."""
+    """One run asked for from the window, of one or several fields. Its answers land only on the rows it
+    was asked about: the table's generation changes with every new file or text column, so a batch
+    already on its way from an earlier run never lands on rows that are now other tickets; and only in a
+    field whose label names are still those the run was asked with."""
 
     id: int = 0                      # the worker's run id, carried by every signal of the run
     generation: int = -1             # the table's generation when the run was asked for
-    label_set: LabelSet | None = None
+    fields: dict[str, LabelSet] = field(default_factory=dict)   # the fields it classifies, as asked
     fresh: bool = False              # what run() was asked: enough to start it again on another model
     limit: int | None = None
     running: bool = False
     waiting: bool = False            # did not start for want of a model: loading the bundled one starts it
     skipped: bool = False            # stopped because the person's labels answer as well (LearningSession.skip)
-    axis: str = "label"              # the field it classifies (engine.axes: "label" is a plain set's)
+    now: tuple[str, ...] = ()        # the fields the worker classifies now (several: in one pass); (): none yet
+    started: int = 0                 # how many of its fields the worker has started, these included
 
-    def owns(self, run_id: int, generation: int, label_names: list[str]) -> bool:
-        """run_id's answers belong on the table: this run, and the table's rows and its field's labels
-        (label_names) are still its own."""
-        return run_id == self.id and generation == self.generation and self.label_set.names == label_names
+    def owns(self, run_id: int, generation: int, axis: str, label_names: list[str]) -> bool:
+        """run_id's answers for axis belong on the table: this run, and the table's rows and that field's
+        labels (label_names) are still its own."""
+        return (run_id == self.id and generation == self.generation and axis in self.fields
+                and self.fields[axis].names == label_names)
 
     def end(self, run_id: int) -> bool:
         """True once, for this run's own end; False for a stale one or a run that ended already."""

@@ -4,6 +4,9 @@ Requests are signals emitted on the main thread and served in order on the worke
 (queued connections), so "load, then run" needs no bookkeeping: the run waits behind the load.
 Cancel is a number, not a signal: a queued signal would only be seen after the run it should stop.
 Every run up to that id stops between batches, so a new Run after Cancel is never cancelled itself.
+A run classifies every field (axis) asked: those that can share one pass over each ticket
+(axes_job.one_pass) first, as one job, then each other field in a run of its own; fields_started says
+which before their first batch.
 Closing is a flag for the same reason: every request still queued is skipped, and a run stops at
 its next step (the engine's run is a generator: steps are the stored results read, then batches).
 """
@@ -40,6 +43,13 @@ class RunProgress:
 class RunBatch:
     run_id: int
     predictions: list   # engine Predictions; .index is the row
+    axis: str = "label"   # the field they answer (engine.axes; "label": a plain set's)
+
+
+@dataclass(frozen=True, slots=True)
+class RunFields:
+    run_id: int
+    names: list         # the fields a run classifies from now on; several: in one pass over each ticket
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +69,7 @@ class EngineWorker(QObject):
     # requests, served on the worker thread
     _load_requested = Signal(object, int)
     _adopt_requested = Signal(object)
-    _run_requested = Signal(int, object, object, object, bool, int, object)
+    _run_requested = Signal(int, object, object, object, object, bool, int, object)
     _verify_requested = Signal(int, object, object, object, int)
     _prompt_requested = Signal(int, object, str, object)
 
@@ -69,8 +79,9 @@ class EngineWorker(QObject):
     model_failed = Signal(str)        # why the model could not be loaded, one line
     model_not_downloaded = Signal(object)   # engine ModelNotDownloaded: a Hub model not here; the bundled one is
     started = Signal(int)             # run id
+    fields_started = Signal(object)   # RunFields: the fields a run classifies now, before their first batch
     progress = Signal(object)         # RunProgress, after every batch
-    batch_done = Signal(object)       # RunBatch: the rows one batch finished
+    batch_done = Signal(object)       # RunBatch: the rows one batch finished, for one field
     finished = Signal(int)            # run id: every row has an answer
     cancelled = Signal(int)           # run id: stopped between batches; finished rows were kept
     failed = Signal(int, str)         # request id (a run's is its run id), one line: the request failed
@@ -84,6 +95,8 @@ class EngineWorker(QObject):
         self._loaded = None
         self._classifier = None
         self._built_for = None          # what the classifier was built for: (label set, scoring, ticket limit)
+        self._field_classifiers: list = []   # the latest run's, one per field...
+        self._fields_built_for = None        # ...built for (its fields, scoring, ticket limit)
         self._closing = False
         self._next_request = 0          # run, verify and prompt requests share one count: failed names one
         self._loads = 0                 # load requests so far; a run remembers the one it follows
@@ -107,11 +120,14 @@ class EngineWorker(QObject):
         self._adopt_requested.emit(loaded)
 
     # settings: an engine.config RunSettings; its model is not read (the one loaded here is used)
-    def run(self, texts: list[str], label_set, settings, fresh: bool = False, cleaning=None) -> int:
+    def run(self, texts: list[str], axes, settings, fresh: bool = False, cleaning=None,
+            fields: list[str] | None = None) -> int:
         """Classify texts (the originals; the model reads them cleaned as cleaning, a files.clean
-        TextCleaning, says; None: the default). Returns the run id its signals will carry."""
+        TextCleaning, says; None: the default) on the fields of axes (an engine.axes Axes, every field
+        of the window: a method's prompt may name them all) named in fields (None: every one). Returns
+        the run id its signals will carry."""
         request = self._new_request()
-        self._run_requested.emit(request, list(texts), label_set, settings, fresh, self._loads, cleaning)
+        self._run_requested.emit(request, list(texts), axes, fields, settings, fresh, self._loads, cleaning)
         return request
 
     def verify(self, texts: list[str], label_set, settings, probes: int = 16) -> int:
@@ -169,14 +185,15 @@ class EngineWorker(QObject):
     @Slot(object)
     def _adopt(self, loaded):
         self._loaded, self._classifier, self._built_for = loaded, None, None
+        self._field_classifiers, self._fields_built_for = [], None
         placement = loaded.placement
         self.model_loaded.emit(ModelInfo(loaded.spec, loaded.name, placement.device, placement.dtype_name,
                                          placement.reason))
 
-    @Slot(int, object, object, object, bool, int, object)
-    def _run(self, run_id, texts, label_set, settings, fresh, after_load, cleaning):
+    @Slot(int, object, object, object, object, bool, int, object)
+    def _run(self, run_id, texts, axes, fields, settings, fresh, after_load, cleaning):
+        from triage_app.axes_job import one_pass
         from triage_app.files.clean import TextCleaning
-        from triage_app.job import run_job
 
         from triage_app.ui.background.results_db import STORE_ERRORS, store_line
 
@@ -185,20 +202,18 @@ class EngineWorker(QObject):
             return
         store = None
         try:
-            classifier = self._classifier_for(label_set, settings)
+            built = self._classifiers_for(axes, settings)
+            asked = [k for k, axis in enumerate(axes) if fields is None or axis.name in fields]
+            classifiers = [built[k] for k in asked]
             self.started.emit(run_id)
             store = self.db.open()      # None while the database is unavailable: nothing resumed or saved
-            steps = run_job(classifier, store, texts, settings.run, fresh=fresh,
-                            cleaning=cleaning or TextCleaning())
-            for step in steps:
-                # a finished batch is already saved, so it is shown even when Cancel came meanwhile
-                # (the window drops it if its table was replaced since: a generation per table)
-                if step.predictions:
-                    self.batch_done.emit(RunBatch(run_id, step.predictions))
-                self.progress.emit(RunProgress(run_id, step.rows_done, step.rows_total, step.resumed,
-                                               dataclasses.replace(step.stats)))
-                if run_id <= self._cancelled_up_to:
-                    steps.close()
+            together = one_pass(classifiers, settings.run)
+            parts = [together] * bool(together) + [[k] for k in range(len(classifiers)) if k not in together]
+            for part in parts:
+                names = [axes.axes[asked[k]].name for k in part]
+                self.fields_started.emit(RunFields(run_id, names))
+                if not self._run_part(run_id, names, [classifiers[k] for k in part], store, texts, settings.run,
+                                      fresh, cleaning or TextCleaning()):
                     self.cancelled.emit(run_id)
                     return
         except STORE_ERRORS as exc:     # full or broken mid-run: the batches shown so far stay
@@ -212,6 +227,31 @@ class EngineWorker(QObject):
             if store is not None:
                 store.close()
         self.finished.emit(run_id)
+
+    def _run_part(self, run_id, names, classifiers, store, texts, config, fresh, cleaning) -> bool:
+        """One field in a run of its own, or several in one pass (axes_job); False: cancelled."""
+        from triage_app.axes_job import run_axes_job
+        from triage_app.job import run_job
+
+        together = len(classifiers) > 1
+        steps = (run_axes_job(classifiers, store, texts, config, fresh=fresh, cleaning=cleaning) if together
+                 else run_job(classifiers[0], store, texts, config, fresh=fresh, cleaning=cleaning))
+        for step in steps:
+            per_field = step if together else [step]
+            # a finished batch is already saved, so it is shown even when Cancel came meanwhile
+            # (the window drops it if its table was replaced since: a generation per table)
+            for name, found in zip(names, per_field):
+                if found.predictions:
+                    self.batch_done.emit(RunBatch(run_id, found.predictions, name))
+            # a ticket is done once every field of the pass has it (a field may have had it stored)
+            slowest = min(per_field, key=lambda found: found.rows_done)
+            self.progress.emit(RunProgress(run_id, slowest.rows_done, slowest.rows_total,
+                                           min(found.resumed for found in per_field),
+                                           dataclasses.replace(per_field[0].stats)))
+            if run_id <= self._cancelled_up_to:
+                steps.close()
+                return False
+        return True
 
     @Slot(int, object, object, object, int)
     def _verify(self, request, texts, label_set, settings, probes):
@@ -233,6 +273,19 @@ class EngineWorker(QObject):
             self.prompt_ready.emit(PromptInfo(ticket=ticket.strip(), **classifier.method.preview()))
         except Exception as exc:
             self.failed.emit(request, _one_line("cannot build the prompt", exc))
+
+    def _classifiers_for(self, axes, settings) -> list:
+        """Each field's classifier (build.axes_classifiers), built again only when the fields or the
+        settings they are built for changed. Kept for the fields together, not per field: a method's
+        prompt may name every field, so an edit of one may change another's classifier."""
+        from triage_app.engine.build import axes_classifiers
+
+        if self._loaded is None:
+            raise RuntimeError("no model is loaded; pick one and press Load")
+        wanted = (axes, settings.scoring, settings.max_ticket_tokens)
+        if self._fields_built_for != wanted:
+            self._field_classifiers, self._fields_built_for = axes_classifiers(self._loaded, axes, settings), wanted
+        return self._field_classifiers
 
     def _classifier_for(self, label_set, settings):
         """The classifier for label_set on the model held, built again only when what it is built for changed."""
