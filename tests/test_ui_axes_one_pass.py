@@ -210,3 +210,29 @@ def test_an_edit_of_one_field_runs_that_field_alone_as_its_own_method_says(qtbot
     qtbot.wait(300)
     assert not window.running and [f.names for f in fields.seen] == [["queue"]]
     assert "Run again" in window.statusBar().currentMessage()
+
+
+def test_show_prompt_and_verify_use_the_selected_fields_own_method_and_every_field(qtbot, make_window, smollm2,
+                                                                                  tmp_path, monkeypatch):
+    """priority is direct-fields: its prompt names queue's labels too and asks for priority after the
+    ticket; queue keeps the run's method (channel). Verify checks the selected field as a run scores it."""
+    from triage_app.engine import verify as verify_module
+
+    window = window_on(qtbot, make_window, smollm2, tmp_path, {"priority": "direct-fields"}, n=3)
+    prompt = axes_classifiers(smollm2, window.axes, window.remembered.run_settings())[1].method.prompt
+    prompted = Relay(window.worker.prompt_ready)
+    select(window, 1, "priority")
+    with qtbot.waitSignal(prompted.received, timeout=60_000):
+        window.show_prompt()
+    qtbot.waitUntil(lambda: window.prompt_preview.plain_text != "")
+    shown = window.prompt_preview.plain_text
+    assert shown.startswith(prompt.text) and shown.endswith(prompt.tail) and prompt.tail.endswith("priority:")
+    assert all(name in prompt.text for name in window.axes.named("queue").names)   # every field is named
+    window.prompt_preview.close()
+    verified, checked, real = Relay(window.worker.verify_done), [], verify_module.verify
+    monkeypatch.setattr(verify_module, "verify",
+                        lambda classifier, *args: checked.append(classifier.method.prompt.ids) or real(classifier, *args))
+    with qtbot.waitSignal(verified.received, timeout=120_000) as blocker:
+        window.verify(2)
+    assert blocker.args[0].ok and blocker.args[0].probes == 2
+    assert checked == [prompt.ids]     # the field's own prompt: direct-fields, every field named

@@ -55,7 +55,7 @@ def run_axes(args, axes, table, texts, cleaning) -> int:
         gold_set = gold_rows(args, texts, golds[axis.name], axis.label_set, cleaning)
         print(f"axis {axis.name}, gold column {columns[axis.name]}:")
         results[axis.name] = evaluated(args, loaded, gold_set, axis.label_set, table, columns[axis.name], cleaning,
-                                       axis)
+                                       axis, axes)
         print_eval(results[axis.name], reliability_plot)
         print()
     if args.json:
@@ -91,15 +91,19 @@ def gold_rows(args, texts, gold, label_set, cleaning):
     return GoldSet([texts[r] for r in keep], [gold[r] for r in keep]).cleaned(cleaning)
 
 
-def evaluated(args, loaded, gold_set, label_set, table, column, cleaning, axis=None) -> dict:
-    """One label set's eval on the gold rows, with what it ran on; an axis's own method, where it names one."""
+def evaluated(args, loaded, gold_set, label_set, table, column, cleaning, axis=None, axes=None) -> dict:
+    """One label set's eval on the gold rows, with what it ran on; an axis's own method, where it names
+    one, and its prompt as a run of all the axes builds it (direct-fields names every field)."""
     from dataclasses import replace
 
-    from triage_app.engine.build import classifier_for
+    from triage_app.engine.build import axis_style, classifier_for
+    from triage_app.engine.prompt import PromptStyle
+
     from triage_app.quality.evaluate import run_eval
 
     settings = options.settings(args) if axis is None else axis.settings(options.settings(args))
-    make = lambda labels, scoring: classifier_for(loaded, labels, replace(settings, scoring=scoring))
+    style = PromptStyle() if axis is None else axis_style(axes, axis.name)
+    make = lambda labels, scoring: classifier_for(loaded, labels, replace(settings, scoring=scoring), style)
     out = run_eval(make, gold_set, label_set, settings.scoring, settings.run, args.examples_per_label,
                    args.compare, log=lambda line: print(line, file=sys.stderr))
     out.update(model=loaded.name, dtype=loaded.placement.dtype_name, file=str(table.path), gold_column=column,

@@ -149,13 +149,13 @@ class Running(QObject):
         win.run_panel.show_verifying(probes)
         # the fast path batched as RunConfig() does, not at the remembered batch size: as it always was here
         settings = dataclasses.replace(win.remembered.run_settings(), run=RunConfig())
-        self._asked = (win.worker.verify(win.texts, win.label_set, settings, probes), self._asked[1])
+        self._asked = (win.worker.verify(win.texts, win.axes, win.fields.current, settings, probes), self._asked[1])
 
     def preview_prompt(self, row: int | None) -> None:
         """The prompt as the model reads it, for this row's ticket (cleaned as a run would clean it)."""
         win = self.window
         ticket = clean(win.texts[row], win.remembered.cleaning) if row is not None and win.texts else ""
-        request = win.worker.preview_prompt(win.label_set, ticket, win.remembered.run_settings())
+        request = win.worker.preview_prompt(win.axes, win.fields.current, ticket, win.remembered.run_settings())
         self._asked = (self._asked[0], request)
 
     # what the worker says

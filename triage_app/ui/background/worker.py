@@ -70,8 +70,8 @@ class EngineWorker(QObject):
     _load_requested = Signal(object, int)
     _adopt_requested = Signal(object)
     _run_requested = Signal(int, object, object, object, object, bool, int, object)
-    _verify_requested = Signal(int, object, object, object, int)
-    _prompt_requested = Signal(int, object, str, object)
+    _verify_requested = Signal(int, object, object, str, object, int)
+    _prompt_requested = Signal(int, object, str, str, object)
 
     # reports
     model_loading = Signal(str)       # a model spec started loading
@@ -93,8 +93,6 @@ class EngineWorker(QObject):
         super().__init__()
         self.db = db
         self._loaded = None
-        self._classifier = None
-        self._built_for = None          # what the classifier was built for: (label set, scoring, ticket limit)
         self._field_classifiers: list = []   # the latest run's, one per field...
         self._fields_built_for = None        # ...built for (its fields, scoring, ticket limit)
         self._closing = False
@@ -130,17 +128,17 @@ class EngineWorker(QObject):
         self._run_requested.emit(request, list(texts), axes, fields, settings, fresh, self._loads, cleaning)
         return request
 
-    def verify(self, texts: list[str], label_set, settings, probes: int = 16) -> int:
-        """The fast path as settings.run batches it, against the reference loop. Returns the request
-        id a failure will carry."""
+    def verify(self, texts: list[str], axes, field: str, settings, probes: int = 16) -> int:
+        """The fast path as settings.run batches it, against the reference loop, for the field named
+        (scored as a run of axes scores it). Returns the request id a failure will carry."""
         request = self._new_request()
-        self._verify_requested.emit(request, list(texts), label_set, settings, probes)
+        self._verify_requested.emit(request, list(texts), axes, field, settings, probes)
         return request
 
-    def preview_prompt(self, label_set, ticket: str, settings) -> int:
-        """Returns the request id a failure will carry."""
+    def preview_prompt(self, axes, field: str, ticket: str, settings) -> int:
+        """The field's prompt, as a run of axes builds it. Returns the request id a failure will carry."""
         request = self._new_request()
-        self._prompt_requested.emit(request, label_set, ticket, settings)
+        self._prompt_requested.emit(request, axes, field, ticket, settings)
         return request
 
     def _new_request(self) -> int:
@@ -184,7 +182,7 @@ class EngineWorker(QObject):
 
     @Slot(object)
     def _adopt(self, loaded):
-        self._loaded, self._classifier, self._built_for = loaded, None, None
+        self._loaded = loaded
         self._field_classifiers, self._fields_built_for = [], None
         placement = loaded.placement
         self.model_loaded.emit(ModelInfo(loaded.spec, loaded.name, placement.device, placement.dtype_name,
@@ -253,23 +251,23 @@ class EngineWorker(QObject):
                 return False
         return True
 
-    @Slot(int, object, object, object, int)
-    def _verify(self, request, texts, label_set, settings, probes):
+    @Slot(int, object, object, str, object, int)
+    def _verify(self, request, texts, axes, field, settings, probes):
         from triage_app.engine.verify import verify
 
         if self._closing:
             return
         try:
-            self.verify_done.emit(verify(self._classifier_for(label_set, settings), texts, probes, settings.run))
+            self.verify_done.emit(verify(self._field_classifier(axes, field, settings), texts, probes, settings.run))
         except Exception as exc:
             self.failed.emit(request, _one_line("verify stopped", exc))
 
-    @Slot(int, object, str, object)
-    def _prompt(self, request, label_set, ticket, settings):
+    @Slot(int, object, str, str, object)
+    def _prompt(self, request, axes, field, ticket, settings):
         if self._closing:
             return
         try:
-            classifier = self._classifier_for(label_set, settings)
+            classifier = self._field_classifier(axes, field, settings)
             self.prompt_ready.emit(PromptInfo(ticket=ticket.strip(), **classifier.method.preview()))
         except Exception as exc:
             self.failed.emit(request, _one_line("cannot build the prompt", exc))
@@ -287,16 +285,9 @@ class EngineWorker(QObject):
             self._field_classifiers, self._fields_built_for = axes_classifiers(self._loaded, axes, settings), wanted
         return self._field_classifiers
 
-    def _classifier_for(self, label_set, settings):
-        """The classifier for label_set on the model held, built again only when what it is built for changed."""
-        from triage_app.engine.build import classifier_for
-
-        if self._loaded is None:
-            raise RuntimeError("no model is loaded; pick one and press Load")
-        wanted = (label_set, settings.scoring, settings.max_ticket_tokens)
-        if self._classifier is None or self._built_for != wanted:
-            self._classifier, self._built_for = classifier_for(self._loaded, label_set, settings), wanted
-        return self._classifier
+    def _field_classifier(self, axes, field: str, settings):
+        """The classifier of the field named, as a run of axes builds it (its own method, every field told)."""
+        return self._classifiers_for(axes, settings)[axes.names.index(axes.named(field).name)]
 
 
 class EngineThread:
