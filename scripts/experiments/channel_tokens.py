@@ -219,7 +219,12 @@ def main() -> None:
     p.add_argument("--reps", type=int, default=2)
     p.add_argument("--out", default=str(OUT))
     p.add_argument("--timing-only", action="store_true", help="only the speed part (written to OUT_speed.txt)")
+    p.add_argument("--k", type=int, action="append", default=[],
+                   help="measure only these limits against all tokens (repeatable; default 32, 64, 128)")
     args = p.parse_args()
+    if args.k:
+        global KS
+        KS = (*sorted(args.k), None)
     log = lambda line: print(line, file=sys.stderr, flush=True)
     loaded = models.load(models.SMOLLM2, device.choose("cpu", "float32"))
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
