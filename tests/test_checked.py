@@ -186,3 +186,20 @@ def test_on_a_checked_placement_a_per_label_method_runs_float32_and_keeps_its_pe
     direct = classifier_for(checked_smollm2, NEAR_TIES, RunSettings(scoring=Scoring(method="direct")))
     assert not isinstance(channel, CheckedClassifier) and channel.label_fingerprints is not None
     assert isinstance(direct, CheckedClassifier) and direct.label_fingerprints is None
+
+
+def test_the_low_copy_scores_with_the_float32_models_own_head_and_never_casts_it(checked_smollm2, smollm2):
+    """Low-precision body, float32 head: the logits are float32 and the weight is the float32 model's
+    storage (no copy). Casting the low copy again leaves the float32 model's head, and with tied
+    embeddings its input embedding, in float32."""
+    low = checked_smollm2.low.model
+    body = next(p for name, p in low.named_parameters() if "layers" in name)
+    assert body.dtype == torch.bfloat16
+    head, original = low.get_output_embeddings(), smollm2.model.get_output_embeddings()
+    assert head.weight.data_ptr() == original.weight.data_ptr() and head.weight.dtype == torch.float32
+    ids = torch.tensor([[1, 2, 3]])
+    with torch.inference_mode():
+        assert low(input_ids=ids).logits.dtype == torch.float32
+    low.to(torch.bfloat16)       # the body is bfloat16 already: only a registered head would change
+    assert head.weight.dtype == torch.float32
+    assert original.weight.dtype == torch.float32 and smollm2.model.get_input_embeddings().weight.dtype == torch.float32

@@ -77,6 +77,13 @@ def test_a_field_s_fingerprint_changes_with_any_field_s_labels_and_other_methods
     direct = axes_classifiers(smollm2, Axes.of(LabelSet.default()), RunSettings(scoring=Scoring(method="direct")))
     assert direct[0].fingerprint == "75ddf87f32ec75cc"
     assert fields_before[0].fingerprint != Classifier(smollm2, queue.label_set, scoring=FIELDS.scoring).fingerprint
+    # a field of another method is not named in the prompt: its edit leaves a direct-fields field as it was
+    mixed = Axes((queue, Axis("priority", priority.label_set, "channel")))
+    mixed_edited = Axes((queue, Axis("priority", fewer.label_set, "channel")))
+    kept, kept_after = (axes_classifiers(smollm2, a, FIELDS)[0] for a in (mixed, mixed_edited))
+    assert kept.fingerprint == kept_after.fingerprint
+    assert kept.fingerprint == axes_classifiers(smollm2, Axes((queue,)), FIELDS)[0].fingerprint
+    assert "Urgent" not in kept.method.prompt.text and "Shipping" in kept.method.prompt.text
 
 
 def test_one_pass_gives_each_field_its_own_run_and_its_reference_alone(helpdesk):

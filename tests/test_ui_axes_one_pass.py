@@ -214,11 +214,12 @@ def test_an_edit_of_one_field_runs_that_field_alone_as_its_own_method_says(qtbot
 
 def test_show_prompt_and_verify_use_the_selected_fields_own_method_and_every_field(qtbot, make_window, smollm2,
                                                                                   tmp_path, monkeypatch):
-    """priority is direct-fields: its prompt names queue's labels too and asks for priority after the
-    ticket; queue keeps the run's method (channel). Verify checks the selected field as a run scores it."""
+    """Both fields name direct-fields (the run's method is channel): priority's prompt names queue's labels
+    too and asks for priority after the ticket. Verify checks the selected field as a run scores it."""
     from triage_app.engine import verify as verify_module
 
-    window = window_on(qtbot, make_window, smollm2, tmp_path, {"priority": "direct-fields"}, n=3)
+    window = window_on(qtbot, make_window, smollm2, tmp_path, {"queue": "direct-fields", "priority": "direct-fields"},
+                       n=3)
     prompt = axes_classifiers(smollm2, window.axes, window.remembered.run_settings())[1].method.prompt
     prompted = Relay(window.worker.prompt_ready)
     select(window, 1, "priority")

@@ -102,7 +102,7 @@ def evaluated(args, loaded, gold_set, label_set, table, column, cleaning, axis=N
     from triage_app.quality.evaluate import run_eval
 
     settings = options.settings(args) if axis is None else axis.settings(options.settings(args))
-    style = PromptStyle() if axis is None else axis_style(axes, axis.name)
+    style = PromptStyle() if axis is None else axis_style(axes, axis.name, options.settings(args))
     make = lambda labels, scoring: classifier_for(loaded, labels, replace(settings, scoring=scoring), style)
     out = run_eval(make, gold_set, label_set, settings.scoring, settings.run, args.examples_per_label,
                    args.compare, log=lambda line: print(line, file=sys.stderr))

@@ -51,16 +51,21 @@ def classifier_for(loaded: models.LoadedModel, label_set: LabelSet, settings: Ru
 def axes_classifiers(loaded: models.LoadedModel, axes: Axes, settings: RunSettings,
                      style: PromptStyle = PromptStyle(), log: Callable[[str], None] | None = None) -> list[Classifier]:
     """One classifier per axis, in the axes' order, each with its axis's own method where it names one,
-    and told every axis of the run (axis_style)."""
-    return [classifier_for(loaded, axis.label_set, axis.settings(settings), axis_style(axes, axis.name, style), log)
+    and told the axes scored with that method (axis_style)."""
+    return [classifier_for(loaded, axis.label_set, axis.settings(settings), axis_style(axes, axis.name, settings, style),
+                           log)
             for axis in axes]
 
 
-def axis_style(axes: Axes, name: str, style: PromptStyle = PromptStyle()) -> PromptStyle:
-    """The style of axis name's prompt in a run of these axes: it names every axis (PromptStyle.fields).
-    A method whose prompt names every field (direct-fields) reads them; the others' prompts are their own
-    axis's alone, as ever, so their fingerprints do not change."""
-    return replace(style, fields=tuple((axis.name, axis.label_set) for axis in axes), field=name)
+def axis_style(axes: Axes, name: str, settings: RunSettings, style: PromptStyle = PromptStyle()) -> PromptStyle:
+    """The style of axis name's prompt in a run of these axes with these settings: it names the axes
+    scored with the same method as this one (PromptStyle.fields), in order. A method whose prompt names
+    its fields (direct-fields) reads them; the others' prompts are their own axis's alone, as ever, so
+    their fingerprints do not change. An axis of another method is never named: its edit leaves this
+    one's prompt, and stored answers, as they were."""
+    method = axes.named(name).method_or(settings.scoring.method)
+    same = [axis for axis in axes if axis.method_or(settings.scoring.method) == method]
+    return replace(style, fields=tuple((axis.name, axis.label_set) for axis in same), field=name)
 
 
 def build_classifier(settings: RunSettings, label_set: LabelSet,

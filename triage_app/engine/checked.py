@@ -54,11 +54,14 @@ class Float32Head(torch.nn.Module):
     """The float32 model's head on the low precision's last hidden states. Logits rounded to bfloat16
     (3 significant digits: a logit of 16 moves by up to 0.06) were a sixth of the drift a checked answer
     must beat; in float32 they cost little, the head running only where labels are scored
-    (docs/bench/checked_precision.txt). The weight is shared, not copied."""
+    (docs/bench/checked_precision.txt). The weight is shared, not copied, and held as plain tensors, not
+    parameters: casting or moving the low copy must never cast the float32 model's own head (with tied
+    embeddings, its input embedding too)."""
 
     def __init__(self, head: torch.nn.Linear):
         super().__init__()
-        self.weight, self.bias = head.weight, head.bias
+        self.weight = head.weight.detach()                                   # the same storage, unregistered
+        self.bias = None if head.bias is None else head.bias.detach()
 
     def forward(self, hidden: torch.Tensor) -> torch.Tensor:
         return torch.nn.functional.linear(hidden.to(self.weight.dtype), self.weight, self.bias)
@@ -87,8 +90,9 @@ class Check:
 
 PROBE_EVERY = 25
 MIN_FACTOR = 1.5
-LOW_BUDGET = 2   # the low precision's token budget, x the run's: its matmuls gain more from larger
-                 # batches than float32's (docs/bench/checked_precision.txt); a batch never changes a label
+LOW_BUDGET = 2   # on a CPU, the low precision's token budget, x the run's: its matmuls gain more from
+                 # larger batches than float32's (docs/bench/checked_precision.txt); a batch never changes a
+                 # label. Not on a GPU, where the budget is the person's memory limit and was not measured.
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,7 +301,7 @@ class CheckedClassifier(Classifier):
         """classifier's run over texts[items], its predictions indexed as in texts."""
         if not items:
             return
-        if classifier is self.low and config.token_budget is not None:
+        if classifier is self.low and config.token_budget is not None and self.loaded.placement.device == "cpu":
             config = replace(config, token_budget=LOW_BUDGET * config.token_budget)
         run = Classifier.run(classifier, [texts[i] for i in items], config)
         for batch in run:

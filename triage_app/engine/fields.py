@@ -9,7 +9,8 @@ cached once) and the ticket's tokens are shared, and a field costs only its cue 
 Several fields of a run share one pass over each ticket (engine/axes_pass.py, the cue as the
 "question" after the ticket), the cut between ticket and cue checked per ticket (TicketFirstPrompt).
 
-The fields are the run's axes (PromptStyle.fields, filled by engine/build.py's axes_classifiers);
+The fields are the run's axes scored with this method (PromptStyle.fields, filled by engine/build.py's
+axes_classifiers: an axis of another method is not asked here, so it is not named);
 without them a label set is one field, named like a plain set's axis. A field's prompt names every
 field, so its fingerprint changes when any field's labels do: any edit re-scores every field.
 Its accuracy against direct: docs/quality/axes_after_ticket.md.

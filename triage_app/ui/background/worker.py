@@ -208,6 +208,9 @@ class EngineWorker(QObject):
             together = one_pass(classifiers, settings.run)
             parts = [together] * bool(together) + [[k] for k in range(len(classifiers)) if k not in together]
             for part in parts:
+                if run_id <= self._cancelled_up_to:     # Cancel between two fields: the next never starts
+                    self.cancelled.emit(run_id)
+                    return
                 names = [axes.axes[asked[k]].name for k in part]
                 self.fields_started.emit(RunFields(run_id, names))
                 if not self._run_part(run_id, names, [classifiers[k] for k in part], store, texts, settings.run,
