@@ -1,7 +1,7 @@
 """Direct scoring of one field among several ("direct-fields"): every field's labels before the ticket,
 the field asked in a short cue after it.
 
-The system text names every field of the run with its labels (and descriptions), the ticket is the
+The system text names every field of the run scored with this method, with its labels (and descriptions), the ticket is the
 user's turn, and the assistant's turn starts with the field asked ("queue:"); the label tokens after
 that cue are scored as direct scores them (engine/direct.py: the same fast path and reference). So
 every field's prompt is the same up to the end of the ticket: the static prefix (every field's labels,
@@ -12,7 +12,7 @@ Several fields of a run share one pass over each ticket (engine/axes_pass.py, th
 The fields are the run's axes scored with this method (PromptStyle.fields, filled by engine/build.py's
 axes_classifiers: an axis of another method is not asked here, so it is not named);
 without them a label set is one field, named like a plain set's axis. A field's prompt names every
-field, so its fingerprint changes when any field's labels do: any edit re-scores every field.
+such field, so its fingerprint changes when any of their labels do: such an edit re-scores every one.
 Its accuracy against direct: docs/quality/axes_after_ticket.md.
 """
 
