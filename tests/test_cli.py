@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import read_rows, run_main, write_rows
+from triage_app.engine.config import METHODS
 
 STATS_KEYS = {"items", "seconds", "items_per_s", "tokens_processed", "padding_tokens", "padding_fraction",
               "global_padding_inflation", "prefix_tokens_saved", "fallbacks", "truncated", "device", "dtype",
@@ -196,7 +197,8 @@ def test_eval_compare_measures_every_choice_on_the_same_rows(tmp_path, capsys, b
     assert set(report["few_shot"]) == {"0", "1", "2", "4"}
     assert report["few_shot"]["0"]["accuracy"] == report["report"]["accuracy"]   # the same run, twice
     assert report["few_shot"]["4"]["prefix_tokens"] > report["few_shot"]["0"]["prefix_tokens"]
-    assert list(report["other_methods"]) == ["channel", "direct-after"]     # every method but the one run
+    assert list(report["other_methods"]) == [m for m in METHODS if m != "direct"]   # every method but the one run
+    assert "direct-fields" in report["other_methods"]
     assert all(0 <= found["accuracy"] <= 1 for found in report["other_methods"].values())
     assert {"sum", "sum +calibrated", "mean"} <= set(report["scoring_grid"])
     assert "channel scoring instead" in stdout and "corrections promoted" in stdout
