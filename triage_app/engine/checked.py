@@ -52,9 +52,8 @@ def low_copy(loaded: LoadedModel) -> LoadedModel:
 
 class Float32Head(torch.nn.Module):
     """The float32 model's head on the low precision's last hidden states. Logits rounded to bfloat16
-    (3 significant digits: a logit of 16 moves by up to 0.06) were a sixth of the drift a checked answer
-    must beat; in float32 they cost little, the head running only where labels are scored
-    (docs/bench/checked_precision.txt). The weight is shared, not copied, and held as plain tensors, not
+    (about 3 significant digits) widen the drift a checked answer must beat; in float32 they cost little,
+    the head running only where labels are scored (how much drift it removes: docs/bench/checked_precision.txt). The weight is shared, not copied, and held as plain tensors, not
     parameters: casting or moving the low copy must never cast the float32 model's own head (with tied
     embeddings, its input embedding too)."""
 
