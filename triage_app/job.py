@@ -12,13 +12,15 @@ normalised over the whole set and calibrated by the set's prior, so it is decide
 scores on every run (label_scores.py), never stored. Direct scoring reads every label in one prompt:
 its results stay keyed by the whole set (run_key). So does a checked low precision (engine/checked.py):
 whether a low-precision score may stand depends on the whole set's margin; its answers are stored under
-its own dtype name ("bfloat16-checked"), never mixed with float32's.
+its own dtype name ("bfloat16-checked"), never mixed with float32's, each with the drift it beat; rows
+named `exact` whose stored answer is such a low-precision one are scored again in float32 (learning asks
+for them: learn/model.py, Learned.unsettled).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, replace
 
 from triage_app.engine.classifier import Classifier, Prediction
 from triage_app.engine.config import RunConfig
@@ -59,11 +61,15 @@ def _key(classifier: Classifier, prompt: str) -> RunKey:
 
 
 def run_job(classifier: Classifier, store: ResultStore | None, texts: list[str], config: RunConfig = RunConfig(),
-            fresh: bool = False, cleaning: TextCleaning = TextCleaning()) -> Iterator[JobProgress]:
+            fresh: bool = False, cleaning: TextCleaning = TextCleaning(),
+            exact: Collection[int] = ()) -> Iterator[JobProgress]:
     """Yield after the stored results are read, then after every batch. Stop iterating to cancel.
 
     texts are the tickets as exported; the model reads them cleaned as `cleaning` says, and each
     prediction's index is the row in texts.
+
+    exact: rows whose answer must carry float32's own scores: a stored checked low-precision answer of
+    theirs (drift above 0) is scored again, in float32, and stored in its place.
 
     store None: a run without the database (it was unavailable and the user went on): nothing is
     resumed, nothing saved. The store's StoreUnavailable comes out of the first step (lookup) or
@@ -74,28 +80,42 @@ def run_job(classifier: Classifier, store: ResultStore | None, texts: list[str],
     for row, text in enumerate(clean):
         rows_of.setdefault(text_hash(text), []).append(row)
     unique = {h: clean[rows[0]] for h, rows in rows_of.items()}
-    by = _whole_set if classifier.label_fingerprints is None else _by_label
-    yield from by(classifier, store, unique, rows_of, config, fresh, cleaning)
+    if classifier.label_fingerprints is None:
+        settle = {text_hash(clean[row]) for row in exact}
+        yield from _whole_set(classifier, store, unique, rows_of, config, fresh, cleaning, settle)
+    else:   # float32's own scores, every one (a checked classifier stores by the whole set)
+        yield from _by_label(classifier, store, unique, rows_of, config, fresh, cleaning)
 
 
-def _whole_set(classifier, store, unique, rows_of, config, fresh, cleaning) -> Iterator[JobProgress]:
+def _whole_set(classifier, store, unique, rows_of, config, fresh, cleaning, settle) -> Iterator[JobProgress]:
     key = run_key(classifier, cleaning)
     names = classifier.label_set.names
     total = sum(map(len, rows_of.values()))
     stored = {} if fresh or store is None else store.lookup(key, rows_of)
+    stored = {h: r for h, r in stored.items() if not (h in settle and r.drift > 0)}
     resumed = fan_out(rows_of, names, stored)
     todo = [h for h in rows_of if h not in stored]
     done = len(resumed)
     yield JobProgress(resumed, done, total, done, RunStats(total=len(todo)))
     pairs = 0
-    for batch in classifier.run([unique[h] for h in todo], config):
-        results = {todo[p.index]: StoredResult(names, p.scores, p.truncated, p.fallback) for p in batch.predictions}
-        scored = {h: r for h, r in results.items() if r.scores is not None}
-        if store is not None:
-            store.save(key, scored)
-        fanned = fan_out(rows_of, names, results)
-        done, pairs = done + len(fanned), pairs + len(scored) * len(names)
-        yield JobProgress(fanned, done, total, len(resumed), batch.stats, pairs)
+    for exact, part in _parts(todo, settle):
+        run = replace(config, low_precision=False) if exact else config
+        for batch in classifier.run([unique[h] for h in part], run):
+            results = {part[p.index]: StoredResult(names, p.scores, p.truncated, p.fallback, p.drift)
+                       for p in batch.predictions}
+            scored = {h: r for h, r in results.items() if r.scores is not None}
+            if store is not None:
+                store.save(key, scored)
+            fanned = fan_out(rows_of, names, results)
+            done, pairs = done + len(fanned), pairs + len(scored) * len(names)
+            yield JobProgress(fanned, done, total, len(resumed), batch.stats, pairs)
+
+
+def _parts(todo: list[str], settle: set[str]) -> list[tuple[bool, list[str]]]:
+    """todo as (exact, texts), each part run alone: those learning asks to settle, in float32 (they are
+    few, and a low-precision answer is what they replace), then the rest."""
+    parts = [(True, [h for h in todo if h in settle]), (False, [h for h in todo if h not in settle])]
+    return [(exact, part) for exact, part in parts if part]
 
 
 def _by_label(classifier, store, unique, rows_of, config, fresh, cleaning) -> Iterator[JobProgress]:
@@ -160,4 +180,5 @@ def _decided(classifier: Classifier, raw: RawScores, hashes: list[str], log_prio
 
 def fan_out(rows_of: dict[str, list[int]], names: list[str], results: dict[str, StoredResult]) -> list[Prediction]:
     """Each text's result to every row that holds the text."""
-    return [Prediction(row, names, r.scores, r.truncated, r.fallback) for h, r in results.items() for row in rows_of[h]]
+    return [Prediction(row, names, r.scores, r.truncated, r.fallback, r.drift)
+            for h, r in results.items() for row in rows_of[h]]

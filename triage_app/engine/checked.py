@@ -16,9 +16,12 @@ The drift grows with a ticket's length (a channel score sums a log-prob per tick
 per length range, never smaller than a shorter range's. Where the probes' timings say the low precision
 plus its re-scores would cost as much as float32 alone, the run is float32.
 
-Kept answers carry the low precision's scores (close to float32's, not equal): a checked run's results
-are stored under its own dtype name ("bfloat16-checked", device.Placement.dtype_name), never mixed
-with float32's.
+Kept answers carry the low precision's scores (close to float32's, not equal) and the bound their margin
+beat (Prediction.drift): a checked run's results are stored under its own dtype name ("bfloat16-checked",
+device.Placement.dtype_name), never mixed with float32's. Once a person teaches, the answer is the
+learned combination of every label's score, whose margin is not the one checked here: learning names
+the rows whose combined margin is inside their drift (learn/model.py, Learned.unsettled), and those are
+scored again with RunConfig.low_precision off, float32's own scores, stored with a drift of 0.
 """
 
 from __future__ import annotations
@@ -232,6 +235,10 @@ class CheckedClassifier(Classifier):
             stats.done += len(blank)
             yield BatchDone(blank, stats)
         rest = filled
+        if not config.low_precision:   # answers that must be float32's own (job.py: rows learning settles)
+            stats.check = "float32: asked for float32's own scores"
+            yield from self._float32(texts, filled, config, tally)
+            return
         if drift is None:
             wanted = self.check.probes_for(len(filled))
             if len(filled) < 2 * wanted and not self.check.always:
@@ -283,11 +290,14 @@ class CheckedClassifier(Classifier):
         for batch in self._sub(self.low, texts, items, config):
             scores = torch.tensor([p.scores for p in batch.predictions], dtype=torch.float64)  # [B, L]
             rows = torch.tensor([p.index for p in batch.predictions])                         # [B]
-            keep = accepted(scores, drift.bound(size[rows]))                                  # [B]
+            bound = drift.bound(size[rows])                                                   # [B]
+            keep = accepted(scores, bound)                                                    # [B]
             again += rows[~keep].tolist()
             stats.accepted += int(keep.sum())
             stats.rescored += int((~keep).sum())   # counted when sent back: a live share is the run's share
-            kept = [p for p, k in zip(batch.predictions, keep.tolist()) if k]
+            # each kept answer carries its bound: learning weighs these scores again (learn/model.py,
+            # Learned.unsettled), and there the margin that counts is the combined answer's
+            kept = [replace(p, drift=b) for p, k, b in zip(batch.predictions, keep.tolist(), bound.tolist()) if k]
             token_logprobs = None if batch.token_logprobs is None else batch.token_logprobs[keep]
             yield tally(BatchDone(kept, batch.stats, token_logprobs), True)
         yield from self._float32(texts, again, config, tally)

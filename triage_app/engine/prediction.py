@@ -48,6 +48,8 @@ class Prediction:
     scores: list[float] | None   # log-probability of each label, normalised over the labels (after scoring)
     truncated: bool = False
     fallback: bool = False       # the prefix cut was not token-clean: ran on the full prompt
+    drift: float = 0.0           # a checked low precision's answer: the margin it had to beat (engine/checked.py);
+                                 # 0: float32's own scores
     _read: Answers | None = field(default=None, init=False, repr=False, compare=False)
 
     @property

@@ -6,7 +6,7 @@ axis and the row, with the row's hash as a check, and holds the label's name, so
 set never changes which labels a person gave (person_labels). Databases from before keyed them by the
 label set's fingerprint and the ticket's text (manual_labels); a file adopts those once, the first
 time it is opened (ResultStore._adopt), and the old table is kept as it was. Databases from before
-axes get the axis column once, every label the plain axis's (ResultStore._add_axes).
+axes get the axis column once, every label the plain axis's (ResultStore._once).
 
 A result is keyed by (ticket text hash, prompt hash, model, dtype): the same text under the
 same prompt and model always gets the same answer, so a killed run resumes where it stopped,
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator
@@ -28,13 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from triage_app.engine.axes import PLAIN
+from triage_app.engine.config import is_checked
 from triage_app.paths import user_data_dir
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
     text_hash TEXT NOT NULL, prompt_hash TEXT NOT NULL, model TEXT NOT NULL, dtype TEXT NOT NULL,
     labels TEXT NOT NULL, scores TEXT NOT NULL, truncated INTEGER NOT NULL, fallback INTEGER NOT NULL,
-    created REAL NOT NULL DEFAULT (julianday('now')),
+    created REAL NOT NULL DEFAULT (julianday('now')), drift REAL,
     PRIMARY KEY (text_hash, prompt_hash, model, dtype)
 );
 CREATE TABLE IF NOT EXISTS manual_labels (
@@ -63,6 +65,8 @@ _WITH_AXES = (
     "DROP TABLE person_labels",
     "ALTER TABLE person_labels_axes RENAME TO person_labels",
 )
+# results before a checked answer's drift was kept: NULL, read as unknown (engine/checked.py)
+_WITH_DRIFT = ("ALTER TABLE results ADD COLUMN drift REAL",)
 LOCK_TIMEOUT_S = 30.0
 
 
@@ -102,6 +106,7 @@ class StoredResult:
     scores: list[float]
     truncated: bool
     fallback: bool
+    drift: float = 0.0    # a checked low precision's answer: the margin it beat (Prediction.drift); 0: float32's own
 
 
 def default_path() -> Path:
@@ -127,7 +132,8 @@ class ResultStore:
                 self._db.execute("PRAGMA synchronous=FULL")
                 self._db.execute("PRAGMA fullfsync=ON")
                 self._db.executescript(_SCHEMA)
-                self._add_axes()
+                self._once(self._has_axes, _WITH_AXES)
+                self._once(self._has_drift, _WITH_DRIFT)
                 self._check_writable()
                 _make_private(self.path)
         except StoreUnavailable:
@@ -142,18 +148,19 @@ class ResultStore:
         finally:
             self._db.rollback()
 
-    def _add_axes(self) -> None:
-        """A person's labels from before several axes were one axis's, the plain set's ("label"): the
-        table is rebuilt with an axis column in its key, in one transaction, and every row is kept. The
-        check runs inside the transaction, so a second process opening the same old file waits for the
-        first's rebuild and then finds it done. An older version still reads and writes the new table:
-        its rows are the plain axis's by the column's default."""
-        if self._has_axes():
+    def _once(self, done, statements: tuple[str, ...]) -> None:
+        """A database from before brought up to date, in one transaction, every row kept: a person's
+        labels from before several axes become the plain axis's ("label"), with the axis in the key;
+        results from before drift was kept get the column, NULL (unknown). The check runs inside the
+        transaction, so a second process opening the same old file waits for the first's change and then
+        finds it done. An older version still reads and writes the new tables: its rows take the columns'
+        defaults."""
+        if done():
             return      # the usual case, read without taking the write lock
         self._db.execute("BEGIN IMMEDIATE")
         try:
-            if not self._has_axes():
-                for statement in _WITH_AXES:
+            if not done():
+                for statement in statements:
                     self._db.execute(statement)
             self._db.commit()
         except BaseException:
@@ -162,6 +169,9 @@ class ResultStore:
 
     def _has_axes(self) -> bool:
         return any(row[1] == "axis" for row in self._db.execute("PRAGMA table_info(person_labels)"))
+
+    def _has_drift(self) -> bool:
+        return any(row[1] == "drift" for row in self._db.execute("PRAGMA table_info(results)"))
 
     @contextmanager
     def _reported(self) -> Iterator[None]:
@@ -190,11 +200,12 @@ class ResultStore:
             for start in range(0, len(hashes), 500):  # SQLite caps the number of parameters
                 chunk = hashes[start:start + 500]
                 rows = self._db.execute(
-                    f"SELECT text_hash, labels, scores, truncated, fallback FROM results WHERE prompt_hash=? AND "
-                    f"model=? AND dtype=? AND text_hash IN ({','.join('?' * len(chunk))})",
+                    f"SELECT text_hash, labels, scores, truncated, fallback, drift FROM results WHERE prompt_hash=? "
+                    f"AND model=? AND dtype=? AND text_hash IN ({','.join('?' * len(chunk))})",
                     (key.prompt_hash, key.model_column, key.dtype, *chunk))
-                for h, labels, scores, truncated, fallback in rows:
-                    found[h] = StoredResult(json.loads(labels), json.loads(scores), bool(truncated), bool(fallback))
+                for h, labels, scores, truncated, fallback, drift in rows:
+                    found[h] = StoredResult(json.loads(labels), json.loads(scores), bool(truncated), bool(fallback),
+                                            _drift(drift, key.dtype))
         return found
 
     def save(self, key: RunKey, results: dict[str, StoredResult]) -> None:
@@ -207,9 +218,9 @@ class ResultStore:
         with self._reported(), self._db:
             self._db.executemany(
                 "INSERT OR REPLACE INTO results (text_hash, prompt_hash, model, dtype, labels, scores, truncated, "
-                "fallback) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "fallback, drift) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(h, key.prompt_hash, key.model_column, key.dtype, json.dumps(r.labels), json.dumps(r.scores),
-                  int(r.truncated), int(r.fallback)) for key, results in batches for h, r in results.items()])
+                  int(r.truncated), int(r.fallback), r.drift) for key, results in batches for h, r in results.items()])
 
     def count(self, key: RunKey) -> int:
         with self._reported():
@@ -314,6 +325,14 @@ class FileLabels:
 
     labels: dict[int, str]
     not_found: int = 0
+
+
+def _drift(stored: float | None, dtype: str) -> float:
+    """A stored answer's drift; unknown (written before drift was kept) is 0 for float32's own scores, and
+    for a checked low precision's as wide as can be, so learning scores it again before relying on it."""
+    if stored is not None:
+        return float(stored)
+    return math.inf if is_checked(dtype) else 0.0
 
 
 def place(stored: list[tuple[int, str, str]], row_hashes: list[str]
