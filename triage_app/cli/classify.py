@@ -38,9 +38,11 @@ def run(args) -> int:
 
         classifiers = axes_classifiers(loaded, axes, settings)
         runs = classified_axes(classifiers, store, texts, settings, args, cleaning)
-        for axis, (predictions, step) in zip(axes, runs):
+        for axis, classifier, (predictions, step) in zip(axes, classifiers, runs):
             window = person_labels(store, args, table, texts, axis)
-            answers.append(axis_answers(axis, texts, predictions, window, taught.get(axis.name), review[axis.name]))
+            settle = lambda rows, c=classifier: classified(c, store, texts, settings, args, cleaning, exact=rows)[0]  # noqa: E731
+            answers.append(axis_answers(axis, texts, predictions, window, taught.get(axis.name), review[axis.name],
+                                        settle))
             steps.append(step)
     export_answers(table, axes, answers, args)
     for axis, step in zip(axes, steps):
@@ -97,16 +99,17 @@ def classified_together(classifiers: list, store, texts: list[str], settings, ar
     return [(found, step) for found, step in zip(predictions, steps)]
 
 
-def classified(classifier, store, texts: list[str], settings, args, cleaning):
-    """One label set's run over the texts, through the store: its predictions and the last step."""
+def classified(classifier, store, texts: list[str], settings, args, cleaning, exact=()):
+    """One label set's run over the texts, through the store: its predictions and the last step.
+    exact: rows learning settles (job.run_job), after the run, which stored every other row."""
     from tqdm import tqdm
 
     from triage_app.job import run_job
 
     predictions = []
+    fresh = (args.fresh or args.reference) and not len(exact)
     with tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
-        for step in run_job(classifier, store, texts, settings.run, fresh=args.fresh or args.reference,
-                            cleaning=cleaning):
+        for step in run_job(classifier, store, texts, settings.run, fresh=fresh, cleaning=cleaning, exact=exact):
             predictions += step.predictions
             bar.update(len(step.predictions))
             bar.set_postfix_str(f"{step.stats.items_per_s:.1f} items/s, "
@@ -114,15 +117,16 @@ def classified(classifier, store, texts: list[str], settings, args, cleaning):
     return predictions, step
 
 
-def axis_answers(axis, texts, predictions, window: dict[int, str], taught: dict[int, str] | None, review_below):
+def axis_answers(axis, texts, predictions, window: dict[int, str], taught: dict[int, str] | None, review_below,
+                 settle=None):
     """One axis's answers: the model's, the person's (the window's win over the file's column), and the
-    learned layer's where the file's column taught it."""
+    learned layer's where the file's column taught it. settle: rows -> their predictions in float32."""
     from triage_app.files.axes_export import AxisAnswers
 
     if taught is None:
         return AxisAnswers(axis, predictions, window, None, review_below)
     manual = {**taught, **window}  # a label set in the window is the person's latest word
-    predictions, sources = learned_answers(texts, predictions, axis.names, manual)
+    predictions, sources = learned_answers(texts, predictions, axis.names, manual, settle)
     return AxisAnswers(axis, predictions, manual, sources, review_below, frozenset(set(taught) - set(window)))
 
 
@@ -238,10 +242,14 @@ def column_labels(table, column: str, names: list[str]) -> dict[int, str]:
     return found.labels
 
 
-def learned_answers(texts: list[str], predictions: list, names: list[str], taught: dict[int, str]) -> tuple[list, list]:
+def learned_answers(texts: list[str], predictions: list, names: list[str], taught: dict[int, str],
+                    settle=None) -> tuple[list, list]:
     """The run's predictions after learning from the person's labels, and each row's source.
 
     A blank ticket the language model could not score stays without an answer: its words teach nothing.
+    Where a checked low precision's scores could decide a learned answer (Learned.unsettled), those rows
+    are scored again in float32 (settle) and learned again, until none could: each round settles rows
+    for good, the person's own first, so it ends, after two rounds as a rule.
     """
     from dataclasses import replace
 
@@ -249,11 +257,23 @@ def learned_answers(texts: list[str], predictions: list, names: list[str], taugh
 
     from triage_app.learn import MODEL, TicketFeatures, learn
 
-    lm = np.full((len(texts), len(names)), np.nan)                                  # [N, L]
-    for p in predictions:
-        if p.scores:
-            lm[p.index] = p.scores
-    learned = learn(TicketFeatures(texts), lm, taught, names)
+    features, by_row = TicketFeatures(texts), {p.index: p for p in predictions}
+    while True:
+        lm = np.full((len(texts), len(names)), np.nan)                              # [N, L]
+        drift = np.zeros(len(texts))                                                # [N]
+        for p in by_row.values():
+            if p.scores:
+                lm[p.index], drift[p.index] = p.scores, p.drift
+        learned = learn(features, lm, taught, names, drift=drift)
+        if settle is None or not len(learned.unsettled):
+            break
+        rows = set(learned.unsettled.tolist())
+        print(f"{len(rows)} learned answer(s) rest on low-precision scores closer than their drift: scored again "
+              f"in float32", file=sys.stderr)
+        by_row |= {p.index: p for p in settle(sorted(rows)) if p.index in rows}
+        if any(by_row[r].drift > 0 for r in rows):   # never expected: it would loop
+            raise RuntimeError("scoring again in float32 left a low-precision answer in place")
+    predictions = [by_row[p.index] for p in predictions]
     print(learned.status(), file=sys.stderr)
     sources = learned.sources.copy()
     out = []

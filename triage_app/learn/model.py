@@ -24,7 +24,7 @@ from sklearn.model_selection import RepeatedStratifiedKFold
 from sklearn.multiclass import OneVsRestClassifier
 from threadpoolctl import threadpool_limits
 
-from triage_app.engine.prediction import Answers
+from triage_app.engine.prediction import Answers, answered
 from triage_app.learn.features import TicketFeatures
 from triage_app.learn.teaching import Teaching
 
@@ -139,6 +139,7 @@ class Learned:
     lm: np.ndarray                 # [N, L] the language model's scores it learned from (NaN: not scored)
     notes: list[str] = field(default_factory=list)
     text_scores: np.ndarray | None = None   # [N, L] b * P, the learned part as weighed (None: not learning)
+    unsettled: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))   # [U] see settle()
 
     @property
     def confidence(self) -> np.ndarray:
@@ -196,17 +197,50 @@ class Learned:
 
 
 def learn(features: TicketFeatures, lm_scores: np.ndarray, labels: Mapping[int, str] | Teaching,
-          names: list[str], config: LearnConfig = LearnConfig()) -> Learned:
+          names: list[str], config: LearnConfig = LearnConfig(), drift: np.ndarray | None = None) -> Learned:
     """Every ticket's label after learning from the person's labels.
 
     lm_scores: [N, L] the language model's log-probabilities over `names` (Prediction.scores);
     a row of NaN is a ticket the model has not scored (blank, or skipped): the learned part alone
-    answers it once it counts. labels: ticket row -> label name the person gave.
+    answers it once it counts. labels: ticket row -> label name the person gave. drift: [N] per row,
+    the bound a checked low precision's scores beat (Prediction.drift; None or 0: float32's own
+    scores): the rows where it could decide the answer are Learned.unsettled.
     """
     # numpy's and scipy's BLAS threads, woken for every small product, made a retrain far slower
     # on a busy CPU (measured: docs/learning/README.md)
     with threadpool_limits(limits=1, user_api="blas"):
-        return _learn(features, lm_scores, labels, names, config)
+        learned = _learn(features, lm_scores, labels, names, config)
+    if drift is not None:
+        learned.unsettled = settle(learned, np.asarray(drift, dtype=np.float64))
+    return learned
+
+
+def settle(learned: Learned, drift: np.ndarray) -> np.ndarray:
+    """[U] rows whose scores must be float32's own before the answers can be: a checked low precision
+    kept a score only where the language model's margin beat its drift bound d (engine/checked.py), but
+    learning answers from softmax(a z + b P), and weighs the person's rows to fit a and b.
+
+    - A labelled row with d > 0: its scores fit a and b (and the estimate); with float32's, the learned
+      part is float32's, exactly.
+    - A row the combination answers: its low scores differ from float32's by δ, and the check bounds
+      |δ_j - δ_t| <= d against the low top-1 t, so a combined difference moves by at most a d where
+      the combined answer is t, and 2 a d (the triangle) where it is another label. A combined margin
+      wider than that is float32's answer; one inside it is unsettled.
+    Zero-shot (b = 0) the answer is the language model's own, which the run checked.
+    """
+    drift = np.where(np.isnan(drift), np.inf, drift)                                    # [N]
+    z, rows = learned.lm, learned.teaching.rows
+    taught = np.zeros(len(drift), dtype=bool)
+    taught[rows] = np.isfinite(z[rows]).all(axis=1) if len(rows) else []
+    out = taught & (drift > 0)                                                           # [N]
+    if learned.weights.is_learning and learned.weights.lm > 0:   # a = 0: the language model weighs nothing
+        scored = answered(z) & (drift > 0) & (learned.sources == LEARNED)               # [N]
+        top = -np.sort(-learned.scores, axis=1)                                          # [N, L]
+        margin = top[:, 0] - top[:, 1] if z.shape[1] > 1 else np.full(len(z), np.inf)   # [N]
+        same = learned.answers.index == np.argmax(np.nan_to_num(z, nan=-np.inf), axis=1)   # [N]
+        reach = learned.weights.lm * np.where(same, 1.0, 2.0) * drift                   # [N]
+        out |= scored & ~(margin > reach)
+    return np.flatnonzero(out)
 
 
 def _learn(features, lm_scores, labels, names, config) -> Learned:

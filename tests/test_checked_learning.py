@@ -1,0 +1,131 @@
+"""A checked low precision once a person teaches: the learned answer must be the one float32's scores give.
+
+A checked run keeps a low-precision answer only where the language model's own margin beats the drift
+its probes measured (engine/checked.py). Learning answers from softmax(a z + b P) and fits a and b on the
+person's rows, so the margin that counts is the combined one: Learned.unsettled names the rows whose
+answer the drift could still decide, and those are scored again in float32 (job.run_job's exact rows).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+from cli_helpers import read_rows, run_main
+from test_cli_learn import LABELS, WORDS, tickets, write_csv
+
+from triage_app.engine import checked
+from triage_app.files.store import ResultStore, RunKey, StoredResult
+from triage_app.learn import TicketFeatures, learn
+
+
+def taught_file(n: int = 40, seed: int = 3):
+    """n tickets of three labels' words, and a person's labels on every other row of the first half."""
+    texts, gold = tickets(n, seed)
+    labels = {r: gold[r] for r in range(0, n // 2, 2)}
+    return texts, gold, labels
+
+
+def test_an_answer_outside_its_drift_is_the_one_any_scores_within_the_drift_give():
+    """The bound, adversarially: for every row not unsettled, the worst drift the check allows (each label
+    moved by up to d against the low top-1, in the direction that narrows the answer's lead) leaves the
+    learned answer where it was; and some rows are unsettled (the bound is not vacuous here)."""
+    rng = np.random.default_rng(0)
+    names = list(WORDS)
+    # words that tell the label only now and then, and scores with some signal: the fit weighs both
+    gold = [names[r % 3] for r in range(90)]
+    texts = [" ".join(rng.choice(WORDS[g if rng.random() < 0.75 else names[rng.integers(3)]].split(), 2).tolist()
+                      + rng.choice(" ".join(WORDS.values()).split(), 3).tolist()) for g in gold]
+    labels = {r: gold[r] for r in range(0, 60, 2)}
+    # low-precision scores with some signal, so the fitted a weighs them
+    logits = 0.8 * np.eye(3)[[names.index(g) for g in gold]] + rng.normal(0.0, 1.0, size=(len(texts), 3))
+    z = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))                  # [N, L]
+    drift = rng.uniform(0.0, 0.6, size=len(texts))                                   # [N]
+    drift[rng.random(len(texts)) < 0.3] = 0.0                                        # float32's own rows
+    features = TicketFeatures(texts)
+    learned = learn(features, z, labels, names, drift=drift)
+    assert learned.weights.is_learning and learned.weights.lm > 0
+    unsettled = set(learned.unsettled.tolist())
+    assert {r for r in labels if drift[r] > 0} <= unsettled                          # the person's rows fit a, b
+    assert not unsettled & {r for r in range(len(texts)) if drift[r] == 0}
+    text = learned.text_scores
+    answer = np.argmax(learned.scores, axis=1)                                       # [N]
+    top = np.argmax(z, axis=1)                                                       # [N] the low top-1
+    moved, changed = 0, 0
+    for r in range(len(texts)):
+        if r in labels or r in unsettled or drift[r] == 0:
+            continue
+        # float32's z = low z - δ, |δ_j - δ_t| <= d: δ_t = 0; the answer down by d, every other label up by d
+        delta = np.full(3, -drift[r])
+        delta[top[r]] = 0.0
+        if answer[r] != top[r]:   # learning changed the answer: it hangs on two labels' drifts
+            delta[answer[r]] = drift[r]
+            changed += 1
+        worst = learned.weights.lm * (z[r] - delta) + text[r]
+        assert np.argmax(worst) == answer[r], r
+        moved += 1
+    assert moved > 10 and len(unsettled - set(labels)) > 0 and changed > 3
+
+
+def test_zero_shot_leaves_every_checked_answer_as_the_run_checked_it():
+    texts, _, _ = taught_file(30)
+    z = np.log(np.random.default_rng(1).dirichlet(np.ones(3), size=len(texts)))
+    learned = learn(TicketFeatures(texts), z, {}, ["billing", "technical", "account"], drift=np.full(len(texts), 0.5))
+    assert len(learned.unsettled) == 0
+
+
+def test_a_stored_answer_keeps_its_drift_and_an_old_databases_is_unknown(tmp_path):
+    db = tmp_path / "old.db"
+    with sqlite3.connect(db) as old:   # the results table as Triage wrote it before drift was kept
+        old.execute("CREATE TABLE results (text_hash TEXT NOT NULL, prompt_hash TEXT NOT NULL, model TEXT NOT NULL, "
+                    "dtype TEXT NOT NULL, labels TEXT NOT NULL, scores TEXT NOT NULL, truncated INTEGER NOT NULL, "
+                    "fallback INTEGER NOT NULL, created REAL NOT NULL DEFAULT (julianday('now')), "
+                    "PRIMARY KEY (text_hash, prompt_hash, model, dtype))")
+        for dtype in ("float32", "bfloat16-checked"):
+            old.execute("INSERT INTO results (text_hash, prompt_hash, model, dtype, labels, scores, truncated, fallback) "
+                        "VALUES ('h', 'p', 'm|cpu', ?, '[\"a\", \"b\"]', '[-0.1, -2.3]', 0, 0)", (dtype,))
+    with ResultStore(db) as store:
+        plain, low = (RunKey("p", "m", dtype, "cpu") for dtype in ("float32", "bfloat16-checked"))
+        assert store.lookup(plain, ["h"])["h"].drift == 0.0          # float32's own scores
+        assert store.lookup(low, ["h"])["h"].drift == float("inf")   # unknown: learning settles it before use
+        store.save(low, {"k": StoredResult(["a", "b"], [-0.2, -1.7], False, False, 0.375)})
+    with ResultStore(db) as store:
+        assert store.lookup(low, ["k"])["k"].drift == 0.375
+
+
+@pytest.fixture
+def checked_tiny(tiny_qwen):
+    loaded = replace(tiny_qwen, placement=replace(tiny_qwen.placement, checked=torch.bfloat16))
+    loaded.low = checked.low_copy(loaded)
+    return loaded
+
+
+def test_classify_learning_from_a_checked_run_gives_float32s_learned_answers(tmp_path, capsys, monkeypatch, tiny_qwen,
+                                                                              checked_tiny):
+    """The law, end to end: `classify --learn-from` on a checked run (its low precision forced on, so any
+    CPU runs it) exports the labels the float32 run exports, and the rows learning could not trust to
+    the low precision's scores were scored again in float32, the person's own first."""
+    from triage_app.cli import options
+
+    texts, gold, labels = taught_file(60)
+    path = write_csv(tmp_path / "t.csv", ["id", "text", "queue"],
+                     [[r, t, labels.get(r, "")] for r, t in enumerate(texts)])
+    monkeypatch.setattr(checked.Decision, "pays", property(lambda self: True))
+    out = {}
+    for name, loaded in (("float32", tiny_qwen), ("checked", checked_tiny)):
+        monkeypatch.setattr(options, "load_model", lambda args, loaded=loaded: loaded)
+        code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / f"{name}.csv", "--db", tmp_path / f"{name}.db",
+                                "--learn-from", "queue", *LABELS)
+        assert code == 0, err
+        out[name] = (read_rows(tmp_path / f"{name}.csv"), err)
+    (want, _), (got, err) = out["float32"], out["checked"]
+    assert [r["label"] for r in got] == [r["label"] for r in want]
+    assert [r["source"] for r in got] == [r["source"] for r in want]
+    settled = [line for line in err if "scored again in float32" in line]
+    assert settled, err
+    with ResultStore(tmp_path / "checked.db") as store:
+        drifts = [r[0] for r in store._db.execute("SELECT drift FROM results WHERE dtype='bfloat16-checked'")]
+    assert any(d > 0 for d in drifts) and any(d == 0 for d in drifts)   # some kept in bfloat16, some float32's
