@@ -16,6 +16,7 @@ import pytest
 import torch
 from cli_helpers import read_rows, run_main
 from test_cli_learn import LABELS, WORDS, tickets, write_csv
+from ui_helpers import make_window, open_file, run_and_wait, settings_file, with_model  # noqa: F401
 
 from triage_app.engine import checked
 from triage_app.files.store import ResultStore, RunKey, StoredResult
@@ -129,3 +130,50 @@ def test_classify_learning_from_a_checked_run_gives_float32s_learned_answers(tmp
     with ResultStore(tmp_path / "checked.db") as store:
         drifts = [r[0] for r in store._db.execute("SELECT drift FROM results WHERE dtype='bfloat16-checked'")]
     assert any(d > 0 for d in drifts) and any(d == 0 for d in drifts)   # some kept in bfloat16, some float32's
+
+
+def test_the_window_settles_what_its_labels_made_close_and_shows_float32s_learned_answers(
+        qtbot, make_window, tmp_path, monkeypatch, tiny_qwen, checked_tiny):
+    """A checked run (low precision forced on) on a file a person has labelled: once it finishes, learning
+    names the rows its bfloat16 scores could still decide, a short run scores them in float32 by itself,
+    and every answer shown is then the one float32's scores and the same labels give."""
+    from triage_app.engine.classifier import Classifier
+    from triage_app.engine.config import Scoring
+    from triage_app.files.clean import clean_texts
+
+    monkeypatch.setattr(checked.Decision, "pays", property(lambda self: True))
+    window = make_window()
+    window.remembered.method = "direct"            # channel runs float32 on a checked placement
+    with_model(qtbot, window, checked_tiny)
+    names = window.label_set.names
+    rng = np.random.default_rng(5)
+    gold = [names[r % len(names)] for r in range(40)]
+    texts = [f"{names.index(g)} " + " ".join(rng.choice(WORDS[list(WORDS)[names.index(g) % 3]].split(), 3)) for g in gold]
+    open_file(qtbot, window, write_csv(tmp_path / "t.csv", ["text"], [[t] for t in texts]))
+    labels = {r: gold[r] for r in range(0, 24, 2)}
+    for row, label in labels.items():
+        assert window.model.set_manual(row, label)
+    settles, ended = [], []
+    window.learning.unsettled.connect(lambda axis, rows: settles.append(list(rows)))
+    window.run_ended.connect(ended.append)
+    assert run_and_wait(qtbot, window, timeout=120_000) == "done"
+    shown = window.model.answers_of(None)
+    drift = shown.lm_drift
+    assert drift.max() > 0                                                   # some answers kept in bfloat16
+    qtbot.waitUntil(lambda: len(ended) >= 2, timeout=60_000)                 # the short run in float32, by itself
+    settled = window.latest.exact[window.fields.current]
+    assert ended[1] == "done" and settled == settles[-1]
+    assert {r for r in labels if drift[r] > 0} <= set(settled)               # the person's rows among them
+    assert shown.lm_drift[settled].max() == 0 and drift[settled].min() > 0
+    # learning follows it, and settles again if its new weights made other answers close
+    qtbot.waitUntil(lambda: not window.running and not window.learning.learning.busy
+                    and shown.learned is not None and len(shown.learned.unsettled) == 0, timeout=90_000)
+
+    clean = clean_texts(window.texts, window.remembered.cleaning)
+    lm = np.full((len(texts), len(names)), np.nan)
+    for batch in Classifier(tiny_qwen, window.label_set, scoring=Scoring(method="direct")).run(clean):
+        for p in batch.predictions:
+            lm[p.index] = p.scores
+    want = learn(TicketFeatures(window.texts), lm, labels, names)
+    assert [window.model.label_of(r) for r in range(len(texts))] == [
+        labels.get(r, names[k]) for r, k in enumerate(want.labels)]

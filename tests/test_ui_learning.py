@@ -68,13 +68,13 @@ class Gate:
         self.open, self.entered, self.taught, self.threads = threading.Event(), threading.Event(), [], set()
         monkeypatch.setattr(learning_module, "learn", self)
 
-    def __call__(self, features, scores, labels, names, config):
+    def __call__(self, features, scores, labels, names, config, drift=None):
         self.threads.add(threading.get_ident())
         if labels:
             self.taught.append(len(labels))
             self.entered.set()
             assert self.open.wait(10)
-        return learn(features, scores, labels, names, config)
+        return learn(features, scores, labels, names, config, drift)
 
 
 def test_a_label_retrains_off_the_ui_thread_and_the_table_shows_it(qtbot, live, monkeypatch):

@@ -43,6 +43,7 @@ class FileAnswers:
         self._ran = np.zeros(n, dtype=bool)                     # [N] a run answered the row (blank included)
         self._truncated = np.zeros(n, dtype=bool)               # [N] the ticket was cut to fit
         self._fallback = np.zeros(n, dtype=bool)                # [N] it ran on the full prompt
+        self._drift = np.zeros(n)                               # [N] a checked low precision's bound (Prediction.drift)
         self._blank = np.zeros(n, dtype=bool)                   # [N] a run found the ticket blank
         self._lm = np.full((n, labels), np.nan)                 # [N, L] the language model's log-probs
         self._answer = np.full((n, labels), np.nan)             # [N, L] log-probs of the answer shown
@@ -81,6 +82,7 @@ class FileAnswers:
         for p in predictions:
             self._ran[p.index] = True
             self._truncated[p.index], self._fallback[p.index] = p.truncated, p.fallback
+            self._drift[p.index] = p.drift
             self._blank[p.index] = not p.scores
             if not p.scores:
                 self._lm[p.index] = np.nan
@@ -208,6 +210,12 @@ class FileAnswers:
     def lm_scores(self) -> np.ndarray:
         """[N, L] the language model's log-probabilities as its runs gave them (NaN: not scored): what learning reads."""
         return self._lm.copy()
+
+    @property
+    def lm_drift(self) -> np.ndarray:
+        """[N] per row, the drift bound its scores beat where a checked low precision gave them (0: float32's
+        own): what learning checks its answers against (learn/model.py, settle)."""
+        return self._drift.copy()
 
     @property
     def answers(self) -> list[Answer]:

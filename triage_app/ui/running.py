@@ -8,6 +8,10 @@ one pass over each ticket run in it together (their columns fill batch by batch,
 other field after it in a run of its own; the worker says which before their first batch. The run
 ends (ended) when its last field does, or when it is cancelled or fails. After an edit of one
 field's labels only that field runs again (again, asked by fields.py).
+
+Where a checked low precision (bfloat16-checked) scored a field and the person has taught it, learning
+names the rows whose learned answer its scores could still decide (Learned.unsettled); once a run has
+finished, a short run of that field scores them again in float32 (settle) and learning follows it.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ class Running(QObject):
         self.generation = 0                 # what the rows mean: one more with every new file or text column
         self._asked = (0, 0)                # the latest verify and prompt requests: their failures are shown
         self._again: list[str] | None = None   # the fields to run again once the run in flight has stopped
+        self._settled: tuple = ()           # the latest rows asked to settle: never asked twice in a row
         self.ended_how = ""                 # how the latest run ended: "done", "cancelled", "failed" ("": not yet)
         w = window.worker
         # bound methods of this object, never lambdas: a lambda would run on the worker's thread
@@ -55,9 +60,11 @@ class Running(QObject):
         self.cancel()
         self.generation += 1
 
-    def start(self, fresh: bool = False, limit: int | None = None, fields: list[str] | None = None) -> int | None:
-        """Label every ticket (or the first limit) on every field (or those named in fields); returns the
-        run id the worker's signals carry."""
+    def start(self, fresh: bool = False, limit: int | None = None, fields: list[str] | None = None,
+              exact: dict[str, list[int]] | None = None) -> int | None:
+        """Label every ticket (or the first limit) on every field (or those named in fields); exact: per
+        field, rows whose answers must be float32's own (settle). Returns the run id the worker's signals
+        carry."""
         win = self.window
         if win.table is None:
             win.show_error("Open a ticket file first (drop it on the window, or Ctrl+O).")
@@ -75,9 +82,9 @@ class Running(QObject):
             win.session.load()
         texts = win.texts[:limit] if limit else win.texts
         run_id = win.worker.run(texts, win.axes, win.remembered.run_settings(), fresh, win.remembered.cleaning,
-                                [axis.name for axis in axes])
+                                [axis.name for axis in axes], exact)
         self.latest = Run(run_id, self.generation, {axis.name: axis.label_set for axis in axes}, fresh, limit,
-                          running=True)
+                          running=True, exact=dict(exact or {}))
         win.run_panel.start(len(texts))
         win.statusBar().showMessage(self._running_line())
         win.update_actions()
@@ -86,6 +93,10 @@ class Running(QObject):
     def _running_line(self) -> str:
         """Running…, or with several fields which: the run panel's numbers are theirs."""
         run, now = self.latest, self.latest.now
+        if run.exact:
+            rows = sum(map(len, run.exact.values()))
+            return (f"Scoring {rows:,} answer(s) again in float32: after your labels, their low-precision "
+                    f"scores were too close to call…")
         if len(now) > 1:
             return f"Running {_and(now)} in one pass…"
         if not now or len(self.window.axes) == 1:
@@ -122,6 +133,16 @@ class Running(QObject):
             self._again = again
         else:
             self.start(limit=self.latest.limit, fields=fields)
+
+    def settle(self, axis: str, rows: list[int]) -> None:
+        """Learning's answers on these rows of a field rest on low-precision scores closer than their drift:
+        a short run scores them in float32 (every other row comes back from the store) and learning
+        follows it. Only after a run that finished: one going retrains when it ends and asks again."""
+        asked = (self.generation, axis, tuple(rows))
+        if self.running or self.ended_how != "done" or self.latest.skipped or asked == self._settled:
+            return
+        self._settled = asked
+        self.start(limit=self.latest.limit, fields=[axis], exact={axis: rows})
 
     def no_model(self) -> None:
         """The model the run waited for failed to load: the run never started (not "cancelled")."""

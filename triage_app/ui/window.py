@@ -141,6 +141,7 @@ class MainWindow(QMainWindow):
 
     def _connect_worker(self) -> None:
         self.runs = Running(self)
+        self.learning.unsettled.connect(self.runs.settle)
         self.runs.ended.connect(self.run_ended)
         self.runs.ended.connect(self.say_what_an_edit_costs)
         self.worker.prompt_ready.connect(self.prompt_preview.show_prompt)

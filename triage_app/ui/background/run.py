@@ -24,6 +24,7 @@ class Run:
     skipped: bool = False            # stopped because the person's labels answer as well (LearningSession.skip)
     now: tuple[str, ...] = ()        # the fields the worker classifies now (several: in one pass); (): none yet
     started: int = 0                 # how many of its fields the worker has started, these included
+    exact: dict[str, list[int]] = field(default_factory=dict)   # per field, rows scored again in float32
 
     def owns(self, run_id: int, generation: int, axis: str, label_names: list[str]) -> bool:
         """run_id's answers for axis belong on the table: this run, and the table's rows and that field's

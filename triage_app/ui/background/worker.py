@@ -69,7 +69,7 @@ class EngineWorker(QObject):
     # requests, served on the worker thread
     _load_requested = Signal(object, int)
     _adopt_requested = Signal(object)
-    _run_requested = Signal(int, object, object, object, object, bool, int, object)
+    _run_requested = Signal(int, object, object, object, object, bool, int, object, object)
     _verify_requested = Signal(int, object, object, str, object, int)
     _prompt_requested = Signal(int, object, str, str, object)
 
@@ -119,13 +119,15 @@ class EngineWorker(QObject):
 
     # settings: an engine.config RunSettings; its model is not read (the one loaded here is used)
     def run(self, texts: list[str], axes, settings, fresh: bool = False, cleaning=None,
-            fields: list[str] | None = None) -> int:
+            fields: list[str] | None = None, exact: dict[str, list[int]] | None = None) -> int:
         """Classify texts (the originals; the model reads them cleaned as cleaning, a files.clean
         TextCleaning, says; None: the default) on the fields of axes (an engine.axes Axes, every field
-        of the window: a method's prompt may name them all) named in fields (None: every one). Returns
-        the run id its signals will carry."""
+        of the window: a method's prompt may name them all) named in fields (None: every one); exact:
+        per field, rows whose answers must be float32's own (job.run_job). Returns the run id its
+        signals will carry."""
         request = self._new_request()
-        self._run_requested.emit(request, list(texts), axes, fields, settings, fresh, self._loads, cleaning)
+        self._run_requested.emit(request, list(texts), axes, fields, settings, fresh, self._loads, cleaning,
+                                 dict(exact or {}))
         return request
 
     def verify(self, texts: list[str], axes, field: str, settings, probes: int = 16) -> int:
@@ -188,8 +190,8 @@ class EngineWorker(QObject):
         self.model_loaded.emit(ModelInfo(loaded.spec, loaded.name, placement.device, placement.dtype_name,
                                          placement.reason))
 
-    @Slot(int, object, object, object, object, bool, int, object)
-    def _run(self, run_id, texts, axes, fields, settings, fresh, after_load, cleaning):
+    @Slot(int, object, object, object, object, bool, int, object, object)
+    def _run(self, run_id, texts, axes, fields, settings, fresh, after_load, cleaning, exact):
         from triage_app.axes_job import one_pass
         from triage_app.files.clean import TextCleaning
 
@@ -214,7 +216,7 @@ class EngineWorker(QObject):
                 names = [axes.axes[asked[k]].name for k in part]
                 self.fields_started.emit(RunFields(run_id, names))
                 if not self._run_part(run_id, names, [classifiers[k] for k in part], store, texts, settings.run,
-                                      fresh, cleaning or TextCleaning()):
+                                      fresh, cleaning or TextCleaning(), exact.get(names[0], ())):
                     self.cancelled.emit(run_id)
                     return
         except STORE_ERRORS as exc:     # full or broken mid-run: the batches shown so far stay
@@ -229,14 +231,15 @@ class EngineWorker(QObject):
                 store.close()
         self.finished.emit(run_id)
 
-    def _run_part(self, run_id, names, classifiers, store, texts, config, fresh, cleaning) -> bool:
-        """One field in a run of its own, or several in one pass (axes_job); False: cancelled."""
+    def _run_part(self, run_id, names, classifiers, store, texts, config, fresh, cleaning, exact=()) -> bool:
+        """One field in a run of its own, or several in one pass (axes_job: never a checked precision, so
+        nothing to settle); False: cancelled."""
         from triage_app.axes_job import run_axes_job
         from triage_app.job import run_job
 
         together = len(classifiers) > 1
         steps = (run_axes_job(classifiers, store, texts, config, fresh=fresh, cleaning=cleaning) if together
-                 else run_job(classifiers[0], store, texts, config, fresh=fresh, cleaning=cleaning))
+                 else run_job(classifiers[0], store, texts, config, fresh=fresh, cleaning=cleaning, exact=exact))
         for step in steps:
             per_field = step if together else [step]
             # a finished batch is already saved, so it is shown even when Cancel came meanwhile

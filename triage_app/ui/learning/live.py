@@ -63,8 +63,9 @@ class LiveLearning(QObject):
     def __init__(self, table, config: LearnConfig = LearnConfig(), queue_size: int = 20,
                  thread: LearningThread | None = None):
         """table: what is learned from, read on the UI thread when a retrain starts: `lm_scores`
-        ([N, L] log-probabilities, NaN where not scored) and `manual_labels` ({row: label}), as
-        TicketTableModel has them; thread: the one shared with the other fields' learning."""
+        ([N, L] log-probabilities, NaN where not scored), `lm_drift` ([N], review/answers.py) and
+        `manual_labels` ({row: label}), as TicketTableModel has them; thread: the one shared with the
+        other fields' learning."""
         super().__init__()
         self.table = table
         self.config = config
@@ -106,12 +107,12 @@ class LiveLearning(QObject):
         if self._running:
             self._dirty = True
             return
-        scores, labels = self.table.lm_scores, self.table.manual_labels
+        scores, labels, drift = self.table.lm_scores, self.table.manual_labels, self.table.lm_drift
         if scores.shape != (len(self._texts), len(self._names)):
             return      # the table is not (yet) on this file and label set: set_file comes first
         self._running = True
         generation, texts, names, last = self._generation, self._texts, self._names, self._last
-        self.pool.start(lambda: self._retrain(generation, texts, names, scores, labels, last))
+        self.pool.start(lambda: self._retrain(generation, texts, names, scores, labels, drift, last))
 
     def close(self, timeout_ms: int) -> bool:
         """No more retrains and no more signals; wait for the one running. False: still running."""
@@ -130,14 +131,14 @@ class LiveLearning(QObject):
             self.thread.fitted = fitted = (texts, TicketFeatures(texts))
         return fitted[1]
 
-    def _retrain(self, generation, texts, names, scores, labels, last) -> None:
+    def _retrain(self, generation, texts, names, scores, labels, drift, last) -> None:
         try:
             started = time.perf_counter()
             features = self._features_for(texts, generation)
             if features is None:
                 self._emit(generation, None)
                 return
-            learned = learn(features, scores, labels, names, self.config)
+            learned = learn(features, scores, labels, names, self.config, drift)
             queue = next_to_label(learned, features, self.queue_size)
             before = last or learn(features, scores, {}, names, self.config)      # the model's own answers
             result = Retrained(learned, queue, len(learned.changed_since(before)), last is None,

@@ -24,6 +24,7 @@ class LearningSession(QObject):
     message = Signal(str)       # one line for the status bar
     failed = Signal(str)        # one line for the message bar
     skip = Signal()             # the person chose to stop the model: their labels answer the rest
+    unsettled = Signal(str, object)   # field, rows: their learned answers need float32's own scores (Learned.unsettled)
 
     def __init__(self, model, proxy, parent=None):
         """model, proxy: the ticket table's TicketTableModel and its TicketFilterProxy."""
@@ -168,6 +169,8 @@ class LearningSession(QObject):
                     self.proxy.set_next_to_label(result.queue)
                 self._offer_skip(live, result)
             self.changed.emit()
+            if len(result.learned.unsettled):
+                self.unsettled.emit(axis, result.learned.unsettled.tolist())
 
     def _offer_skip(self, live: LiveLearning, result) -> None:
         """While a run goes, and cross-validation says the person's labels alone do as well: offer to
@@ -202,6 +205,10 @@ class _FieldTable:
     @property
     def lm_scores(self):
         return self.model.answers_of(self.axis).lm_scores
+
+    @property
+    def lm_drift(self):
+        return self.model.answers_of(self.axis).lm_drift
 
     @property
     def manual_labels(self) -> dict[int, str]:

@@ -208,6 +208,10 @@ class TicketTableModel(CellRoles, QAbstractTableModel):
         return self.state.lm_scores
 
     @property
+    def lm_drift(self) -> np.ndarray:
+        return self.state.lm_drift
+
+    @property
     def answers(self) -> list[Answer]:
         return self.state.answers
 
