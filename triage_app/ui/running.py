@@ -36,7 +36,8 @@ class Running(QObject):
         self.generation = 0                 # what the rows mean: one more with every new file or text column
         self._asked = (0, 0)                # the latest verify and prompt requests: their failures are shown
         self._again: list[str] | None = None   # the fields to run again once the run in flight has stopped
-        self._settled: tuple = ()           # the latest rows asked to settle: never asked twice in a row
+        self._to_settle: dict[str, list[int]] = {}   # field -> rows learning asked to settle, not yet run
+        self._settled: dict[str, list[int]] = {}     # field -> the rows its latest settling run scored
         self.ended_how = ""                 # how the latest run ended: "done", "cancelled", "failed" ("": not yet)
         w = window.worker
         # bound methods of this object, never lambdas: a lambda would run on the worker's thread
@@ -57,6 +58,7 @@ class Running(QObject):
         """A new file or text column: a batch of an earlier one never lands on these rows, and a run
         asked for again on the old rows is not started on these."""
         self._again, self.ended_how = None, ""
+        self._to_settle, self._settled = {}, {}
         self.cancel()
         self.generation += 1
 
@@ -137,12 +139,19 @@ class Running(QObject):
     def settle(self, axis: str, rows: list[int]) -> None:
         """Learning's answers on these rows of a field rest on low-precision scores closer than their drift:
         a short run scores them in float32 (every other row comes back from the store) and learning
-        follows it. Only after a run that finished: one going retrains when it ends and asks again."""
-        asked = (self.generation, axis, tuple(rows))
-        if self.running or self.ended_how != "done" or self.latest.skipped or asked == self._settled:
+        follows it. Only after a run that finished; asked while one goes, it waits for its end. The
+        same rows are never run twice in a row (the store could be gone: they would come back unchanged)."""
+        if rows != self._settled.get(axis):
+            self._to_settle[axis] = list(rows)
+        self._settle_next()
+
+    def _settle_next(self) -> None:
+        if self.running or self.ended_how != "done" or self.latest.skipped or not self._to_settle:
             return
-        self._settled = asked
-        self.start(limit=self.latest.limit, fields=[axis], exact={axis: rows})
+        axis = next(iter(self._to_settle))
+        rows = self._settled[axis] = self._to_settle.pop(axis)
+        if axis in self.window.model.axes:
+            self.start(limit=self.latest.limit, fields=[axis], exact={axis: rows})
 
     def no_model(self) -> None:
         """The model the run waited for failed to load: the run never started (not "cancelled")."""
@@ -250,6 +259,7 @@ class Running(QObject):
         if self._again is not None:
             fields, self._again = self._again, None
             self.start(limit=run.limit, fields=fields)
+        self._settle_next()
 
 
 def _and(names) -> str:
