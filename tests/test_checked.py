@@ -8,12 +8,14 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import numpy as np
 import pytest
 import torch
 
-from triage_app.engine.checked import (Check, CheckedClassifier, CheckedStats, Decision, accepted, low_copy,
-                                       measure_drift, pair_drift)
+from triage_app.engine.checked import (Check, CheckedClassifier, CheckedStats, Decision, low_copy, measure_drift,
+                                       pair_drift)
 from triage_app.engine.classifier import Classifier, Prediction
+from triage_app.engine.prediction import stands
 from triage_app.engine.config import RunConfig, Scoring
 from triage_app.engine.labels import Label, LabelSet
 from triage_app.engine.verify import compare, verify
@@ -64,11 +66,24 @@ def test_the_largest_label_difference_counts_and_a_nan_trusts_nothing():
 
 
 def test_an_answer_stands_only_where_its_margin_is_wider_than_the_bound():
-    scores = torch.tensor([[0.8, 0.15, 0.05], [0.45, 0.4, 0.15], [0.1, 0.2, 0.7]], dtype=torch.float64).log()  # [3, 3]
+    scores = np.log([[0.8, 0.15, 0.05], [0.45, 0.4, 0.15], [0.1, 0.2, 0.7]])   # [3, 3]
     # margins: log(0.8 / 0.15) = 1.67, log(0.45 / 0.4) = 0.12, and the third's exactly
-    bound = torch.tensor([1.0, 1.0, scores[2, 2] - scores[2, 1]], dtype=torch.float64)
-    assert accepted(scores, bound).tolist() == [True, False, False]   # equal to the bound: not wider
-    assert accepted(scores[:, :1], bound).tolist() == [True] * 3     # one label: nothing to flip to
+    bound = np.array([1.0, 1.0, scores[2, 2] - scores[2, 1]])
+    assert stands(scores, bound).tolist() == [True, False, False]   # equal to the bound: not wider
+    assert stands(scores[:, :1], bound).tolist() == [True] * 3     # one label: nothing to flip to
+    assert stands(scores, [0.0, 0.0, math.nan]).tolist() == [True, True, False]   # float32's own; NaN trusts nothing
+
+
+def test_a_taught_answer_stands_on_its_own_margin():
+    """The learned part widens the second row's margin past its drift; it moves the first row's answer off
+    the low top-1, where two labels' drifts count, so a margin that beat one drift no longer stands."""
+    scores = np.log([[0.5, 0.3, 0.2], [0.45, 0.4, 0.15]])
+    extra = np.array([[0.0, 0.9, 0.0], [2.0, 0.0, 0.0]])
+    # answers: label 1 by 0.9 - log(0.5 / 0.3) = 0.39 (moved off label 0); label 0 by 2 + log(0.45 / 0.4) = 2.12
+    assert stands(scores, [0.3, 1.0], 1.0, extra).tolist() == [False, True]   # 0.39 < 2 x 0.3; 2.12 > 1
+    assert stands(scores, [0.19, 1.0], 1.0, extra).tolist() == [True, True]   # 0.39 > 2 x 0.19
+    assert stands(scores, [0.3, 1.0]).tolist() == [True, False]               # zero-shot: 0.51 > 0.3; 0.12 < 1
+    assert stands(scores, [math.inf, math.inf], 0.0, extra).tolist() == [True, True]   # a = 0: the scores weigh nothing
 
 
 def test_the_low_precision_runs_only_where_it_pays():

@@ -8,6 +8,7 @@ answer the drift could still decide, and those are scored again in float32 (job.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import replace
 
@@ -16,9 +17,10 @@ import pytest
 import torch
 from cli_helpers import read_rows, run_main
 from test_cli_learn import LABELS, WORDS, tickets, write_csv
-from ui_helpers import make_window, open_file, run_and_wait, settings_file, with_model  # noqa: F401
+from ui_helpers import Relay, make_window, open_file, run_and_wait, settings_file, with_model  # noqa: F401
 
 from triage_app.engine import checked
+from triage_app.engine.labels import LabelSet
 from triage_app.files.store import ResultStore, RunKey, StoredResult
 from triage_app.learn import TicketFeatures, learn
 
@@ -71,11 +73,14 @@ def test_an_answer_outside_its_drift_is_the_one_any_scores_within_the_drift_give
     assert moved > 10 and len(unsettled - set(labels)) > 0 and changed > 3
 
 
-def test_zero_shot_leaves_every_checked_answer_as_the_run_checked_it():
+def test_zero_shot_an_answer_stands_on_the_language_models_own_margin():
+    """As a zero-shot run checks it; a row kept on a learned part's margin, with those labels gone, is not."""
     texts, _, _ = taught_file(30)
     z = np.log(np.random.default_rng(1).dirichlet(np.ones(3), size=len(texts)))
     learned = learn(TicketFeatures(texts), z, {}, ["billing", "technical", "account"], drift=np.full(len(texts), 0.5))
-    assert len(learned.unsettled) == 0
+    top = -np.sort(-z, axis=1)
+    assert learned.unsettled.tolist() == np.flatnonzero(top[:, 0] - top[:, 1] <= 0.5).tolist()
+    assert 0 < len(learned.unsettled) < len(texts)
 
 
 def test_a_stored_answer_keeps_its_drift_and_an_old_databases_is_unknown(tmp_path):
@@ -107,29 +112,59 @@ def checked_tiny(tiny_qwen):
 def test_classify_learning_from_a_checked_run_gives_float32s_learned_answers(tmp_path, capsys, monkeypatch, tiny_qwen,
                                                                               checked_tiny):
     """The law, end to end: `classify --learn-from` on a checked run (its low precision forced on, so any
-    CPU runs it) exports the labels the float32 run exports, and the rows learning could not trust to
-    the low precision's scores were scored again in float32, the person's own first."""
+    CPU runs it) exports the labels the float32 run exports. The labelled rows are scored in float32 first,
+    and the rest read with what they teach: fewer answers go back to float32 than zero-shot (the learned
+    part widens their margins). Run again on a database a zero-shot checked run wrote, the rows it kept
+    in bfloat16 are settled where learning made them close."""
     from triage_app.cli import options
 
     texts, gold, labels = taught_file(60)
     path = write_csv(tmp_path / "t.csv", ["id", "text", "queue"],
                      [[r, t, labels.get(r, "")] for r, t in enumerate(texts)])
     monkeypatch.setattr(checked.Decision, "pays", property(lambda self: True))
-    out = {}
-    for name, loaded in (("float32", tiny_qwen), ("checked", checked_tiny)):
-        monkeypatch.setattr(options, "load_model", lambda args, loaded=loaded: loaded)
-        code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / f"{name}.csv", "--db", tmp_path / f"{name}.db",
-                                "--learn-from", "queue", *LABELS)
+
+    def classify(name, loaded, db, *more):
+        monkeypatch.setattr(options, "load_model", lambda args: loaded)
+        code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / f"{name}.csv", "--db", tmp_path / db,
+                                "--stats-json", tmp_path / f"{name}.json", *LABELS, *more)
         assert code == 0, err
-        out[name] = (read_rows(tmp_path / f"{name}.csv"), err)
-    (want, _), (got, err) = out["float32"], out["checked"]
+        return read_rows(tmp_path / f"{name}.csv"), json.loads((tmp_path / f"{name}.json").read_text()), err
+
+    want, _, _ = classify("float32", tiny_qwen, "float32.db", "--learn-from", "queue")
+    got, taught, err = classify("checked", checked_tiny, "checked.db", "--learn-from", "queue")
     assert [r["label"] for r in got] == [r["label"] for r in want]
     assert [r["source"] for r in got] == [r["source"] for r in want]
-    settled = [line for line in err if "scored again in float32" in line]
-    assert settled, err
+    assert any(f"the {len(labels)} labelled tickets scored in float32 first" in line for line in err)
     with ResultStore(tmp_path / "checked.db") as store:
-        drifts = [r[0] for r in store._db.execute("SELECT drift FROM results WHERE dtype='bfloat16-checked'")]
-    assert any(d > 0 for d in drifts) and any(d == 0 for d in drifts)   # some kept in bfloat16, some float32's
+        drifts = dict(store._db.execute("SELECT text_hash, drift FROM results WHERE dtype='bfloat16-checked'"))
+    from triage_app.files.store import text_hash
+    assert all(drifts[text_hash(texts[r])] == 0 for r in labels)             # the person's rows: float32's own
+    assert any(d > 0 for d in drifts.values())                               # others kept in bfloat16
+
+    _, zero_shot, _ = classify("zero-shot", checked_tiny, "zero-shot.db")
+    assert taught["rescored"] < zero_shot["rescored"], (taught["rescored"], zero_shot["rescored"])
+
+    # the zero-shot run's answers, learned from as they are stored: the person's rows kept in bfloat16 are
+    # settled first, then any learning made close, until none is left
+    from triage_app.cli.classify import learned_answers
+    from triage_app.engine.build import classifier_for
+    from triage_app.engine.config import RunSettings, Scoring
+    from triage_app.job import run_job
+
+    classifier = classifier_for(checked_tiny, LabelSet.from_names(LABELS[1].split(",")),
+                                RunSettings(scoring=Scoring(method="direct")))
+    with ResultStore(tmp_path / "zero-shot.db") as store:
+        stored = sorted((p for step in run_job(classifier, store, texts) for p in step.predictions), key=lambda p: p.index)
+        assert any(stored[r].drift > 0 for r in labels) and not zero_shot["done"] - len(texts)
+        asked = []
+
+        def settle(rows):
+            asked.append(rows)
+            return [p for step in run_job(classifier, store, texts, exact=rows) for p in step.predictions]
+
+        predictions, _ = learned_answers(TicketFeatures(texts), stored, classifier.label_set.names, labels, settle)
+    assert {r for r in labels if stored[r].drift > 0} <= set(asked[0])
+    assert [p.label for p in sorted(predictions, key=lambda p: p.index)] == [r["label"] for r in want]
 
 
 def test_the_window_settles_what_its_labels_made_close_and_shows_float32s_learned_answers(
@@ -156,7 +191,9 @@ def test_the_window_settles_what_its_labels_made_close_and_shows_float32s_learne
     settles, ended = [], []
     window.learning.unsettled.connect(lambda axis, rows: settles.append(list(rows)))
     window.run_ended.connect(ended.append)
+    progress = Relay(window.worker.progress)
     assert run_and_wait(qtbot, window, timeout=120_000) == "done"
+    first = progress.seen[-1].stats
     shown = window.model.answers_of(None)
     drift = shown.lm_drift
     assert drift.max() > 0                                                   # some answers kept in bfloat16
@@ -175,5 +212,13 @@ def test_the_window_settles_what_its_labels_made_close_and_shows_float32s_learne
         for p in batch.predictions:
             lm[p.index] = p.scores
     want = learn(TicketFeatures(window.texts), lm, labels, names)
-    assert [window.model.label_of(r) for r in range(len(texts))] == [
-        labels.get(r, names[k]) for r, k in enumerate(want.labels)]
+    expected = [labels.get(r, names[k]) for r, k in enumerate(want.labels)]
+    assert [window.model.label_of(r) for r in range(len(texts))] == expected
+
+    # taught, a run reads its answers with what the labels teach: fewer go back to float32, the same answers
+    assert run_and_wait(qtbot, window, timeout=120_000, fresh=True) == "done"
+    again = progress.seen[-1].stats
+    assert again.probes == first.probes and again.rescored < first.rescored, (again.rescored, first.rescored)
+    qtbot.waitUntil(lambda: not window.running and not window.learning.learning.busy
+                    and len(shown.learned.unsettled) == 0, timeout=90_000)
+    assert [window.model.label_of(r) for r in range(len(texts))] == expected

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, replace
 
+from triage_app.engine.checked import CheckedClassifier, Weighed
 from triage_app.engine.classifier import Classifier, Prediction
 from triage_app.engine.config import RunConfig
 from triage_app.engine.scoring import CONTENT_FREE
@@ -62,14 +63,15 @@ def _key(classifier: Classifier, prompt: str) -> RunKey:
 
 def run_job(classifier: Classifier, store: ResultStore | None, texts: list[str], config: RunConfig = RunConfig(),
             fresh: bool = False, cleaning: TextCleaning = TextCleaning(),
-            exact: Collection[int] = ()) -> Iterator[JobProgress]:
+            exact: Collection[int] = (), weighed: Weighed | None = None) -> Iterator[JobProgress]:
     """Yield after the stored results are read, then after every batch. Stop iterating to cancel.
 
     texts are the tickets as exported; the model reads them cleaned as `cleaning` says, and each
     prediction's index is the row in texts.
 
     exact: rows whose answer must carry float32's own scores: a stored checked low-precision answer of
-    theirs (drift above 0) is scored again, in float32, and stored in its place.
+    theirs (drift above 0) is scored again, in float32, and stored in its place. weighed: the learned part
+    a checked low precision reads its answers with (engine/checked.py), its extra per row of texts.
 
     store None: a run without the database (it was unavailable and the user went on): nothing is
     resumed, nothing saved. The store's StoreUnavailable comes out of the first step (lookup) or
@@ -82,12 +84,12 @@ def run_job(classifier: Classifier, store: ResultStore | None, texts: list[str],
     unique = {h: clean[rows[0]] for h, rows in rows_of.items()}
     if classifier.label_fingerprints is None:
         settle = {text_hash(clean[row]) for row in exact}
-        yield from _whole_set(classifier, store, unique, rows_of, config, fresh, cleaning, settle)
+        yield from _whole_set(classifier, store, unique, rows_of, config, fresh, cleaning, settle, weighed)
     else:   # float32's own scores, every one (a checked classifier stores by the whole set)
         yield from _by_label(classifier, store, unique, rows_of, config, fresh, cleaning)
 
 
-def _whole_set(classifier, store, unique, rows_of, config, fresh, cleaning, settle) -> Iterator[JobProgress]:
+def _whole_set(classifier, store, unique, rows_of, config, fresh, cleaning, settle, weighed) -> Iterator[JobProgress]:
     key = run_key(classifier, cleaning)
     names = classifier.label_set.names
     total = sum(map(len, rows_of.values()))
@@ -99,8 +101,7 @@ def _whole_set(classifier, store, unique, rows_of, config, fresh, cleaning, sett
     yield JobProgress(resumed, done, total, done, RunStats(total=len(todo)))
     pairs = 0
     for exact, part in _parts(todo, settle):
-        run = replace(config, low_precision=False) if exact else config
-        for batch in classifier.run([unique[h] for h in part], run):
+        for batch in _run(classifier, [unique[h] for h in part], config, exact, weighed, [rows_of[h][0] for h in part]):
             results = {part[p.index]: StoredResult(names, p.scores, p.truncated, p.fallback, p.drift)
                        for p in batch.predictions}
             scored = {h: r for h, r in results.items() if r.scores is not None}
@@ -109,6 +110,16 @@ def _whole_set(classifier, store, unique, rows_of, config, fresh, cleaning, sett
             fanned = fan_out(rows_of, names, results)
             done, pairs = done + len(fanned), pairs + len(scored) * len(names)
             yield JobProgress(fanned, done, total, len(resumed), batch.stats, pairs)
+
+
+def _run(classifier, texts: list[str], config: RunConfig, exact: bool, weighed: Weighed | None, rows: list[int]):
+    """The classifier's run of texts (the first of rows holding each): float32's own where exact, and a
+    checked one read with the learned part where there is one."""
+    if exact:
+        return classifier.run(texts, replace(config, low_precision=False))
+    if weighed is not None and isinstance(classifier, CheckedClassifier):
+        return classifier.run(texts, config, weighed=Weighed(weighed.lm, weighed.extra[rows]))
+    return classifier.run(texts, config)
 
 
 def _parts(todo: list[str], settle: set[str]) -> list[tuple[bool, list[str]]]:

@@ -25,6 +25,8 @@ def run(args) -> int:
         return on_ray(args, settings, axes, review, cleaning)
     if Path(args.output).suffix.lower().lstrip(".") not in FORMATS:
         raise ValueError(f"{args.output}: the output must end in .{', .'.join(FORMATS)}")
+    from triage_app.learn import TicketFeatures
+
     table, texts = options.read_tickets(args)
     taught = taught_labels(table, args.learn_from, axes)
     gates = updates_gates(args, table, axes)
@@ -37,12 +39,16 @@ def run(args) -> int:
         from triage_app.engine.build import axes_classifiers
 
         classifiers = axes_classifiers(loaded, axes, settings)
-        runs = classified_axes(classifiers, store, texts, settings, args, cleaning)
-        for axis, classifier, (predictions, step) in zip(axes, classifiers, runs):
-            window = person_labels(store, args, table, texts, axis)
+        windows = [person_labels(store, args, table, texts, axis) for axis in axes]
+        features = TicketFeatures(texts) if taught else None
+        weighed = [taught_part(c, store, texts, settings, cleaning, features, axis.names,
+                               {**taught[axis.name], **window}) if axis.name in taught else None
+                   for axis, c, window in zip(axes, classifiers, windows)]
+        runs = classified_axes(classifiers, store, texts, settings, args, cleaning, weighed)
+        for axis, classifier, window, (predictions, step) in zip(axes, classifiers, windows, runs):
             settle = lambda rows, c=classifier: classified(c, store, texts, settings, args, cleaning, exact=rows)[0]  # noqa: E731
-            answers.append(axis_answers(axis, texts, predictions, window, taught.get(axis.name), review[axis.name],
-                                        settle))
+            answers.append(axis_answers(axis, features, predictions, window, taught.get(axis.name),
+                                        review[axis.name], settle))
             steps.append(step)
     export_answers(table, axes, answers, args)
     for axis, step in zip(axes, steps):
@@ -69,9 +75,9 @@ def on_ray(args, settings, axes, review, cleaning) -> int:
     return scale_command.run(ray_args, settings, axes.first.label_set, cleaning)
 
 
-def classified_axes(classifiers: list, store, texts: list[str], settings, args, cleaning) -> list[tuple]:
+def classified_axes(classifiers: list, store, texts: list[str], settings, args, cleaning, weighed: list) -> list[tuple]:
     """Every axis's (predictions, last step): those that can share one pass over the tickets
-    (axes_job.one_pass) in one, the rest each in a run of its own."""
+    (axes_job.one_pass) in one, the rest each in a run of its own (read with its learned part, weighed)."""
     from triage_app.axes_job import one_pass
 
     shared = one_pass(classifiers, settings.run)
@@ -79,7 +85,7 @@ def classified_axes(classifiers: list, store, texts: list[str], settings, args, 
                                                cleaning))) if shared else {}
     for k, classifier in enumerate(classifiers):
         if k not in out:
-            out[k] = classified(classifier, store, texts, settings, args, cleaning)
+            out[k] = classified(classifier, store, texts, settings, args, cleaning, weighed=weighed[k])
     return [out[k] for k in range(len(classifiers))]
 
 
@@ -99,9 +105,10 @@ def classified_together(classifiers: list, store, texts: list[str], settings, ar
     return [(found, step) for found, step in zip(predictions, steps)]
 
 
-def classified(classifier, store, texts: list[str], settings, args, cleaning, exact=()):
+def classified(classifier, store, texts: list[str], settings, args, cleaning, exact=(), weighed=None):
     """One label set's run over the texts, through the store: its predictions and the last step.
-    exact: rows learning settles (job.run_job), after the run, which stored every other row."""
+    exact: rows learning settles (job.run_job), after the run, which stored every other row; weighed: the
+    learned part a checked run reads its answers with."""
     from tqdm import tqdm
 
     from triage_app.job import run_job
@@ -109,7 +116,8 @@ def classified(classifier, store, texts: list[str], settings, args, cleaning, ex
     predictions = []
     fresh = (args.fresh or args.reference) and not len(exact)
     with tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
-        for step in run_job(classifier, store, texts, settings.run, fresh=fresh, cleaning=cleaning, exact=exact):
+        for step in run_job(classifier, store, texts, settings.run, fresh=fresh, cleaning=cleaning, exact=exact,
+                            weighed=weighed):
             predictions += step.predictions
             bar.update(len(step.predictions))
             bar.set_postfix_str(f"{step.stats.items_per_s:.1f} items/s, "
@@ -117,7 +125,34 @@ def classified(classifier, store, texts: list[str], settings, args, cleaning, ex
     return predictions, step
 
 
-def axis_answers(axis, texts, predictions, window: dict[int, str], taught: dict[int, str] | None, review_below,
+def taught_part(classifier, store, texts: list[str], settings, cleaning, features, names: list[str],
+                labels: dict[int, str]):
+    """Where a checked low precision runs and a person has taught: the labelled rows first, in float32 (the
+    learned weights are fitted on them), then the learned part the run reads every answer with, so an
+    answer stands on its own margin, which the learned part widens (engine/checked.py, Weighed)."""
+    import numpy as np
+
+    from triage_app.engine.checked import CheckedClassifier, Weighed
+    from triage_app.job import run_job
+    from triage_app.learn import learn
+
+    if not isinstance(classifier, CheckedClassifier) or not labels:
+        return None
+    rows = sorted(labels)
+    lm = np.full((len(texts), len(names)), np.nan)                                  # [N, L]
+    for step in run_job(classifier, store, [texts[r] for r in rows], settings.run, cleaning=cleaning,
+                        exact=range(len(rows))):
+        for p in step.predictions:
+            lm[rows[p.index]] = p.scores if p.scores else np.nan
+    learned = learn(features, lm, labels, names)
+    if not learned.weights.is_learning:
+        return None
+    print(f"the {len(rows)} labelled tickets scored in float32 first: the rest are read with what they "
+          f"teach", file=sys.stderr)
+    return Weighed(learned.weights.lm, learned.text_scores)
+
+
+def axis_answers(axis, features, predictions, window: dict[int, str], taught: dict[int, str] | None, review_below,
                  settle=None):
     """One axis's answers: the model's, the person's (the window's win over the file's column), and the
     learned layer's where the file's column taught it. settle: rows -> their predictions in float32."""
@@ -126,7 +161,7 @@ def axis_answers(axis, texts, predictions, window: dict[int, str], taught: dict[
     if taught is None:
         return AxisAnswers(axis, predictions, window, None, review_below)
     manual = {**taught, **window}  # a label set in the window is the person's latest word
-    predictions, sources = learned_answers(texts, predictions, axis.names, manual, settle)
+    predictions, sources = learned_answers(features, predictions, axis.names, manual, settle)
     return AxisAnswers(axis, predictions, manual, sources, review_below, frozenset(set(taught) - set(window)))
 
 
@@ -242,7 +277,7 @@ def column_labels(table, column: str, names: list[str]) -> dict[int, str]:
     return found.labels
 
 
-def learned_answers(texts: list[str], predictions: list, names: list[str], taught: dict[int, str],
+def learned_answers(features, predictions: list, names: list[str], taught: dict[int, str],
                     settle=None) -> tuple[list, list]:
     """The run's predictions after learning from the person's labels, and each row's source.
 
@@ -255,12 +290,12 @@ def learned_answers(texts: list[str], predictions: list, names: list[str], taugh
 
     import numpy as np
 
-    from triage_app.learn import MODEL, TicketFeatures, learn
+    from triage_app.learn import MODEL, learn
 
-    features, by_row = TicketFeatures(texts), {p.index: p for p in predictions}
+    by_row = {p.index: p for p in predictions}
     while True:
-        lm = np.full((len(texts), len(names)), np.nan)                              # [N, L]
-        drift = np.zeros(len(texts))                                                # [N]
+        lm = np.full((features.n, len(names)), np.nan)                              # [N, L]
+        drift = np.zeros(features.n)                                                # [N]
         for p in by_row.values():
             if p.scores:
                 lm[p.index], drift[p.index] = p.scores, p.drift

@@ -31,9 +31,11 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 import torch
 
 from triage_app.engine.classifier import BatchDone, Classifier, Prediction
+from triage_app.engine.prediction import stands
 from triage_app.engine.config import DEFAULT_MAX_TICKET_TOKENS, RunConfig, Scoring
 from triage_app.engine.device import Placement
 from triage_app.engine.labels import LabelSet
@@ -130,12 +132,15 @@ def pair_drift(low: torch.Tensor, high: torch.Tensor) -> torch.Tensor:
     return (drift - top).abs().nan_to_num(nan=float("inf")).amax(dim=1)  # [P]
 
 
-def accepted(scores: torch.Tensor, bound: torch.Tensor) -> torch.Tensor:
-    """scores [B, L] (log-probs, one precision), bound [B] -> [B] whose top-1 leads top-2 by more than bound."""
-    if scores.shape[1] < 2:
-        return torch.ones(scores.shape[0], dtype=torch.bool)   # one label: nothing to flip to
-    top = scores.topk(2, dim=1).values                          # [B, 2]
-    return (top[:, 0] - top[:, 1]) > bound                      # [B]
+@dataclass(frozen=True, slots=True)
+class Weighed:
+    """What a ticket's answer is once a person has taught: argmax(lm x scores + extra), the language model's
+    log-probs weighed by the learned a, plus the learned part b x P (learn/model.py). The margin that decides
+    whether a low-precision answer stands is that answer's: the learned part widens most. Passed to a run by
+    whoever learned it (job.run_job), for the texts of that run."""
+
+    lm: float
+    extra: np.ndarray      # [N, L] per text of the run, indexed as its texts
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,9 +224,11 @@ class CheckedClassifier(Classifier):
         # whether a low-precision score may stand depends on the whole set's margin: results are the set's
         return None
 
-    def run(self, texts: list[str], config: RunConfig = RunConfig(), drift: Drift | None = None) -> Iterator[BatchDone]:
+    def run(self, texts: list[str], config: RunConfig = RunConfig(), drift: Drift | None = None,
+            weighed: Weighed | None = None) -> Iterator[BatchDone]:
         """As Classifier.run; the reference loop stays float32's. drift: a bound measured before (verify),
-        so no probes run and the low precision answers every ticket it can."""
+        so no probes run and the low precision answers every ticket it can. weighed: the learned part the
+        answers are read with (None: zero-shot), so an answer stands on its own margin."""
         if config.reference:
             yield from super().run(texts, config)
             return
@@ -245,7 +252,7 @@ class CheckedClassifier(Classifier):
                 stats.check = f"float32: {len(filled)} tickets, too few to win back probes run in both precisions"
                 yield from self._float32(texts, filled, config, tally)
                 return
-            probe = yield from self._probe(texts, filled, wanted, config, tally)
+            probe = yield from self._probe(texts, filled, wanted, config, tally, weighed)
             drift, rest = probe.drift, sorted(set(filled) - set(probe.indices))
             stats.probes, stats.check, stats.drift = len(probe.indices), probe.decision.line(self.low_name), drift.bounds
             if self.log:
@@ -253,7 +260,7 @@ class CheckedClassifier(Classifier):
             if not probe.decision.pays:
                 yield from self._float32(texts, rest, config, tally)
                 return
-        yield from self._checked(texts, rest, config, drift, stats, tally)
+        yield from self._checked(texts, rest, config, drift, stats, tally, weighed)
 
     def measure(self, texts: list[str], config: RunConfig = RunConfig()) -> Probe:
         """Probe texts (none blank) as a run would, without the run: the drift bound verify checks with."""
@@ -265,7 +272,7 @@ class CheckedClassifier(Classifier):
         except StopIteration as done:
             return done.value
 
-    def _probe(self, texts, filled, wanted, config, tally):
+    def _probe(self, texts, filled, wanted, config, tally, weighed=None):
         """Yields the probes' float32 answers (final ones); returns the Probe."""
         picked = [filled[k] for k in _spread([len(str(texts[i])) for i in filled], wanted)]
         clock = time.perf_counter()
@@ -280,10 +287,10 @@ class CheckedClassifier(Classifier):
         low_scores = torch.tensor([low[i].scores for i in picked], dtype=torch.float64)    # [P, L]
         high_scores = torch.tensor([high[i].scores for i in picked], dtype=torch.float64)  # [P, L]
         drift = measure_drift(size, low_scores, high_scores, min(self.check.ranges, len(picked)), self.check.factor)
-        share = 1.0 - accepted(low_scores, drift.bound(size)).double().mean().item()
+        share = 1.0 - _stand(low_scores, drift.bound(size), weighed, torch.tensor(picked)).mean()
         return Probe(picked, drift, Decision(low_seconds, float32_seconds, share, self.check.always))
 
-    def _checked(self, texts, items, config, drift, stats, tally):
+    def _checked(self, texts, items, config, drift, stats, tally, weighed=None):
         """The low precision on items; answers within the bound are kept, the rest scored again in float32."""
         size = torch.tensor([len(str(t)) for t in texts])                                     # [N]
         again = []
@@ -291,7 +298,7 @@ class CheckedClassifier(Classifier):
             scores = torch.tensor([p.scores for p in batch.predictions], dtype=torch.float64)  # [B, L]
             rows = torch.tensor([p.index for p in batch.predictions])                         # [B]
             bound = drift.bound(size[rows])                                                   # [B]
-            keep = accepted(scores, bound)                                                    # [B]
+            keep = torch.from_numpy(_stand(scores, bound, weighed, rows))                     # [B]
             again += rows[~keep].tolist()
             stats.accepted += int(keep.sum())
             stats.rescored += int((~keep).sum())   # counted when sent back: a live share is the run's share
@@ -316,6 +323,13 @@ class CheckedClassifier(Classifier):
         for batch in run:
             yield BatchDone([replace(p, index=items[p.index]) for p in batch.predictions], batch.stats,
                             batch.token_logprobs)
+
+
+def _stand(scores: torch.Tensor, bound: torch.Tensor, weighed: Weighed | None, rows: torch.Tensor):
+    """[B] numpy bool: the low-precision answers of these rows that stand (prediction.stands)."""
+    if weighed is None:
+        return stands(scores.numpy(), bound.numpy())
+    return stands(scores.numpy(), bound.numpy(), weighed.lm, weighed.extra[rows.numpy()])
 
 
 def _spread(lengths: list[int], n: int) -> list[int]:

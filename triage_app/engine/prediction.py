@@ -16,6 +16,27 @@ def answered(scores: np.ndarray) -> np.ndarray:
     return np.isfinite(scores).all(axis=1) & (scores.shape[1] > 0)
 
 
+def stands(scores: np.ndarray, drift: np.ndarray, lm: float = 1.0, extra: np.ndarray | None = None) -> np.ndarray:
+    """[R] whether the answer argmax(lm x scores + extra) is the one float32's scores would give, where
+    scores [R, L] are a checked low precision's and drift [R] the bound it measured (engine/checked.py):
+    a difference of a row's scores against its low top-1 t drifts by at most d. Where the answer is t,
+    each of its differences moves by at most lm x d; where extra moved it to another label, by 2 lm x d
+    (its own drift and the other's, both against t). An answer stands only where its margin is wider.
+    extra None: the language model's own answer. One label: nothing to flip to."""
+    scores, drift = np.asarray(scores, dtype=np.float64), np.asarray(drift, dtype=np.float64)
+    if scores.shape[1] < 2:
+        return np.ones(len(scores), dtype=bool)
+    answer = lm * scores + (0.0 if extra is None else extra)                        # [R, L]
+    top = -np.sort(-answer, axis=1)                                                  # [R, L]
+    same = answer.argmax(axis=1) == scores.argmax(axis=1)                            # [R]
+    # a drift of 0 is float32's own scores, and lm 0 weighs none: either way nothing can move the answer
+    # (0 x inf would be NaN); a NaN drift trusts nothing
+    reach = np.full(len(scores), -np.inf)                                             # [R]
+    moves = (drift != 0) & (lm != 0)
+    reach[moves] = lm * np.where(same, 1.0, 2.0)[moves] * drift[moves]
+    return (top[:, 0] - top[:, 1]) > reach                                          # [R]
+
+
 @dataclass(frozen=True, slots=True)
 class Answers:
     index: np.ndarray          # [R] the most probable label; -1: no answer

@@ -24,7 +24,7 @@ from sklearn.model_selection import RepeatedStratifiedKFold
 from sklearn.multiclass import OneVsRestClassifier
 from threadpoolctl import threadpool_limits
 
-from triage_app.engine.prediction import Answers, answered
+from triage_app.engine.prediction import Answers, answered, stands
 from triage_app.learn.features import TicketFeatures
 from triage_app.learn.teaching import Teaching
 
@@ -226,20 +226,20 @@ def settle(learned: Learned, drift: np.ndarray) -> np.ndarray:
       |δ_j - δ_t| <= d against the low top-1 t, so a combined difference moves by at most a d where
       the combined answer is t, and 2 a d (the triangle) where it is another label. A combined margin
       wider than that is float32's answer; one inside it is unsettled.
-    Zero-shot (b = 0) the answer is the language model's own, which the run checked.
+    Zero-shot (b = 0) the answer is the language model's own, held to its own margin as a zero-shot run
+    holds it (a run that read its answers with a learned part kept some on the combined margin alone).
+    The rule, for both: engine/prediction.py, stands.
     """
-    drift = np.where(np.isnan(drift), np.inf, drift)                                    # [N]
     z, rows = learned.lm, learned.teaching.rows
-    taught = np.zeros(len(drift), dtype=bool)
-    taught[rows] = np.isfinite(z[rows]).all(axis=1) if len(rows) else []
-    out = taught & (drift > 0)                                                           # [N]
-    if learned.weights.is_learning and learned.weights.lm > 0:   # a = 0: the language model weighs nothing
-        scored = answered(z) & (drift > 0) & (learned.sources == LEARNED)               # [N]
-        top = -np.sort(-learned.scores, axis=1)                                          # [N, L]
-        margin = top[:, 0] - top[:, 1] if z.shape[1] > 1 else np.full(len(z), np.inf)   # [N]
-        same = learned.answers.index == np.argmax(np.nan_to_num(z, nan=-np.inf), axis=1)   # [N]
-        reach = learned.weights.lm * np.where(same, 1.0, 2.0) * drift                   # [N]
-        out |= scored & ~(margin > reach)
+    drift = np.where(np.isnan(drift), np.inf, drift)                                    # [N] NaN: unknown
+    out = np.zeros(len(drift), dtype=bool)                                               # [N]
+    out[rows] = answered(z[rows]) & (drift[rows] > 0)
+    # rows whose answer reads the scores: the person's own are theirs
+    read = np.flatnonzero(answered(z) & (drift > 0) & (learned.sources != PERSON))      # [R]
+    if learned.weights.is_learning:
+        out[read] = ~stands(z[read], drift[read], learned.weights.lm, learned.text_scores[read])
+    else:   # zero-shot: the run checked these on this very margin, unless it read them with a learned part
+        out[read] = ~stands(z[read], drift[read])
     return np.flatnonzero(out)
 
 

@@ -84,13 +84,25 @@ class Running(QObject):
             win.session.load()
         texts = win.texts[:limit] if limit else win.texts
         run_id = win.worker.run(texts, win.axes, win.remembered.run_settings(), fresh, win.remembered.cleaning,
-                                [axis.name for axis in axes], exact)
+                                [axis.name for axis in axes], exact, self._taught([axis.name for axis in axes]))
         self.latest = Run(run_id, self.generation, {axis.name: axis.label_set for axis in axes}, fresh, limit,
                           running=True, exact=dict(exact or {}))
         win.run_panel.start(len(texts))
         win.statusBar().showMessage(self._running_line())
         win.update_actions()
         return run_id
+
+    def _taught(self, fields: list[str]) -> dict:
+        """Per field its learning has taught, what it weighs answers by (a, b x P): a checked low precision
+        reads its answers with them, so fewer go back to float32 (engine/checked.py, Weighed)."""
+        out = {}
+        for axis in fields:
+            learned = self.window.model.answers_of(axis).learned
+            # weights fitted on the model's scores of labelled rows; before any, the learned part is a guess
+            fitted = learned is not None and learned.estimate is not None and learned.estimate.zero_shot is not None
+            if fitted and learned.weights.is_learning:
+                out[axis] = (learned.weights.lm, learned.text_scores)
+        return out
 
     def _running_line(self) -> str:
         """Running…, or with several fields which: the run panel's numbers are theirs."""
@@ -240,6 +252,7 @@ class Running(QObject):
             return
         win, run = self.window, self.latest
         for axis in run.now or tuple(run.fields)[:1]:
+            self._to_settle.pop(axis, None)   # asked on its scores so far: the retrain that follows asks again
             win.learning.run_done(axis)
         # the fields it ran last (fields removed meanwhile left out): the slowest says how far it got
         answered = [win.model.answers_of(axis) for axis in run.now if axis in win.model.axes]

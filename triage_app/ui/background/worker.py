@@ -69,7 +69,7 @@ class EngineWorker(QObject):
     # requests, served on the worker thread
     _load_requested = Signal(object, int)
     _adopt_requested = Signal(object)
-    _run_requested = Signal(int, object, object, object, object, bool, int, object, object)
+    _run_requested = Signal(int, object, object, object, object, bool, int, object, object, object)
     _verify_requested = Signal(int, object, object, str, object, int)
     _prompt_requested = Signal(int, object, str, str, object)
 
@@ -119,15 +119,17 @@ class EngineWorker(QObject):
 
     # settings: an engine.config RunSettings; its model is not read (the one loaded here is used)
     def run(self, texts: list[str], axes, settings, fresh: bool = False, cleaning=None,
-            fields: list[str] | None = None, exact: dict[str, list[int]] | None = None) -> int:
+            fields: list[str] | None = None, exact: dict[str, list[int]] | None = None,
+            taught: dict | None = None) -> int:
         """Classify texts (the originals; the model reads them cleaned as cleaning, a files.clean
         TextCleaning, says; None: the default) on the fields of axes (an engine.axes Axes, every field
         of the window: a method's prompt may name them all) named in fields (None: every one); exact:
-        per field, rows whose answers must be float32's own (job.run_job). Returns the run id its
-        signals will carry."""
+        per field, rows whose answers must be float32's own (job.run_job); taught: per field, what its
+        learning weighs answers by, (a, [N, L] b x P) (learn.Learned), which a checked low precision reads
+        its answers with. Returns the run id its signals will carry."""
         request = self._new_request()
         self._run_requested.emit(request, list(texts), axes, fields, settings, fresh, self._loads, cleaning,
-                                 dict(exact or {}))
+                                 dict(exact or {}), dict(taught or {}))
         return request
 
     def verify(self, texts: list[str], axes, field: str, settings, probes: int = 16) -> int:
@@ -190,8 +192,8 @@ class EngineWorker(QObject):
         self.model_loaded.emit(ModelInfo(loaded.spec, loaded.name, placement.device, placement.dtype_name,
                                          placement.reason))
 
-    @Slot(int, object, object, object, object, bool, int, object, object)
-    def _run(self, run_id, texts, axes, fields, settings, fresh, after_load, cleaning, exact):
+    @Slot(int, object, object, object, object, bool, int, object, object, object)
+    def _run(self, run_id, texts, axes, fields, settings, fresh, after_load, cleaning, exact, taught):
         from triage_app.axes_job import one_pass
         from triage_app.files.clean import TextCleaning
 
@@ -216,7 +218,8 @@ class EngineWorker(QObject):
                 names = [axes.axes[asked[k]].name for k in part]
                 self.fields_started.emit(RunFields(run_id, names))
                 if not self._run_part(run_id, names, [classifiers[k] for k in part], store, texts, settings.run,
-                                      fresh, cleaning or TextCleaning(), exact.get(names[0], ())):
+                                      fresh, cleaning or TextCleaning(), exact.get(names[0], ()),
+                                      taught.get(names[0])):
                     self.cancelled.emit(run_id)
                     return
         except STORE_ERRORS as exc:     # full or broken mid-run: the batches shown so far stay
@@ -231,15 +234,18 @@ class EngineWorker(QObject):
                 store.close()
         self.finished.emit(run_id)
 
-    def _run_part(self, run_id, names, classifiers, store, texts, config, fresh, cleaning, exact=()) -> bool:
+    def _run_part(self, run_id, names, classifiers, store, texts, config, fresh, cleaning, exact=(), taught=None) -> bool:
         """One field in a run of its own, or several in one pass (axes_job: never a checked precision, so
         nothing to settle); False: cancelled."""
         from triage_app.axes_job import run_axes_job
+        from triage_app.engine.checked import Weighed
         from triage_app.job import run_job
 
         together = len(classifiers) > 1
+        weighed = None if taught is None else Weighed(*taught)
         steps = (run_axes_job(classifiers, store, texts, config, fresh=fresh, cleaning=cleaning) if together
-                 else run_job(classifiers[0], store, texts, config, fresh=fresh, cleaning=cleaning, exact=exact))
+                 else run_job(classifiers[0], store, texts, config, fresh=fresh, cleaning=cleaning, exact=exact,
+                              weighed=weighed))
         for step in steps:
             per_field = step if together else [step]
             # a finished batch is already saved, so it is shown even when Cancel came meanwhile
