@@ -222,3 +222,20 @@ def test_the_window_settles_what_its_labels_made_close_and_shows_float32s_learne
     qtbot.waitUntil(lambda: not window.running and not window.learning.learning.busy
                     and len(shown.learned.unsettled) == 0, timeout=90_000)
     assert [window.model.label_of(r) for r in range(len(texts))] == expected
+
+
+def test_the_taught_bench_times_three_runs_and_every_learned_label_is_float32s(monkeypatch, checked_tiny):
+    """bench --workload taught, on the tiny model: float32, checked read zero-shot, checked read taught, each
+    end to end through its own database, with the labels learned from every third ticket's queue."""
+    from triage_app.taught_bench import compare_taught, report
+
+    monkeypatch.setattr(checked.Decision, "pays", property(lambda self: True))
+    result = compare_taught(checked_tiny, 60, log=lambda line: None)
+    sides = result["sides"]
+    assert list(sides) == ["float32", "checked, zero-shot read", "checked, taught read"]
+    assert result["n"] == 60 and result["taught"] == 20 and result["labels"] == 5
+    for name in list(sides)[1:]:
+        assert sides[name]["labels_different"] == 0 and sides[name]["probes"] == 12
+        assert sides[name]["kept"] > 0 and sides[name]["speedup"] > 0
+    assert sides["checked, taught read"]["rescored_in_run"] < sides["checked, zero-shot read"]["rescored_in_run"]
+    assert "labels different" in report(result) and "checked, taught read" in report(result)

@@ -23,6 +23,8 @@ def run(args) -> int:
         return _many_labels(args)
     if args.workload == "export":
         return _export(args)
+    if args.workload == "taught":
+        return _taught(args)
     if args.workload == "axes":
         return _axes(args)
     loaded = options.load_model(args)
@@ -72,6 +74,22 @@ def _export(args) -> int:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
     return 0 if result["labels_different"] == 0 else 1
 
+
+def _taught(args) -> int:
+    """float32 against the checked low precision once a person has taught (taught_bench.py): items/s, the
+    answers kept in low precision, re-scored in the run and settled after it, and labels different from
+    float32's learned ones (exit 1 if any)."""
+    import argparse
+
+    from triage_app.taught_bench import compare_taught, report
+
+    dtype = args.dtype if args.dtype.endswith("-checked") else "bfloat16-checked"
+    loaded = options.load_model(argparse.Namespace(**{**vars(args), "dtype": dtype}))
+    result = compare_taught(loaded, args.n, args.method, log=lambda line: print(line, file=sys.stderr))
+    print(report(result))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    return 0 if all(side.get("labels_different", 0) == 0 for side in result["sides"].values()) else 1
 
 
 def _axes(args) -> int:

@@ -37,12 +37,13 @@ def run(args) -> int:
         print(f"results database: {store.path}", file=sys.stderr)
         loaded = options.load_model(args)
         from triage_app.engine.build import axes_classifiers
+        from triage_app.taught_job import taught_part
 
         classifiers = axes_classifiers(loaded, axes, settings)
         windows = [person_labels(store, args, table, texts, axis) for axis in axes]
         features = TicketFeatures(texts) if taught else None
-        weighed = [taught_part(c, store, texts, settings, cleaning, features, axis.names,
-                               {**taught[axis.name], **window}) if axis.name in taught else None
+        weighed = [taught_part(c, store, texts, settings.run, cleaning, features, {**taught[axis.name], **window},
+                               log=_say) if axis.name in taught else None
                    for axis, c, window in zip(axes, classifiers, windows)]
         runs = classified_axes(classifiers, store, texts, settings, args, cleaning, weighed)
         for axis, classifier, window, (predictions, step) in zip(axes, classifiers, windows, runs):
@@ -123,33 +124,6 @@ def classified(classifier, store, texts: list[str], settings, args, cleaning, ex
             bar.set_postfix_str(f"{step.stats.items_per_s:.1f} items/s, "
                                 f"padding {100 * step.stats.padding_fraction:.1f}%")
     return predictions, step
-
-
-def taught_part(classifier, store, texts: list[str], settings, cleaning, features, names: list[str],
-                labels: dict[int, str]):
-    """Where a checked low precision runs and a person has taught: the labelled rows first, in float32 (the
-    learned weights are fitted on them), then the learned part the run reads every answer with, so an
-    answer stands on its own margin, which the learned part widens (engine/checked.py, Weighed)."""
-    import numpy as np
-
-    from triage_app.engine.checked import CheckedClassifier, Weighed
-    from triage_app.job import run_job
-    from triage_app.learn import learn
-
-    if not isinstance(classifier, CheckedClassifier) or not labels:
-        return None
-    rows = sorted(labels)
-    lm = np.full((len(texts), len(names)), np.nan)                                  # [N, L]
-    for step in run_job(classifier, store, [texts[r] for r in rows], settings.run, cleaning=cleaning,
-                        exact=range(len(rows))):
-        for p in step.predictions:
-            lm[rows[p.index]] = p.scores if p.scores else np.nan
-    learned = learn(features, lm, labels, names)
-    if not learned.weights.is_learning:
-        return None
-    print(f"the {len(rows)} labelled tickets scored in float32 first: the rest are read with what they "
-          f"teach", file=sys.stderr)
-    return Weighed(learned.weights.lm, learned.text_scores)
 
 
 def axis_answers(axis, features, predictions, window: dict[int, str], taught: dict[int, str] | None, review_below,
@@ -279,36 +253,17 @@ def column_labels(table, column: str, names: list[str]) -> dict[int, str]:
 
 def learned_answers(features, predictions: list, names: list[str], taught: dict[int, str],
                     settle=None) -> tuple[list, list]:
-    """The run's predictions after learning from the person's labels, and each row's source.
+    """The run's predictions after learning from the person's labels, and each row's source; where a checked
+    low precision's scores could decide a learned answer, those rows settled in float32 first (taught_job).
 
     A blank ticket the language model could not score stays without an answer: its words teach nothing.
-    Where a checked low precision's scores could decide a learned answer (Learned.unsettled), those rows
-    are scored again in float32 (settle) and learned again, until none could: each round settles rows
-    for good, the person's own first, so it ends, after two rounds as a rule.
     """
     from dataclasses import replace
 
-    import numpy as np
+    from triage_app.learn import MODEL
+    from triage_app.taught_job import settled
 
-    from triage_app.learn import MODEL, learn
-
-    by_row = {p.index: p for p in predictions}
-    while True:
-        lm = np.full((features.n, len(names)), np.nan)                              # [N, L]
-        drift = np.zeros(features.n)                                                # [N]
-        for p in by_row.values():
-            if p.scores:
-                lm[p.index], drift[p.index] = p.scores, p.drift
-        learned = learn(features, lm, taught, names, drift=drift)
-        if settle is None or not len(learned.unsettled):
-            break
-        rows = set(learned.unsettled.tolist())
-        print(f"{len(rows)} learned answer(s) rest on low-precision scores closer than their drift: scored again "
-              f"in float32", file=sys.stderr)
-        by_row |= {p.index: p for p in settle(sorted(rows)) if p.index in rows}
-        if any(by_row[r].drift > 0 for r in rows):   # never expected: it would loop
-            raise RuntimeError("scoring again in float32 left a low-precision answer in place")
-    predictions = [by_row[p.index] for p in predictions]
+    predictions, learned = settled(features, predictions, names, taught, settle, log=_say)
     print(learned.status(), file=sys.stderr)
     sources = learned.sources.copy()
     out = []
@@ -320,3 +275,7 @@ def learned_answers(features, predictions: list, names: list[str], taught: dict[
             if p.index not in taught:
                 sources[p.index] = MODEL
     return out, sources.tolist()
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr)

@@ -1,0 +1,99 @@
+"""float32 against checked low precision once a person has taught, in one process: the helpdesk export
+(subject and body, real length) with its five queues, a person's label on every third ticket (the file's
+own queue column), answers learned from them as `classify --learn-from` learns them (taught_job.py).
+
+Three runs, each end to end through its own results database (scoring, learning, and any row settled
+in float32 after it): float32; checked low precision read zero-shot and settled after; checked low
+precision read with what the labels teach. Every learned label must be float32's.
+
+    triage-app bench --workload taught --model smollm2-135m --method direct --n 300
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from triage_app.engine.checked import CheckedClassifier, CheckedStats, low_copy
+from triage_app.engine.classifier import Classifier
+from triage_app.engine.config import RunConfig, Scoring
+from triage_app.engine.labels import LabelSet
+from triage_app.engine.models import LoadedModel
+from triage_app.engine.precision_bench import EXPORT, export_texts
+from triage_app.files.clean import TextCleaning
+from triage_app.files.store import ResultStore
+from triage_app.job import run_job
+from triage_app.learn import TicketFeatures
+from triage_app.taught_job import settled, taught_part
+
+QUEUES = Path(__file__).resolve().parents[1] / "resources" / "helpdesk_labels.json"
+EVERY = 3   # a person's label on every third ticket
+
+
+def compare_taught(loaded: LoadedModel, n: int | None, method: str = "direct", config: RunConfig = RunConfig(),
+                   log: Callable[[str], None] = print) -> dict:
+    """loaded: a checked placement's model (its float32 weights answer the float32 run)."""
+    texts = export_texts(n)
+    with open(EXPORT, newline="", encoding="utf-8") as f:
+        gold = [r["queue"] for r in csv.DictReader(f)][:len(texts)]
+    labels = {r: gold[r] for r in range(0, len(texts), EVERY)}
+    label_set, scoring = LabelSet.load(QUEUES), Scoring(method=method)
+    if loaded.low is None:
+        loaded.low = low_copy(loaded)
+    features = TicketFeatures(texts)
+    sides = {"float32": Classifier(loaded, label_set, scoring=scoring),
+             "checked, zero-shot read": CheckedClassifier(loaded, label_set, scoring=scoring, log=log),
+             "checked, taught read": CheckedClassifier(loaded, label_set, scoring=scoring, log=log)}
+    for warm in (sides["float32"], sides["checked, taught read"].low):   # kernels, first allocations
+        list(Classifier.run(warm, texts[:1], config))
+    out = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for k, (name, classifier) in enumerate(sides.items()):
+            with ResultStore(Path(folder) / f"{k}.db") as store:
+                out[name] = _side(classifier, store, texts, labels, features, config, name.endswith("taught read"), log)
+            log(f"  {name:<24} {out[name]['seconds']:7.1f} s  {out[name]['items_per_s']:6.2f} items/s")
+    want = out["float32"].pop("labels")
+    for name in list(sides)[1:]:
+        got = out[name].pop("labels")
+        out[name]["labels_different"] = sum(a != b for a, b in zip(want, got))
+        out[name]["speedup"] = out["float32"]["seconds"] / out[name]["seconds"]
+    out["float32"].pop("stats")
+    return {"model": loaded.name, "method": method, "n": len(texts), "labels": len(label_set.names),
+            "taught": len(labels), "load": os.getloadavg(), "sides": out}
+
+
+def _side(classifier, store, texts, labels, features, config, read_taught, log) -> dict:
+    start = time.perf_counter()
+    weighed = taught_part(classifier, store, texts, config, TextCleaning(), features, labels, log) if read_taught else None
+    predictions, stats = [], None
+    for step in run_job(classifier, store, texts, config, weighed=weighed):
+        predictions, stats = predictions + step.predictions, step.stats
+    asked = []
+
+    def settle(rows):
+        asked.extend(rows)
+        return [p for step in run_job(classifier, store, texts, config, exact=rows) for p in step.predictions]
+
+    predictions, learned = settled(features, predictions, classifier.label_set.names, labels, settle, log)
+    seconds = time.perf_counter() - start
+    checked = isinstance(stats, CheckedStats)
+    return {"seconds": seconds, "items_per_s": len(texts) / seconds, "labels": learned.label_names(),
+            "rescored_in_run": stats.rescored if checked else 0, "kept": stats.accepted if checked else 0,
+            "probes": stats.probes if checked else 0, "settled": len(asked),
+            "stats": stats.to_dict() if checked else None}
+
+
+def report(result: dict) -> str:
+    lines = [f"{result['model']}, {result['method']} scoring, {result['n']} helpdesk tickets, {result['labels']} "
+             f"queues, {result['taught']} labelled by a person; load {' '.join(f'{x:.1f}' for x in result['load'])}",
+             f"{'':<26} {'seconds':>8} {'items/s':>8} {'speedup':>8} {'kept':>6} {'re-scored':>10} {'settled':>8} "
+             f"{'labels different':>17}"]
+    for name, side in result["sides"].items():
+        lines.append(f"{name:<26} {side['seconds']:8.1f} {side['items_per_s']:8.2f} "
+                     f"{side.get('speedup', 1.0):8.2f} {side['kept']:6d} {side['rescored_in_run']:10d} "
+                     f"{side['settled']:8d} {side.get('labels_different', 0):17d}")
+    return "\n".join(lines)

@@ -1,0 +1,78 @@
+"""A run whose answers are learned from a person's labels, on a checked low precision: the law kept.
+
+A checked low precision (engine/checked.py) keeps a bfloat16 answer only where its margin beats the drift
+the run measured. Once a person teaches, the answer is learned: softmax(a z + b P), with a and b fitted on
+the person's rows. Two things follow, and both are here, for the command line and the bench alike:
+
+- taught_part: the labelled rows are scored in float32 first, a and b are fitted on them, and the run
+  reads every other answer with that learned part (Weighed), so an answer stands on its own margin, which
+  the learned part widens: fewer answers go back to float32 than zero-shot.
+- settled: after the run, the rows whose learned answer low-precision scores could still decide
+  (Learned.unsettled) are scored again in float32 and learned again, until none could.
+
+The window does the same with its own runs (ui/running.py: _taught, settle).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from triage_app.engine.checked import CheckedClassifier, Weighed
+from triage_app.engine.classifier import Classifier, Prediction
+from triage_app.engine.config import RunConfig
+from triage_app.files.clean import TextCleaning
+from triage_app.files.store import ResultStore
+from triage_app.job import run_job
+from triage_app.learn import Learned, TicketFeatures, learn
+
+
+def taught_part(classifier: Classifier, store: ResultStore | None, texts: list[str], config: RunConfig,
+                cleaning: TextCleaning, features: TicketFeatures, labels: dict[int, str],
+                log: Callable[[str], None] = lambda line: None) -> Weighed | None:
+    """The learned part a checked run reads its answers with, from the labelled rows scored in float32
+    first (stored, so the run finds them); None where the run is not checked or nothing is learned."""
+    if not isinstance(classifier, CheckedClassifier) or not labels:
+        return None
+    rows = sorted(labels)
+    lm = _scores([p for step in run_job(classifier, store, [texts[r] for r in rows], config, cleaning=cleaning,
+                                        exact=range(len(rows))) for p in step.predictions],
+                 len(texts), len(classifier.label_set.names), rows)
+    learned = learn(features, lm, labels, classifier.label_set.names)
+    if not learned.weights.is_learning:
+        return None
+    log(f"the {len(rows)} labelled tickets scored in float32 first: the rest are read with what they teach")
+    return Weighed(learned.weights.lm, learned.text_scores)
+
+
+def settled(features: TicketFeatures, predictions: list[Prediction], names: list[str], labels: dict[int, str],
+            settle: Callable[[list[int]], list[Prediction]] | None,
+            log: Callable[[str], None] = lambda line: None) -> tuple[list[Prediction], Learned]:
+    """predictions (the run's, in their order) with the rows learning could not trust to low-precision
+    scores scored again in float32 by settle (rows -> their predictions), and what is learned from them.
+    Each round settles rows for good, the person's own first, so it ends, after two rounds as a rule."""
+    by_row = {p.index: p for p in predictions}
+    while True:
+        lm = _scores(list(by_row.values()), features.n, len(names))
+        drift = np.zeros(features.n)                                                # [N]
+        for p in by_row.values():
+            drift[p.index] = p.drift
+        learned = learn(features, lm, labels, names, drift=drift)
+        if settle is None or not len(learned.unsettled):
+            return [by_row[p.index] for p in predictions], learned
+        rows = set(learned.unsettled.tolist())
+        log(f"{len(rows)} learned answer(s) rest on low-precision scores closer than their drift: scored again "
+            f"in float32")
+        by_row |= {p.index: p for p in settle(sorted(rows)) if p.index in rows}
+        if any(by_row[r].drift > 0 for r in rows):   # never expected: it would loop
+            raise RuntimeError("scoring again in float32 left a low-precision answer in place")
+
+
+def _scores(predictions: list[Prediction], n: int, labels: int, rows: list[int] | None = None) -> np.ndarray:
+    """[n, labels] the predictions' scores at their rows (rows: the row of each prediction's index), NaN elsewhere."""
+    out = np.full((n, labels), np.nan)
+    for p in predictions:
+        if p.scores:
+            out[p.index if rows is None else rows[p.index]] = p.scores
+    return out
