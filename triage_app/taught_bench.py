@@ -1,5 +1,5 @@
 """float32 against checked low precision once a person has taught, in one process: the helpdesk export
-(subject and body, real length) with its five queues, a person's label on every third ticket (the file's
+(subject and body, real length) with its five queues, a person's label on every tenth ticket (the file's
 own queue column), answers learned from them as `classify --learn-from` learns them (taught_job.py).
 
 Three runs, each end to end through its own results database (scoring, learning, and any row settled
@@ -31,7 +31,7 @@ from triage_app.learn import TicketFeatures
 from triage_app.taught_job import settled, taught_part
 
 QUEUES = Path(__file__).resolve().parents[1] / "resources" / "helpdesk_labels.json"
-EVERY = 3   # a person's label on every third ticket
+EVERY = 10   # a person's label on every tenth ticket: a tenth of a file reviewed
 
 
 def compare_taught(loaded: LoadedModel, n: int | None, method: str = "direct", config: RunConfig = RunConfig(),
