@@ -239,3 +239,19 @@ def test_the_taught_bench_times_three_runs_and_every_learned_label_is_float32s(m
         assert sides[name]["kept"] > 0 and sides[name]["speedup"] > 0
     assert sides["checked, taught read"]["rescored_in_run"] < sides["checked, zero-shot read"]["rescored_in_run"]
     assert "labels different" in report(result) and "checked, taught read" in report(result)
+
+
+def test_an_export_made_while_answers_wait_to_be_settled_says_so(qtbot, make_window, tmp_path):
+    window = make_window()
+    names = window.label_set.names
+    texts, _, _ = taught_file(40)
+    open_file(qtbot, window, write_csv(tmp_path / "t.csv", ["text"], [[t] for t in texts]))
+    z = np.log(np.random.default_rng(2).dirichlet(np.ones(len(names)), size=len(texts)))
+    messages = []
+    window.exporting.message.connect(lambda text, ms: messages.append(text))
+    for drift, note in ((0.0, False), (0.5, True)):
+        learned = learn(TicketFeatures(window.texts), z, {}, names, drift=np.full(len(texts), drift))
+        assert window.model.apply_learned(learned, window.fields.current)
+        assert window.export_to(tmp_path / "out.csv") is not None
+        said = f"{len(learned.unsettled):,} learned answers are still being scored again in float32"
+        assert (said in messages[-1]) == note and (len(learned.unsettled) > 0) == note, messages[-1]

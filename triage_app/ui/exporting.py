@@ -50,12 +50,21 @@ class Exporting(QObject):
         except ExportFailed as exc:
             self.failed.emit(str(exc))
             return None
-        aside = self.set_aside()
+        aside, unsettled = self.set_aside(), self._unsettled()
         # kept, and back with their label, but not in this file: said, so nobody thinks them lost
-        self.message.emit(f"Exported {rows:,} rows to {written}" + (
-            f"; {aside:,} of your labels are set aside (their label was removed) and not in it" if aside else ""),
-            15_000 if aside else 10_000)
+        notes = [f"{aside:,} of your labels are set aside (their label was removed) and not in it"] * bool(aside)
+        # a checked low precision's answers that learning found close: right once settled, said till then
+        notes += [f"{unsettled:,} learned answers are still being scored again in float32; export again once "
+                  f"that run ends"] * bool(unsettled)
+        self.message.emit(f"Exported {rows:,} rows to {written}" + "".join(f"; {n}" for n in notes),
+                          15_000 if notes else 10_000)
         return written
+
+    def _unsettled(self) -> int:
+        """Rows whose learned answer rests on low-precision scores too close to call (Learned.unsettled)."""
+        axes = self.axes()
+        learned = [self.model.answers_of(name).learned for name in ([None] if axes is None else axes.names)]
+        return sum(len(one.unsettled) for one in learned if one is not None)
 
     def _nothing(self, table) -> bool:
         if table is None:
