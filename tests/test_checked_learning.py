@@ -17,7 +17,7 @@ import pytest
 import torch
 from cli_helpers import read_rows, run_main
 from test_cli_learn import LABELS, WORDS, tickets, write_csv
-from ui_helpers import Relay, make_window, open_file, run_and_wait, settings_file, with_model  # noqa: F401
+from ui_helpers import Relay, make_window, open_file, run_and_wait, save_shot, settings_file, with_model  # noqa: F401
 
 from triage_app.engine import checked
 from triage_app.engine.labels import LabelSet
@@ -188,8 +188,14 @@ def test_the_window_settles_what_its_labels_made_close_and_shows_float32s_learne
     labels = {r: gold[r] for r in range(0, 24, 2)}
     for row, label in labels.items():
         assert window.model.set_manual(row, label)
-    settles, ended = [], []
-    window.learning.unsettled.connect(lambda axis, rows: settles.append(list(rows)))
+    settles, ended, shots = [], [], []
+
+    def settling(axis, rows):   # after the window's own slot has started the run that settles them
+        settles.append(list(rows))
+        if window.running and window.latest.exact and not shots:
+            shots.append((window.statusBar().currentMessage(), save_shot(window, "window-settling.png", tmp_path)))
+
+    window.learning.unsettled.connect(settling)
     window.run_ended.connect(ended.append)
     progress = Relay(window.worker.progress)
     assert run_and_wait(qtbot, window, timeout=120_000) == "done"
@@ -202,6 +208,7 @@ def test_the_window_settles_what_its_labels_made_close_and_shows_float32s_learne
     assert ended[1] == "done" and settled == settles[-1]
     assert {r for r in labels if drift[r] > 0} <= set(settled)               # the person's rows among them
     assert shown.lm_drift[settled].max() == 0 and drift[settled].min() > 0
+    assert shots[0][0].startswith(f"Scoring {len(settled)} answer(s) again in float32")
     # learning follows it, and settles again if its new weights made other answers close
     qtbot.waitUntil(lambda: not window.running and not window.learning.learning.busy
                     and shown.learned is not None and len(shown.learned.unsettled) == 0, timeout=90_000)
