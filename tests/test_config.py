@@ -29,6 +29,7 @@ def test_the_settings_module_needs_neither_torch_nor_transformers():
     (lambda: ModelChoice(device="tpu"), "unknown device 'tpu': use auto, cpu, mps, cuda"),
     (lambda: ModelChoice(dtype="float8"), "unknown dtype"),
     (lambda: RunSettings(max_ticket_tokens=-1), "negative"),
+    (lambda: RunSettings(max_ticket_tokens="128"), "number of tokens or 'method'"),
 ])
 def test_a_bad_value_fails_where_it_is_made(make, message):
     with pytest.raises(ValueError, match=message):
@@ -39,7 +40,14 @@ def test_defaults_are_the_commands():
     settings = RunSettings()
     assert settings.model == ModelChoice("qwen2.5-0.5b", "auto", "auto", False)
     assert settings.scoring.method == config.DEFAULT_METHOD == "channel"
-    assert (settings.run.batch_size, settings.run.token_budget, settings.max_ticket_tokens) == (32, 1024, 1024)
+    assert (settings.run.batch_size, settings.run.token_budget, settings.max_ticket_tokens) == (32, 1024, "method")
+
+
+def test_each_method_reads_its_own_ticket_tokens_where_no_limit_is_set():
+    # channel's head is a measured choice (docs/quality/channel_tokens.md); the others were not measured
+    assert {m: config.own_ticket_tokens(m) for m in config.METHODS} == {
+        "channel": 128, "direct": 1024, "direct-after": 1024, "direct-fields": 1024}
+    assert config.DEFAULT_MAX_TICKET_TOKENS == 1024   # the limit stored results are keyed on: never changes
 
 
 def test_every_method_name_resolves_to_a_scoring_method_class():

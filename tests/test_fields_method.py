@@ -71,7 +71,7 @@ def test_a_field_s_fingerprint_changes_with_any_field_s_labels_and_other_methods
     for method in ("direct", "direct-after", "channel"):
         settings = RunSettings(scoring=Scoring(method=method))
         before, after = (axes_classifiers(smollm2, a, settings) for a in (HELPDESK, edited))
-        alone = Classifier(smollm2, queue.label_set, scoring=settings.scoring)
+        alone = Classifier(smollm2, queue.label_set, max_ticket_tokens=settings.max_ticket_tokens, scoring=settings.scoring)
         assert before[0].fingerprint == after[0].fingerprint == alone.fingerprint, method
     # pinned in tests/test_fingerprints.py: a one-axis direct run of the default set, through the axes' way
     direct = axes_classifiers(smollm2, Axes.of(LabelSet.default()), RunSettings(scoring=Scoring(method="direct")))

@@ -68,3 +68,42 @@ def test_each_channel_labels_fingerprint_is_pinned_and_no_scoring_choice_changes
 
 def test_direct_has_no_label_fingerprints_it_keeps_the_whole_sets_key(smollm2):
     assert Classifier(smollm2, LabelSet.default(), scoring=SCORINGS["direct"]).label_fingerprints is None
+
+
+# Where no limit is set (RunSettings' default), each method reads as it chooses: channel a ticket's first
+# 128 tokens, every other method to DEFAULT_MAX_TICKET_TOKENS, as all did before. Their keys, pinned above,
+# stay what a database holds: the direct methods' unchanged, channel's for every ticket 128 does not cut.
+CHANNEL_128_PINNED = {
+    "default": ["ee31d5fa64a1d164", "57256ec6344b8738", "8dcb257e03ed311a"],
+}
+
+
+@pytest.mark.parametrize("method", ["direct", "direct-after", "direct-fields"])
+def test_no_limit_set_leaves_the_direct_methods_keys_as_they_were(smollm2, method):
+    from triage_app.engine.build import classifier_for
+    from triage_app.engine.config import RunSettings
+
+    scoring = Scoring(method=method)
+    own = classifier_for(smollm2, LabelSet.default(), RunSettings(scoring=scoring))
+    assert own.fingerprint == Classifier(smollm2, LabelSet.default(), scoring=scoring).fingerprint
+    if method == "direct":
+        assert own.fingerprint == PINNED["default", "direct"]
+
+
+@pytest.mark.parametrize("label_set", list(LABEL_PINNED))
+def test_channels_own_limit_keeps_a_short_tickets_keys_and_pins_a_cut_ones(smollm2, label_set):
+    from triage_app.engine.build import classifier_for
+    from triage_app.engine.config import RunSettings
+    from triage_app.files.clean import TextCleaning
+    from triage_app.files.store import text_hash
+    from triage_app.job import label_keys_of
+
+    own = classifier_for(smollm2, LABEL_SETS[label_set], RunSettings())
+    short, long = "Refund my last payment", "The invoice export times out every time I run it. " * 40
+    keys = label_keys_of(own, {text_hash(short): short, text_hash(long): long})
+    cleaning = TextCleaning().fingerprint
+    assert keys.of(text_hash(short)) == keys.whole
+    assert [k.prompt_hash for k in keys.whole] == [f"{p}|{cleaning}" for p in LABEL_PINNED[label_set]]
+    assert keys.of(text_hash(long)) == keys.cut
+    if label_set in CHANNEL_128_PINNED:
+        assert own.label_fingerprints == CHANNEL_128_PINNED[label_set]

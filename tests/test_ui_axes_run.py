@@ -17,6 +17,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from triage_app.engine.classifier import Classifier
+from triage_app.engine.config import METHOD_LIMIT
 from triage_app.files.clean import clean_texts
 from test_ui_axes import HELPDESK, HELPDESK_AXES, helpdesk_rows, select, write_helpdesk
 from ui_helpers import Relay, make_window, open_file, run_and_wait, save_shot, settings_file, with_model  # noqa: F401
@@ -47,7 +48,8 @@ def test_a_two_field_run_fills_a_decision_column_per_field(ran, smollm2):
     for axis in window.axes:
         answers = model.answers_of(axis.name)
         assert answers.rows_answered == N and answers.label_names == axis.names
-        alone = {p.index: p.label for b in Classifier(smollm2, axis.label_set).run(read) for p in b.predictions}
+        alone = {p.index: p.label for b in Classifier(smollm2, axis.label_set, max_ticket_tokens=METHOD_LIMIT).run(read)
+                 for p in b.predictions}
         assert [answers.label_of(r) for r in range(N)] == [alone[r] for r in range(N)]
         column = model.column_of(axis.name)
         assert [model.data(model.index(r, column)) for r in range(N)] == [alone[r] for r in range(N)]

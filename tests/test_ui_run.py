@@ -15,7 +15,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from triage_app.engine.classifier import Classifier
-from triage_app.engine.config import Scoring
+from triage_app.engine.config import METHOD_LIMIT, Scoring
 from triage_app.files.clean import clean, clean_texts
 from triage_app.files.store import ResultStore
 from ui_helpers import (Relay, make_window, open_file, run_and_wait, sample_rows, settings_file,  # noqa: F401
@@ -57,7 +57,8 @@ def test_a_run_fills_labels_batch_by_batch(qtbot, ready, smollm2):
         assert 0 <= model.margin(row) <= model.confidence(row) <= 1
     # the same labels the engine gives on its own
     read = clean_texts(window.texts, window.remembered.cleaning)          # what a run feeds the model
-    alone = {p.index: p.label for b in Classifier(smollm2, window.label_set).run(read) for p in b.predictions}
+    alone = {p.index: p.label for b in Classifier(smollm2, window.label_set, max_ticket_tokens=METHOD_LIMIT).run(read)
+             for p in b.predictions}
     assert [model.label_of(r) for r in range(8)] == [alone[r] for r in range(8)]
     # the run panel shows the engine's numbers
     panel = window.run_panel

@@ -7,7 +7,10 @@ classified once and fanned out to every row that has them; texts already in the 
 
 An edit costs what it changes. Where each label is scored on a prompt of its own (channel), each
 label's raw score is stored under that label's own key (label_keys), so adding, describing or giving
-examples to one label scores that label alone, and removing one scores nothing. What a user sees is
+examples to one label scores that label alone, and removing one scores nothing. A text the ticket limit
+does not cut is kept under the key of the limit every result had before methods had their own
+(label_keys_of), so a channel run at its own shorter limit still finds what a run at that one stored for
+every ticket short enough, and runs the model again only for those it now cuts. What a user sees is
 normalised over the whole set and calibrated by the set's prior, so it is decided again from the raw
 scores on every run (label_scores.py), never stored. Direct scoring reads every label in one prompt:
 its results stay keyed by the whole set (run_key). So does a checked low precision (engine/checked.py):
@@ -24,12 +27,12 @@ from dataclasses import dataclass, replace
 
 from triage_app.engine.checked import CheckedClassifier, Weighed
 from triage_app.engine.classifier import Classifier, Prediction
-from triage_app.engine.config import RunConfig
+from triage_app.engine.config import DEFAULT_MAX_TICKET_TOKENS, RunConfig
 from triage_app.engine.scoring import CONTENT_FREE
 from triage_app.engine.stats import RunStats
 from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.store import ResultStore, RunKey, StoredResult, text_hash
-from triage_app.label_scores import RawScores
+from triage_app.label_scores import LabelKeys, RawScores
 
 
 @dataclass(slots=True)
@@ -54,6 +57,19 @@ def label_keys(classifier: Classifier, cleaning: TextCleaning = TextCleaning()) 
     the whole set (the method reads every label in one prompt)."""
     prints = classifier.label_fingerprints
     return None if prints is None else [_key(classifier, f"{p}|{cleaning.fingerprint}") for p in prints]
+
+
+def label_keys_of(classifier: Classifier, texts: dict[str, str],
+                  cleaning: TextCleaning = TextCleaning()) -> LabelKeys:
+    """Per label, the keys the texts ({hash: text}) are kept under: a text the limit cuts under this
+    classifier's (label_keys); one it leaves whole, and that DEFAULT_MAX_TICKET_TOKENS leaves whole too,
+    under the keys of the classifier at that limit, which every result had before methods had limits of
+    their own. Its tokens are the same under both, and so are its scores. Tokenizes the texts longer than
+    the limit in characters, no prompt: cheap next to scoring them (docs/quality/channel_tokens.md)."""
+    stored = classifier.with_limit(DEFAULT_MAX_TICKET_TOKENS)
+    cut = classifier.cut(list(texts.values()), min(classifier.ticket_limit, stored.ticket_limit))
+    whole = frozenset(h for h, is_cut in zip(texts, cut) if not is_cut)
+    return LabelKeys(label_keys(classifier, cleaning), label_keys(stored, cleaning), whole)
 
 
 def _key(classifier: Classifier, prompt: str) -> RunKey:
@@ -136,7 +152,7 @@ def _by_label(classifier, store, unique, rows_of, config, fresh, cleaning) -> It
     total = sum(map(len, rows_of.values()))
     blank = [h for h, text in unique.items() if not text]
     texts = [h for h, text in unique.items() if text]
-    raw, legacy, log_prior = _known(classifier, store, texts, config, fresh, cleaning)
+    raw, legacy, log_prior = _known(classifier, store, {h: unique[h] for h in texts}, config, fresh, cleaning)
     # after the prior: a ticket that reads like a content-free one has its scores by now
     decide = [h for h in texts if h not in legacy]
     complete, todo = [h for h in decide if not raw.missing(h)], [h for h in decide if raw.missing(h)]
@@ -160,17 +176,26 @@ def _by_label(classifier, store, unique, rows_of, config, fresh, cleaning) -> It
 
 
 def _known(classifier, store, texts, config, fresh, cleaning):
-    """What the store holds for the texts: each label's raw scores, and whole-set answers stored before
-    labels had keys of their own; and the set's prior, from every label's content-free scores (any
-    label lacking them is scored on them now)."""
+    """What the store holds for the texts ({hash: text}): each label's raw scores, and whole-set answers
+    stored before labels had keys of their own; and the set's prior, from every label's content-free
+    scores (any label lacking them is scored on them now)."""
     free = {text_hash(t): t for t in CONTENT_FREE}
-    raw = RawScores(classifier.label_set.names, label_keys(classifier, cleaning), store, texts + list(free), fresh)
-    # a text stored under the whole set's key (as every channel result was before) is this very set's
-    # answer: kept while the set is unchanged
+    keys = label_keys_of(classifier, texts | free, cleaning)
+    raw = RawScores(classifier.label_set.names, keys, store, list(texts) + list(free), fresh)
     partial = [h for h in texts if raw.missing(h)]
-    legacy = {} if fresh or store is None or not partial else store.lookup(run_key(classifier, cleaning), partial)
+    legacy = {} if fresh or store is None or not partial else _legacy(classifier, store, keys, partial, cleaning)
     log_prior = _log_prior(classifier, raw, free, config) if len(legacy) < len(texts) else None
     return raw, legacy, log_prior
+
+
+def _legacy(classifier, store, keys: LabelKeys, hashes: list[str], cleaning) -> dict[str, StoredResult]:
+    """A text stored under the whole set's key (as every channel result was before) is this very set's
+    answer: kept while the set is unchanged; a whole text's also under the key at the limit of then."""
+    found = store.lookup(run_key(classifier, cleaning), hashes)
+    then = classifier.with_limit(DEFAULT_MAX_TICKET_TOKENS)
+    if then is not classifier:
+        found |= store.lookup(run_key(then, cleaning), [h for h in hashes if h in keys.read_whole and h not in found])
+    return {h: replace(r, truncated=r.truncated and classifier.flags_cuts) for h, r in found.items()}
 
 
 def _log_prior(classifier: Classifier, raw: RawScores, free: dict[str, str], config: RunConfig):
@@ -186,7 +211,7 @@ def _log_prior(classifier: Classifier, raw: RawScores, free: dict[str, str], con
 def _decided(classifier: Classifier, raw: RawScores, hashes: list[str], log_prior) -> dict[str, StoredResult]:
     if not hashes:
         return {}
-    return raw.results(hashes, classifier.probabilities(raw.token_logprobs(hashes), log_prior))
+    return raw.results(hashes, classifier.probabilities(raw.token_logprobs(hashes), log_prior), classifier.flags_cuts)
 
 
 def fan_out(rows_of: dict[str, list[int]], names: list[str], results: dict[str, StoredResult]) -> list[Prediction]:

@@ -22,7 +22,12 @@ Speed: every K is run in full on the first TIME_N tickets of each set, the setti
 REPS times; items/s is printed with the load. The deterministic cost is the ticket tokens scored
 (sum over tickets of min(tokens, K), times labels), printed for the whole set.
 
+Keys (--keys-timing N): a run at channel's own limit finds a ticket's stored scores under the key of
+the limit 1024 where neither limit cuts it (job.label_keys_of), which tokenizes every ticket longer than
+the limit in characters before the lookup; this times that on N distinct helpdesk-like tickets.
+
 Usage: nice -n 10 .venv/bin/python scripts/experiments/channel_tokens.py [SET ...] [--n SET=N ...] [--time-n T] [--reps R]
+       nice -n 10 .venv/bin/python scripts/experiments/channel_tokens.py --keys-timing 10000
 Result: docs/quality/channel_tokens.txt and .json.
 """
 
@@ -44,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from triage_app.engine import device, models  # noqa: E402
 from triage_app.engine.build import classifier_for  # noqa: E402
-from triage_app.engine.config import RunConfig, RunSettings, Scoring  # noqa: E402
+from triage_app.engine.config import DEFAULT_MAX_TICKET_TOKENS, RunConfig, RunSettings, Scoring  # noqa: E402
 from triage_app.engine.labels import LabelSet  # noqa: E402
 from triage_app.files import reader  # noqa: E402
 from triage_app.files.clean import TextCleaning  # noqa: E402
@@ -52,7 +57,7 @@ from triage_app.quality.evaluate import GoldSet, report, score  # noqa: E402
 
 from lm_scores import BANKING, BANKING_SETS  # noqa: E402
 
-KS = (32, 64, 128, None)          # None: all of it (the default limit)
+KS = (32, 64, 128, None)          # None: all of it (the limit 1024, which no ticket here reaches)
 SIZES = {"sample": 200, "helpdesk": 200, "banking10": 300}
 OUT = ROOT / "docs" / "quality" / "channel_tokens"
 
@@ -82,8 +87,9 @@ def load_set(name: str, n: int) -> tuple[GoldSet, LabelSet]:
 
 
 def run_scores(loaded, label_set, texts, k, config=RunConfig()):
-    """[N, L] scores (the default Scoring) and seconds, with the ticket limit k (None: the default)."""
-    settings = RunSettings(scoring=Scoring()) if k is None else RunSettings(scoring=Scoring(), max_ticket_tokens=k)
+    """[N, L] scores (the default Scoring) and seconds, with the ticket limit k (None: 1024, all of it here;
+    channel's own, where no limit is set, is 128 since this measurement)."""
+    settings = RunSettings(scoring=Scoring(), max_ticket_tokens=k or DEFAULT_MAX_TICKET_TOKENS)
     scored = score(classifier_for(loaded, label_set, settings), texts, config)
     return scored.scores(settings.scoring), scored.seconds
 
@@ -210,6 +216,32 @@ def table(m: dict) -> list[str]:
     return lines
 
 
+def keys_timing(n: int, loaded) -> list[str]:
+    """Seconds job.label_keys_of takes for n distinct helpdesk-like tickets at channel's own limit, three
+    times, and seconds channel takes to score 16 of them at that limit, on this machine."""
+    from triage_app.files.clean import model_texts
+    from triage_app.files.store import text_hash
+    from triage_app.job import label_keys_of
+
+    table = reader.read_tickets(ROOT / "resources/helpdesk_export.csv")
+    base = model_texts(table.texts(reader.detect_text_column(table)), TextCleaning())
+    rng = random.Random(0)
+    texts = {text_hash(t): t for t in (f"{base[i % len(base)]} (ref {rng.randrange(10 ** 9)})" for i in range(n))}
+    classifier = classifier_for(loaded, LabelSet.load(ROOT / "resources/helpdesk_labels.json"), RunSettings())
+    lines = []
+    for _ in range(3):
+        start = time.perf_counter()
+        keys = label_keys_of(classifier, texts)
+        longer = sum(len(t) > classifier.ticket_limit for t in texts.values())
+        lines.append(f"label_keys_of, {len(texts):,} tickets ({longer:,} longer than {classifier.ticket_limit} "
+                     f"characters, {len(keys.read_whole):,} read whole): "
+                     f"{time.perf_counter() - start:.2f} s, 1-min load {os.getloadavg()[0]:.1f}")
+    start = time.perf_counter()
+    list(classifier.run(list(texts.values())[:16]))
+    lines.append(f"channel at {classifier.ticket_limit}, 16 of them scored: {time.perf_counter() - start:.1f} s")
+    return lines
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("sets", nargs="*", default=list(SIZES))
@@ -219,6 +251,7 @@ def main() -> None:
     p.add_argument("--reps", type=int, default=2)
     p.add_argument("--out", default=str(OUT))
     p.add_argument("--timing-only", action="store_true", help="only the speed part (written to OUT_speed.txt)")
+    p.add_argument("--keys-timing", type=int, metavar="N", help="only time the stored results' keys of N tickets")
     p.add_argument("--k", type=int, action="append", default=[],
                    help="measure only these limits against all tokens (repeatable; default 32, 64, 128)")
     args = p.parse_args()
@@ -228,6 +261,10 @@ def main() -> None:
     log = lambda line: print(line, file=sys.stderr, flush=True)
     loaded = models.load(models.SMOLLM2, device.choose("cpu", "float32"))
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    if args.keys_timing:
+        print(f"started {started}, {os.cpu_count()} CPUs, load {load_avg()}")
+        print("\n".join(keys_timing(args.keys_timing, loaded)))
+        return
     header = [f"# Channel scoring: accuracy against the ticket tokens scored ({loaded.name}, "
               f"{loaded.placement.dtype_name}, CPU, channel, sum, calibrated)", "",
               f"started {started}, load at start {load_avg()}, {os.cpu_count()} CPUs; command: nice -n 10 "

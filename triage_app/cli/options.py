@@ -96,7 +96,8 @@ def settings(args, reference: bool = False) -> config.RunSettings:
     run = config.RunConfig(prefix_cache=not args.no_prefix_cache, buckets=not args.no_buckets,
                            full_head=args.full_head, prune=args.prune, reference=reference,
                            batch_size=args.batch_size, token_budget=args.token_budget)
-    return config.RunSettings(model_choice(args), scoring, args.max_ticket_tokens, run)
+    limit = config.METHOD_LIMIT if args.max_ticket_tokens is None else args.max_ticket_tokens
+    return config.RunSettings(model_choice(args), scoring, limit, run)
 
 
 def classifier(args, run_settings: config.RunSettings, labels=None, loaded=None):

@@ -68,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="time the engine's modes side by side")
     model_args(bench)
     bench.add_argument("--n", type=int, default=600, help="tickets from the sample set")
-    bench.add_argument("--workload", default="short-prompt", help="short-prompt, long-prefix, app, many-labels, export (float32 against checked bfloat16) "
+    bench.add_argument("--workload", default="short-prompt", help="short-prompt, long-prefix, app, many-labels, export (float32 against checked bfloat16), "
+                            "taught (the same once a person has labelled every tenth ticket) "
                             "or axes (three axes in one pass against one run per axis)")
     bench.add_argument("--modes", default="reference,buckets,prefix,prefix+buckets,fast")
     bench.add_argument("--batch-size", type=int, default=config.DEFAULT_BATCH_SIZE)
@@ -138,8 +139,10 @@ def label_args(p):
 def run_args(p):
     p.add_argument("--batch-size", type=int, default=config.DEFAULT_BATCH_SIZE)
     p.add_argument("--token-budget", type=int, default=config.DEFAULT_TOKEN_BUDGET, help="most rows x tokens in one batch")
-    p.add_argument("--max-ticket-tokens", type=int, default=config.DEFAULT_MAX_TICKET_TOKENS,
-                   help="longer tickets keep their head")
+    p.add_argument("--max-ticket-tokens", type=int, metavar="K",
+                   help="longer tickets keep their head, with every method (default: each method's own: channel "
+                        f"reads a ticket's first {config.own_ticket_tokens('channel')} tokens, the others up to "
+                        f"{config.DEFAULT_MAX_TICKET_TOKENS}; 0: all the model's context allows)")
     p.add_argument("--no-prefix-cache", action="store_true")
     p.add_argument("--no-buckets", action="store_true")
     p.add_argument("--full-head", action="store_true")

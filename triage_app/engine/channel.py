@@ -116,6 +116,10 @@ class ChannelMethod:
         return [["channel label", text, self.channel.max_ticket_tokens] for text in self.channel.texts]
 
     @property
+    def ticket_limit(self) -> int:
+        return self.channel.max_ticket_tokens
+
+    @property
     def prefix_ids(self) -> list[list[int]]:
         return [self.channel.ids[k] for k in self.labels]
 

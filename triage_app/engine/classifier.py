@@ -11,7 +11,8 @@ from dataclasses import dataclass, replace
 import torch
 
 from triage_app.engine.batches import Bucket, plan_buckets
-from triage_app.engine.config import DEFAULT_MAX_TICKET_TOKENS, RunConfig, Scoring
+from triage_app.engine.config import (DEFAULT_MAX_TICKET_TOKENS, METHOD_FACTS, METHOD_LIMIT, RunConfig, Scoring,
+                                      check_ticket_limit, own_ticket_tokens)
 from triage_app.engine.forward import decoder_of
 from triage_app.engine.labels import LabelSet
 from triage_app.engine.method import ScoringMethod
@@ -19,7 +20,7 @@ from triage_app.engine.methods import method_class
 from triage_app.engine.models import LoadedModel
 from triage_app.engine.prediction import Prediction
 from triage_app.engine.prefix_cache import PrefixCache
-from triage_app.engine.prompt import EncodedTicket, PromptPrefix, PromptStyle
+from triage_app.engine.prompt import EncodedTicket, PromptPrefix, PromptStyle, clean, truncate
 from triage_app.engine.scoring import CONTENT_FREE, decide, prior
 from triage_app.engine.stats import RunStats
 
@@ -46,13 +47,17 @@ class Classifier:
     """One model and one label set; runs any number of ticket lists."""
 
     def __init__(self, loaded: LoadedModel, label_set: LabelSet, style: PromptStyle = PromptStyle(),
-                 max_ticket_tokens: int | None = DEFAULT_MAX_TICKET_TOKENS, scoring: Scoring = Scoring()):
+                 max_ticket_tokens: int | str | None = DEFAULT_MAX_TICKET_TOKENS, scoring: Scoring = Scoring()):
+        """max_ticket_tokens: as RunSettings takes it; METHOD_LIMIT: the method's own (own_ticket_tokens)."""
         self.loaded = loaded
         self.label_set = label_set
         self.scoring = scoring
+        check_ticket_limit(max_ticket_tokens)
+        self.max_ticket_tokens = max_ticket_tokens   # as asked: with_limit builds from it
+        limit = own_ticket_tokens(scoring.method) if max_ticket_tokens == METHOD_LIMIT else max_ticket_tokens
         # direct's prompt, built for every method: the fingerprint names it, as it always did
-        self.prompt = PromptPrefix(loaded.tokenizer, label_set, style, loaded.context_tokens, max_ticket_tokens)
-        self.method: ScoringMethod = method_class(scoring.method)(loaded, self.prompt, max_ticket_tokens, scoring)
+        self.prompt = PromptPrefix(loaded.tokenizer, label_set, style, loaded.context_tokens, limit)
+        self.method: ScoringMethod = method_class(scoring.method)(loaded, self.prompt, limit, scoring)
         self._prefixes: dict[tuple[int, ...], PrefixCache] = {}   # by the prompt's token ids
 
     @property
@@ -81,6 +86,34 @@ class Classifier:
         where one label's score depends on the whole set (direct)."""
         parts = self.method.label_parts()
         return None if parts is None else [_digest(p) for p in parts]
+
+    @property
+    def ticket_limit(self) -> int:
+        """The most tokens of a ticket the method reads: the limit asked for, or less where the context
+        leaves less room."""
+        return self.method.ticket_limit
+
+    @property
+    def flags_cuts(self) -> bool:
+        """Whether a ticket cut to the limit is flagged truncated (Prediction.truncated, RunStats.truncated,
+        the export). It is, unless the limit is the method's own reading of a ticket's head
+        (MethodFacts.ticket_tokens; no limit set, and the context leaves it whole): then every ticket is
+        read the same way, by the method's measured choice (docs/quality/channel_tokens.md). A limit a
+        person sets, or the context's room, cutting a ticket is what the flag tells them."""
+        own = METHOD_FACTS[self.scoring.method].ticket_tokens
+        return not (own is not None and self.max_ticket_tokens == METHOD_LIMIT and self.ticket_limit == own)
+
+    def with_limit(self, max_ticket_tokens: int | str | None) -> Classifier:
+        """This classifier with another ticket limit, on the same model: for the keys a ticket is stored
+        under (job.py); itself where the limit is the same."""
+        if max_ticket_tokens == self.max_ticket_tokens:
+            return self
+        return Classifier(self.loaded, self.label_set, self.prompt.style, max_ticket_tokens, self.scoring)
+
+    def cut(self, texts: list[str], limit: int | None = None) -> list[bool]:
+        """Which texts a limit cuts (None: this classifier's), as encoding them would; only a text longer
+        than the limit in characters is tokenized, and no prompt is."""
+        return truncate(self.loaded.tokenizer, [clean(t) for t in texts], limit or self.ticket_limit)[1]
 
     def run(self, texts: list[str], config: RunConfig = RunConfig()) -> Iterator[BatchDone]:
         """Classify texts; yields after every batch. Stop iterating to cancel between batches.
@@ -133,7 +166,7 @@ class Classifier:
         """(tickets, token log-probs [B, L', D]) per batch of texts[keep], a chunk tokenised at a time."""
         for n, chunk in enumerate(encode_chunks(keep)):
             tickets = [replace(t, index=chunk[t.index]) for t in method.encode([texts[i] for i in chunk])]
-            stats.truncated += sum(t.truncated for t in tickets)
+            stats.truncated += sum(t.truncated for t in tickets) if self.flags_cuts else 0
             yield from (self._run_reference(method, tickets, stats, start) if config.reference
                         else self._run_fast(method, tickets, config, stats, start, first=n == 0))
 
@@ -201,7 +234,7 @@ class Classifier:
         return caches
 
     def _prediction(self, ticket: EncodedTicket, scores: torch.Tensor) -> Prediction:
-        return Prediction(ticket.index, self.label_set.names, scores.tolist(), ticket.truncated,
+        return Prediction(ticket.index, self.label_set.names, scores.tolist(), ticket.truncated and self.flags_cuts,
                           not ticket.uses_prefix)
 
 

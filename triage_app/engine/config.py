@@ -18,12 +18,17 @@ class MethodFacts:
     per_label: bool      # each label is scored on a prompt of its own: an edit re-scores only that label
     edit_note: str       # what an edit of the label set costs, said before the edit
     ask_before_corrections: bool = False   # corrected tickets measured to make poor examples: ask first
+    # the head of a ticket the method reads by its own measured choice, where no limit is set; None: all
+    # of it, up to DEFAULT_MAX_TICKET_TOKENS. A ticket cut to this head is read as the method reads any
+    # ticket, so it is not flagged truncated (engine/classifier.py, Classifier.flags_cuts)
+    ticket_tokens: int | None = None
 
 
 METHOD_FACTS = {
     "channel": MethodFacts(True, "Each label is scored on a prompt of its own: an edit re-scores only the "
                                  "label it changes (a new label costs one pass over the tickets).",
-                           ask_before_corrections=True),      # docs/quality/README.md, "Few-shot examples"
+                           ask_before_corrections=True,       # docs/quality/README.md, "Few-shot examples"
+                           ticket_tokens=128),                # docs/quality/channel_tokens.md
     "direct": MethodFacts(False, "Direct scoring reads every label in one prompt: any edit of the labels "
                                  "re-scores every ticket."),
     # several axes of this method share one pass over each ticket (engine/axes_pass.py)
@@ -49,7 +54,28 @@ def is_checked(dtype: str) -> bool:
 
 DEFAULT_BATCH_SIZE = 32
 DEFAULT_TOKEN_BUDGET = 1024
+# The limit of every method that reads a ticket whole (MethodFacts.ticket_tokens None), and the one every
+# stored result had before methods had their own: a ticket it does not cut is stored under its key
+# whatever the run's limit (job.py), so databases written then keep answering it.
 DEFAULT_MAX_TICKET_TOKENS = 1024
+# RunSettings.max_ticket_tokens: no limit set, each method reads as it chooses (own_ticket_tokens)
+METHOD_LIMIT = "method"
+
+
+def own_ticket_tokens(method: str) -> int:
+    """The ticket limit a method runs with where no one set one."""
+    return METHOD_FACTS[method].ticket_tokens or DEFAULT_MAX_TICKET_TOKENS
+
+
+def check_ticket_limit(limit) -> None:
+    """A ticket limit as RunSettings and the Classifier take it: METHOD_LIMIT, None or 0 (the context's
+    room), or a positive count of tokens."""
+    if limit is None or limit == METHOD_LIMIT:
+        return
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise ValueError(f"the ticket limit is a number of tokens or {METHOD_LIMIT!r}, not {limit!r}")
+    if limit < 0:   # 0, like None: the context's room
+        raise ValueError(f"the ticket limit cannot be negative: {limit}")
 
 
 @dataclass(slots=True)
@@ -114,9 +140,10 @@ class RunSettings:
 
     model: ModelChoice = field(default_factory=ModelChoice)
     scoring: Scoring = field(default_factory=Scoring)
-    max_ticket_tokens: int | None = DEFAULT_MAX_TICKET_TOKENS   # longer tickets keep their head (None: the context)
+    # longer tickets keep their head; METHOD_LIMIT: each method's own (own_ticket_tokens); None or 0: the
+    # context's room. A number set here applies to every method of the run.
+    max_ticket_tokens: int | str | None = METHOD_LIMIT
     run: RunConfig = field(default_factory=RunConfig)
 
     def __post_init__(self):
-        if self.max_ticket_tokens is not None and self.max_ticket_tokens < 0:   # 0, like None: the context's room
-            raise ValueError(f"the ticket limit cannot be negative: {self.max_ticket_tokens}")
+        check_ticket_limit(self.max_ticket_tokens)

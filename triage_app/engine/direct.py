@@ -54,6 +54,10 @@ class DirectMethod:
             raise ValueError("two labels start with the same token: scoring by the first token cannot tell them apart")
 
     @property
+    def ticket_limit(self) -> int:
+        return self.prompt.max_ticket_tokens
+
+    @property
     def prefix_ids(self) -> list[list[int]]:
         return [self.prompt.ids]
 

@@ -5,8 +5,10 @@ Direct (engine/direct.py) and channel (engine/channel.py) are the two; the Class
 with one fast loop and one reference loop. A new method is a new file with a class like theirs, one
 line in engine/methods.py and its torch-free facts in engine/config.py's METHOD_FACTS. Its
 constructor takes (loaded model, the direct prompt built for the label set, max_ticket_tokens,
-Scoring), as theirs do. Whatever the rest of the app asks of a method, it asks the method (its
-tolerance, its prompt preview, its prefixes, whether its labels are scored alone), never its name.
+Scoring), as theirs do; the limit is a number of tokens or None (the context's room), the method's
+own already resolved (engine/config.py's own_ticket_tokens). Whatever the rest of the app asks of a
+method, it asks the method (its tolerance, its prompt preview, its prefixes, whether its labels are
+scored alone), never its name.
 
 A method whose every label is scored on a prompt of its own (channel) is also a PerLabelMethod: its
 raw scores are kept per label (job.py), so an edit to the label set re-scores only what it changed.
@@ -42,6 +44,11 @@ def method_tolerance(table: dict[str, float], dtype: str) -> float:
 
 class ScoringMethod(Protocol):
     TOLERANCE: dict[str, float]    # per dtype: the largest score difference from the reference rounding gives
+    @property
+    def ticket_limit(self) -> int:
+        """The most tokens of a ticket this method reads: the limit it was given, or less where its
+        prompt leaves less of the model's context."""
+
     @property
     def prefix_ids(self) -> list[list[int]]:
         """The static prompts every ticket follows: one KV cache each, built once per classifier."""

@@ -2,8 +2,9 @@
 
 Each axis's columns are what results_frame writes for one label set, named after the axis:
 `<axis>` (the label), `<axis>_confidence`, `<axis>_margin`, `p_<axis>_<label>`, `<axis>_needs_review`
-and `<axis>_source`; then one `truncated` for the ticket. A plain label set (one axis named
-"label") is written by results_frame itself, with today's columns.
+and `<axis>_source`; then one `truncated` for the ticket: some axis read only its head, cut by a limit a
+person set or by the model's context (results_frame says why a method's own head is not a cut). A plain
+label set (one axis named "label") is written by results_frame itself, with today's columns.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def axes_renamed_input_columns(columns: Sequence, axes: Axes) -> dict[str, str]:
 
 
 def axes_frame(frame: pd.DataFrame, answers: list[AxisAnswers]) -> pd.DataFrame:
-    """The input frame plus every axis's columns, in the axes' order, and truncated (any axis cut the ticket)."""
+    """The input frame plus every axis's columns, in the axes' order, and truncated (any axis's was)."""
     axes = Axes(tuple(a.axis for a in answers))
     out = frame.rename(columns=axes_renamed_input_columns(frame.columns, axes))
     rows = pd.DataFrame(index=range(len(frame)))

@@ -61,6 +61,9 @@ def results_frame(frame: pd.DataFrame, predictions: Sequence, label_names: list[
     An input column with one of those names keeps its values under another (renamed_input_columns).
 
     predictions: objects with index, label, confidence, margin, probabilities, truncated.
+    truncated: the model read only the ticket's head because a limit a person set, or the model's
+    context, cut it (Prediction.truncated). Channel reading a ticket's first 128 tokens, its own
+    measured choice, is how it reads every ticket, not a cut (docs/quality/channel_tokens.md).
     manual: row -> label a person chose; it wins over the model's.
     review_below: a model label less confident than this needs review (a manual one never does).
     sources: each row's source (person, learned or model: triage_app.learn); by default a manual

@@ -41,7 +41,7 @@ class FileAnswers:
         labels = len(self.label_names)
         self.rows = n
         self._ran = np.zeros(n, dtype=bool)                     # [N] a run answered the row (blank included)
-        self._truncated = np.zeros(n, dtype=bool)               # [N] the ticket was cut to fit
+        self._truncated = np.zeros(n, dtype=bool)               # [N] cut by a limit set or the context (not a method's own)
         self._fallback = np.zeros(n, dtype=bool)                # [N] it ran on the full prompt
         self._drift = np.zeros(n)                               # [N] a checked low precision's bound (Prediction.drift)
         self._blank = np.zeros(n, dtype=bool)                   # [N] a run found the ticket blank
