@@ -232,14 +232,15 @@ def test_the_window_settles_what_its_labels_made_close_and_shows_float32s_learne
 
 
 def test_the_taught_bench_times_three_runs_and_every_learned_label_is_float32s(monkeypatch, checked_tiny):
-    """bench --workload taught, on the tiny model: float32, checked read zero-shot, checked read taught, each
-    end to end through its own database, with the labels learned from every tenth ticket's queue."""
+    """bench --workload taught, on the tiny model: float32, checked with no labels, checked read zero-shot,
+    checked read taught, each end to end through its own database, with the labels learned from every tenth
+    ticket's queue."""
     from triage_app.taught_bench import compare_taught, report
 
     monkeypatch.setattr(checked.Decision, "pays", property(lambda self: True))
     result = compare_taught(checked_tiny, 60, log=lambda line: None)
     sides = result["sides"]
-    assert list(sides) == ["float32", "checked, zero-shot read", "checked, taught read"]
+    assert list(sides) == ["float32", "checked, no labels", "checked, zero-shot read", "checked, taught read"]
     assert result["n"] == 60 and result["taught"] == 6 and result["labels"] == 5
     for name in list(sides)[1:]:
         assert sides[name]["labels_different"] == 0 and sides[name]["probes"] == 12

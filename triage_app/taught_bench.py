@@ -2,9 +2,10 @@
 (subject and body, real length) with its five queues, a person's label on every tenth ticket (the file's
 own queue column), answers learned from them as `classify --learn-from` learns them (taught_job.py).
 
-Three runs, each end to end through its own results database (scoring, learning, and any row settled
-in float32 after it): float32; checked low precision read zero-shot and settled after; checked low
-precision read with what the labels teach. Every learned label must be float32's.
+Four runs, each end to end through its own results database (scoring, learning, and any row settled
+in float32 after it): float32; checked low precision with no labels (the export bench's run, held to
+float32's zero-shot labels and run time); checked low precision read zero-shot, learned from and settled
+after; checked low precision read with what the labels teach. Every label must be float32's.
 
     triage-app bench --workload taught --model smollm2-135m --method direct --n 300
 """
@@ -34,6 +35,12 @@ QUEUES = Path(__file__).resolve().parents[1] / "resources" / "helpdesk_labels.js
 EVERY = 10   # a person's label on every tenth ticket: a tenth of a file reviewed
 
 
+# each side: (name, checked, learns, reads taught); a side that learns is held to float32's learned
+# labels and time, the one that does not (the export bench's run) to float32's zero-shot run
+SIDES = (("float32", False, True, False), ("checked, no labels", True, False, False),
+         ("checked, zero-shot read", True, True, False), ("checked, taught read", True, True, True))
+
+
 def compare_taught(loaded: LoadedModel, n: int | None, method: str = "direct", config: RunConfig = RunConfig(),
                    log: Callable[[str], None] = print) -> dict:
     """loaded: a checked placement's model (its float32 weights answer the float32 run)."""
@@ -45,46 +52,50 @@ def compare_taught(loaded: LoadedModel, n: int | None, method: str = "direct", c
     if loaded.low is None:
         loaded.low = low_copy(loaded)
     features = TicketFeatures(texts)
-    sides = {"float32": Classifier(loaded, label_set, scoring=scoring),
-             "checked, zero-shot read": CheckedClassifier(loaded, label_set, scoring=scoring, log=log),
-             "checked, taught read": CheckedClassifier(loaded, label_set, scoring=scoring, log=log)}
-    for warm in (sides["float32"], sides["checked, taught read"].low):   # kernels, first allocations
+    make = lambda checked: (CheckedClassifier(loaded, label_set, scoring=scoring, log=log) if checked  # noqa: E731
+                            else Classifier(loaded, label_set, scoring=scoring))
+    for warm in (make(False), make(True).low):   # kernels, first allocations: paid before any clock starts
         list(Classifier.run(warm, texts[:1], config))
     out = {}
     with tempfile.TemporaryDirectory() as folder:
-        for k, (name, classifier) in enumerate(sides.items()):
+        for k, (name, checked, learns, taught) in enumerate(SIDES):
             with ResultStore(Path(folder) / f"{k}.db") as store:
-                out[name] = _side(classifier, store, texts, labels, features, config, name.endswith("taught read"), log)
+                out[name] = _side(make(checked), store, texts, labels if learns else None, features, config, taught, log)
             log(f"  {name:<24} {out[name]['seconds']:7.1f} s  {out[name]['items_per_s']:6.2f} items/s")
-    want = out["float32"].pop("labels")
-    for name in list(sides)[1:]:
-        got = out[name].pop("labels")
-        out[name]["labels_different"] = sum(a != b for a, b in zip(want, got))
-        out[name]["speedup"] = out["float32"]["seconds"] / out[name]["seconds"]
-    out["float32"].pop("stats")
+    base = out["float32"]
+    for name, _, learns, _ in SIDES[1:]:
+        side = out[name]
+        want, got = (base["learned"], side["learned"]) if learns else (base["zero_shot"], side["zero_shot"])
+        side["labels_different"] = sum(a != b for a, b in zip(want, got))
+        side["speedup"] = (base["seconds"] if learns else base["run_seconds"]) / side["seconds"]
+    for side in out.values():
+        side.pop("learned"), side.pop("zero_shot")
     return {"model": loaded.name, "method": method, "n": len(texts), "labels": len(label_set.names),
             "taught": len(labels), "load": os.getloadavg(), "sides": out}
 
 
 def _side(classifier, store, texts, labels, features, config, read_taught, log) -> dict:
+    """One side end to end; labels None: the run alone, nothing learned."""
     start = time.perf_counter()
     weighed = taught_part(classifier, store, texts, config, TextCleaning(), features, labels, log) if read_taught else None
     predictions, stats = [], None
     for step in run_job(classifier, store, texts, config, weighed=weighed):
         predictions, stats = predictions + step.predictions, step.stats
-    asked = []
+    run_seconds, asked, learned = time.perf_counter() - start, [], None
+    zero_shot = [p.label for p in sorted(predictions, key=lambda p: p.index)]
 
     def settle(rows):
         asked.extend(rows)
         return [p for step in run_job(classifier, store, texts, config, exact=rows) for p in step.predictions]
 
-    predictions, learned = settled(features, predictions, classifier.label_set.names, labels, settle, log)
+    if labels is not None:
+        learned = settled(features, predictions, classifier.label_set.names, labels, settle, log)[1].label_names()
     seconds = time.perf_counter() - start
     checked = isinstance(stats, CheckedStats)
-    return {"seconds": seconds, "items_per_s": len(texts) / seconds, "labels": learned.label_names(),
-            "rescored_in_run": stats.rescored if checked else 0, "kept": stats.accepted if checked else 0,
-            "probes": stats.probes if checked else 0, "settled": len(asked),
-            "stats": stats.to_dict() if checked else None}
+    return {"seconds": seconds, "run_seconds": run_seconds, "items_per_s": len(texts) / seconds,
+            "zero_shot": zero_shot, "learned": learned, "rescored_in_run": stats.rescored if checked else 0,
+            "kept": stats.accepted if checked else 0, "probes": stats.probes if checked else 0,
+            "settled": len(asked), "stats": stats.to_dict() if checked else None}
 
 
 def report(result: dict) -> str:
