@@ -71,7 +71,10 @@ def test_an_answer_stands_only_where_its_margin_is_wider_than_the_bound():
     bound = np.array([1.0, 1.0, scores[2, 2] - scores[2, 1]])
     assert stands(scores, bound).tolist() == [True, False, False]   # equal to the bound: not wider
     assert stands(scores[:, :1], bound).tolist() == [True] * 3     # one label: nothing to flip to
-    assert stands(scores, [0.0, 0.0, math.nan]).tolist() == [True, True, False]   # float32's own; NaN trusts nothing
+    assert stands(scores, [0.0, 0.0, math.inf]).tolist() == [True, True, False]   # float32's own; inf trusts nothing
+    # a bound not known (NaN): kept on the language model's own margin, so it stands as that, never learned
+    assert stands(scores, [math.nan] * 3).tolist() == [True] * 3
+    assert stands(scores, [math.nan] * 3, 1.0, np.zeros((3, 3))).tolist() == [False] * 3
 
 
 def test_a_taught_answer_stands_on_its_own_margin():

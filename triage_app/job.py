@@ -25,8 +25,11 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from triage_app.engine.checked import CheckedClassifier, Weighed
 from triage_app.engine.classifier import Classifier, Prediction
+from triage_app.engine.prediction import stands
 from triage_app.engine.config import DEFAULT_MAX_TICKET_TOKENS, RunConfig
 from triage_app.engine.scoring import CONTENT_FREE
 from triage_app.engine.stats import RunStats
@@ -110,7 +113,10 @@ def _whole_set(classifier, store, unique, rows_of, config, fresh, cleaning, sett
     names = classifier.label_set.names
     total = sum(map(len, rows_of.values()))
     stored = {} if fresh or store is None else store.lookup(key, rows_of)
-    stored = {h: r for h, r in stored.items() if not (h in settle and r.drift > 0)}
+    # a stored low-precision answer stands only as this run reads it (another run may have kept it on a
+    # learned part's margin); one that does not is scored again in float32, as those learning settles
+    settle = settle | _unstood(stored, rows_of, weighed)
+    stored = {h: r for h, r in stored.items() if not (h in settle and r.drift != 0)}
     resumed = fan_out(rows_of, names, stored)
     todo = [h for h in rows_of if h not in stored]
     done = len(resumed)
@@ -126,6 +132,19 @@ def _whole_set(classifier, store, unique, rows_of, config, fresh, cleaning, sett
             fanned = fan_out(rows_of, names, results)
             done, pairs = done + len(fanned), pairs + len(scored) * len(names)
             yield JobProgress(fanned, done, total, len(resumed), batch.stats, pairs)
+
+
+def _unstood(stored: dict[str, StoredResult], rows_of: dict[str, list[int]], weighed: Weighed | None) -> set[str]:
+    """The stored texts whose low-precision answer does not stand as a run with weighed reads it."""
+    low = [h for h, r in stored.items() if r.drift != 0 and r.scores]
+    if not low:
+        return set()
+    scores, drift = np.array([stored[h].scores for h in low]), np.array([stored[h].drift for h in low])
+    if weighed is None:
+        keep = stands(scores, drift)
+    else:
+        keep = stands(scores, drift, weighed.lm, weighed.extra[[rows_of[h][0] for h in low]])
+    return {h for h, k in zip(low, keep) if not k}
 
 
 def _run(classifier, texts: list[str], config: RunConfig, exact: bool, weighed: Weighed | None, rows: list[int]):
@@ -195,7 +214,9 @@ def _legacy(classifier, store, keys: LabelKeys, hashes: list[str], cleaning) -> 
     then = classifier.with_limit(DEFAULT_MAX_TICKET_TOKENS)
     if then is not classifier:
         found |= store.lookup(run_key(then, cleaning), [h for h in hashes if h in keys.read_whole and h not in found])
-    return {h: replace(r, truncated=r.truncated and classifier.flags_cuts) for h, r in found.items()}
+    # a per-label method always runs float32 (build.classifier_for): its answers are float32's own, whatever
+    # dtype name the placement gave their key
+    return {h: replace(r, truncated=r.truncated and classifier.flags_cuts, drift=0.0) for h, r in found.items()}
 
 
 def _log_prior(classifier: Classifier, raw: RawScores, free: dict[str, str], config: RunConfig):

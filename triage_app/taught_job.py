@@ -51,7 +51,7 @@ def settled(features: TicketFeatures, predictions: list[Prediction], names: list
             log: Callable[[str], None] = lambda line: None) -> tuple[list[Prediction], Learned]:
     """predictions (the run's, in their order) with the rows learning could not trust to low-precision
     scores scored again in float32 by settle (rows -> their predictions), and what is learned from them.
-    Each round settles rows for good, the person's own first, so it ends, after two rounds as a rule."""
+    Each round settles rows for good (their drift is 0 from then on), the person's own first, so it ends."""
     by_row = {p.index: p for p in predictions}
     while True:
         lm = _scores(list(by_row.values()), features.n, len(names))

@@ -22,18 +22,20 @@ def stands(scores: np.ndarray, drift: np.ndarray, lm: float = 1.0, extra: np.nda
     a difference of a row's scores against its low top-1 t drifts by at most d. Where the answer is t,
     each of its differences moves by at most lm x d; where extra moved it to another label, by 2 lm x d
     (its own drift and the other's, both against t). An answer stands only where its margin is wider.
-    extra None: the language model's own answer. One label: nothing to flip to."""
+    extra None: the language model's own answer. One label: nothing to flip to. A drift of 0: float32's
+    own scores. A NaN drift: kept on the language model's own margin, its bound not known (stored before
+    bounds were, files/store.py): it stands as the language model's answer, never with a learned part."""
     scores, drift = np.asarray(scores, dtype=np.float64), np.asarray(drift, dtype=np.float64)
     if scores.shape[1] < 2:
         return np.ones(len(scores), dtype=bool)
     answer = lm * scores + (0.0 if extra is None else extra)                        # [R, L]
     top = -np.sort(-answer, axis=1)                                                  # [R, L]
     same = answer.argmax(axis=1) == scores.argmax(axis=1)                            # [R]
-    # a drift of 0 is float32's own scores, and lm 0 weighs none: either way nothing can move the answer
-    # (0 x inf would be NaN); a NaN drift trusts nothing
-    reach = np.full(len(scores), -np.inf)                                             # [R]
-    moves = (drift != 0) & (lm != 0)
-    reach[moves] = lm * np.where(same, 1.0, 2.0)[moves] * drift[moves]
+    reach = np.full(len(scores), -np.inf)                                             # [R] nothing moves it
+    if lm:   # lm 0 weighs the scores not at all (and 0 x inf would be NaN)
+        drift = np.where(np.isnan(drift), -np.inf if extra is None else np.inf, drift)
+        moves = drift > 0
+        reach[moves] = lm * np.where(same, 1.0, 2.0)[moves] * drift[moves]
     return (top[:, 0] - top[:, 1]) > reach                                          # [R]
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from triage_app.engine.axes import PLAIN
 from triage_app.engine.config import is_checked
+from triage_app.files.store_errors import LOCK_TIMEOUT_S, StoreUnavailable, unavailable
 from triage_app.paths import user_data_dir
 
 _SCHEMA = """
@@ -65,20 +66,8 @@ _WITH_AXES = (
     "DROP TABLE person_labels",
     "ALTER TABLE person_labels_axes RENAME TO person_labels",
 )
-# results before a checked answer's drift was kept: NULL, read as unknown (engine/checked.py)
+# results before a checked answer's drift was kept: NULL, read as unknown (_drift)
 _WITH_DRIFT = ("ALTER TABLE results ADD COLUMN drift REAL",)
-LOCK_TIMEOUT_S = 30.0
-
-
-class StoreUnavailable(ValueError):
-    """The results database cannot be opened or written; the message names it and the way out.
-
-    path, problem and fix are there for a caller that words the way out itself (the window).
-    """
-
-    def __init__(self, message: str, path: Path | None = None, problem: str = "", fix: str = ""):
-        super().__init__(message)
-        self.path, self.problem, self.fix = path, problem, fix
 
 
 def text_hash(text: str) -> str:
@@ -329,10 +318,11 @@ class FileLabels:
 
 def _drift(stored: float | None, dtype: str) -> float:
     """A stored answer's drift; unknown (written before drift was kept) is 0 for float32's own scores, and
-    for a checked low precision's as wide as can be, so learning scores it again before relying on it."""
+    NaN for a checked low precision's: it was kept on the language model's own margin, its bound not known
+    (what that allows: engine/prediction.py, stands)."""
     if stored is not None:
         return float(stored)
-    return math.inf if is_checked(dtype) else 0.0
+    return math.nan if is_checked(dtype) else 0.0
 
 
 def place(stored: list[tuple[int, str, str]], row_hashes: list[str]
@@ -379,39 +369,3 @@ def _make_private(path: Path) -> None:
                 os.chmod(file, 0o600)
     except OSError:
         pass        # a folder or file we may not change: SQLite's own open says why, if it fails
-
-
-def unavailable(path: Path, error: sqlite3.Error | OSError, timeout: float = LOCK_TIMEOUT_S) -> StoreUnavailable:
-    """One line: which database, what is wrong with it, and what to do."""
-    problem, fix = _diagnosis(path, error, timeout)
-    return StoreUnavailable(f"results database {path.absolute()} {problem}: {fix}, or choose another with --db PATH",
-                            path, problem, fix)
-
-
-def _diagnosis(path: Path, error: sqlite3.Error | OSError, timeout: float) -> tuple[str, str]:
-    if isinstance(error, (FileExistsError, NotADirectoryError)):
-        return f"cannot be created (a file stands where a folder should be: {error.filename})", "check its path"
-    if isinstance(error, OSError):
-        return f"cannot be created ({error.strerror or error})", "check the folder it goes in"
-    code = getattr(error, "sqlite_errorcode", 0) & 0xFF   # the primary code; extended ones say more than we need
-    if code in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
-        return "is damaged or not a SQLite database", "move it aside (a new one is made in its place)"
-    if code == sqlite3.SQLITE_FULL:
-        return "cannot be written (the disk is full)", "free some space"
-    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-        return f"is locked by another Triage run (waited {timeout:g} s)", "wait for that run to finish"
-    if code == sqlite3.SQLITE_READONLY or (code in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM)
-                                           and not _writable(path)):
-        return "is read-only", "make it, its folder and the -wal and -shm files beside it writable"
-    if code == sqlite3.SQLITE_CANTOPEN:
-        return ("is a folder, not a file" if path.is_dir() else "cannot be opened"), "check its path"
-    if code == sqlite3.SQLITE_IOERR:
-        return "cannot be read or written (disk I/O error)", "check the disk"
-    return f"cannot be used ({error})", "move it aside (a new one is made in its place)"
-
-
-def _writable(path: Path) -> bool:
-    if path.is_dir():
-        return True   # not a permission problem
-    folder_ok = os.access(path.parent, os.W_OK | os.X_OK)
-    return folder_ok and (not path.exists() or os.access(path, os.W_OK))

@@ -231,12 +231,11 @@ def settle(learned: Learned, drift: np.ndarray) -> np.ndarray:
     The rule, for both: engine/prediction.py, stands.
     """
     z, rows = learned.lm, learned.teaching.rows
-    drift = np.where(np.isnan(drift), np.inf, drift)                                    # [N] NaN: unknown
     out = np.zeros(len(drift), dtype=bool)                                               # [N]
-    out[rows] = answered(z[rows]) & (drift[rows] > 0)
+    out[rows] = answered(z[rows]) & (drift[rows] != 0)                                   # NaN: a bound not known
     # rows whose answer reads the scores: the person's own are theirs
-    read = np.flatnonzero(answered(z) & (drift > 0) & (learned.sources != PERSON))      # [R]
-    if learned.weights.is_learning:
+    read = np.flatnonzero(answered(z) & (drift != 0) & (learned.sources != PERSON))     # [R]
+    if learned.text_scores is not None:   # the answer is the combination (learning, with a text model)
         out[read] = ~stands(z[read], drift[read], learned.weights.lm, learned.text_scores[read])
     else:   # zero-shot: the run checked these on this very margin, unless it read them with a learned part
         out[read] = ~stands(z[read], drift[read])

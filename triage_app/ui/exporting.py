@@ -54,8 +54,8 @@ class Exporting(QObject):
         # kept, and back with their label, but not in this file: said, so nobody thinks them lost
         notes = [f"{aside:,} of your labels are set aside (their label was removed) and not in it"] * bool(aside)
         # a checked low precision's answers that learning found close: right once settled, said till then
-        notes += [f"{unsettled:,} learned answers are still being scored again in float32; export again once "
-                  f"that run ends"] * bool(unsettled)
+        notes += [f"{unsettled:,} learned answers wait to be scored again in float32 (a short run does it after "
+                  f"each run that finishes); export again after it"] * bool(unsettled)
         self.message.emit(f"Exported {rows:,} rows to {written}" + "".join(f"; {n}" for n in notes),
                           15_000 if notes else 10_000)
         return written

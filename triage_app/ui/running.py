@@ -37,7 +37,7 @@ class Running(QObject):
         self._asked = (0, 0)                # the latest verify and prompt requests: their failures are shown
         self._again: list[str] | None = None   # the fields to run again once the run in flight has stopped
         self._to_settle: dict[str, list[int]] = {}   # field -> rows learning asked to settle, not yet run
-        self._settled: dict[str, list[int]] = {}     # field -> the rows its latest settling run scored
+        self._settled: dict[str, set[int]] = {}      # field -> rows settling runs scored since its last other run
         self.ended_how = ""                 # how the latest run ended: "done", "cancelled", "failed" ("": not yet)
         w = window.worker
         # bound methods of this object, never lambdas: a lambda would run on the worker's thread
@@ -83,6 +83,9 @@ class Running(QObject):
         if not win.session.asked:
             win.session.load()
         texts = win.texts[:limit] if limit else win.texts
+        if not exact:   # a run may score those rows again in low precision (fresh): settled no more
+            for axis in axes:
+                self._settled.pop(axis.name, None)
         run_id = win.worker.run(texts, win.axes, win.remembered.run_settings(), fresh, win.remembered.cleaning,
                                 [axis.name for axis in axes], exact, self._taught([axis.name for axis in axes]))
         self.latest = Run(run_id, self.generation, {axis.name: axis.label_set for axis in axes}, fresh, limit,
@@ -109,8 +112,7 @@ class Running(QObject):
         run, now = self.latest, self.latest.now
         if run.exact:
             rows = sum(map(len, run.exact.values()))
-            return (f"Scoring {rows:,} answer(s) again in float32: after your labels, their low-precision "
-                    f"scores were too close to call…")
+            return f"Scoring {rows:,} answer(s) again in float32: their low-precision scores were too close to call…"
         if len(now) > 1:
             return f"Running {_and(now)} in one pass…"
         if not now or len(self.window.axes) == 1:
@@ -151,9 +153,10 @@ class Running(QObject):
     def settle(self, axis: str, rows: list[int]) -> None:
         """Learning's answers on these rows of a field rest on low-precision scores closer than their drift:
         a short run scores them in float32 (every other row comes back from the store) and learning
-        follows it. Only after a run that finished; asked while one goes, it waits for its end. The
-        same rows are never run twice in a row (the store could be gone: they would come back unchanged)."""
-        if rows != self._settled.get(axis):
+        follows it. Only after a run that finished; asked while one goes, it waits for its end. Each
+        settling run also scores again every row settled before it (without the database they would come
+        back in low precision), so the rows settled only grow; rows all settled already are not run again."""
+        if not set(rows) <= self._settled.get(axis, set()):
             self._to_settle[axis] = list(rows)
         self._settle_next()
 
@@ -161,7 +164,7 @@ class Running(QObject):
         if self.running or self.ended_how != "done" or self.latest.skipped or not self._to_settle:
             return
         axis = next(iter(self._to_settle))
-        rows = self._settled[axis] = self._to_settle.pop(axis)
+        rows = sorted(set(self._to_settle.pop(axis)) | self._settled.get(axis, set()))
         if axis in self.window.model.axes:
             self.start(limit=self.latest.limit, fields=[axis], exact={axis: rows})
 
@@ -251,6 +254,9 @@ class Running(QObject):
         if not self.latest.end(run_id):   # a stale end, or ended already (its model failed)
             return
         win, run = self.window, self.latest
+        if how == "done":
+            for axis, rows in run.exact.items():
+                self._settled.setdefault(axis, set()).update(rows)
         for axis in run.now or tuple(run.fields)[:1]:
             self._to_settle.pop(axis, None)   # asked on its scores so far: the retrain that follows asks again
             win.learning.run_done(axis)

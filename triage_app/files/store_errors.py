@@ -1,0 +1,57 @@
+"""What a results database that cannot be used says: which one, what is wrong with it, and what to do
+(files/store.py raises these; the window words the way out from their parts)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+LOCK_TIMEOUT_S = 30.0
+
+
+class StoreUnavailable(ValueError):
+    """The results database cannot be opened or written; the message names it and the way out.
+
+    path, problem and fix are there for a caller that words the way out itself (the window).
+    """
+
+    def __init__(self, message: str, path: Path | None = None, problem: str = "", fix: str = ""):
+        super().__init__(message)
+        self.path, self.problem, self.fix = path, problem, fix
+
+
+def unavailable(path: Path, error: sqlite3.Error | OSError, timeout: float = LOCK_TIMEOUT_S) -> StoreUnavailable:
+    """One line: which database, what is wrong with it, and what to do."""
+    problem, fix = _diagnosis(path, error, timeout)
+    return StoreUnavailable(f"results database {path.absolute()} {problem}: {fix}, or choose another with --db PATH",
+                            path, problem, fix)
+
+
+def _diagnosis(path: Path, error: sqlite3.Error | OSError, timeout: float) -> tuple[str, str]:
+    if isinstance(error, (FileExistsError, NotADirectoryError)):
+        return f"cannot be created (a file stands where a folder should be: {error.filename})", "check its path"
+    if isinstance(error, OSError):
+        return f"cannot be created ({error.strerror or error})", "check the folder it goes in"
+    code = getattr(error, "sqlite_errorcode", 0) & 0xFF   # the primary code; extended ones say more than we need
+    if code in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
+        return "is damaged or not a SQLite database", "move it aside (a new one is made in its place)"
+    if code == sqlite3.SQLITE_FULL:
+        return "cannot be written (the disk is full)", "free some space"
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return f"is locked by another Triage run (waited {timeout:g} s)", "wait for that run to finish"
+    if code == sqlite3.SQLITE_READONLY or (code in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM)
+                                           and not _writable(path)):
+        return "is read-only", "make it, its folder and the -wal and -shm files beside it writable"
+    if code == sqlite3.SQLITE_CANTOPEN:
+        return ("is a folder, not a file" if path.is_dir() else "cannot be opened"), "check its path"
+    if code == sqlite3.SQLITE_IOERR:
+        return "cannot be read or written (disk I/O error)", "check the disk"
+    return f"cannot be used ({error})", "move it aside (a new one is made in its place)"
+
+
+def _writable(path: Path) -> bool:
+    if path.is_dir():
+        return True   # not a permission problem
+    folder_ok = os.access(path.parent, os.W_OK | os.X_OK)
+    return folder_ok and (not path.exists() or os.access(path, os.W_OK))
