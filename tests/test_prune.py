@@ -120,3 +120,36 @@ def test_bench_times_many_labels_against_few(tiny_qwen):
     assert all(r.same_labels for r in results)
     assert results[1].label_nodes <= results[1].full_nodes == results[0].label_nodes == results[0].full_nodes
     assert "12 labels / 4 labels, pruned trie:" in many_labels_table(results)
+
+
+def test_a_pruned_runs_bounds_are_never_resumed_as_scores(tiny_qwen, sample_rows, tmp_path):
+    """A pruned answer holds bounds for the labels that could not win: stored apart, so a run that reads
+    every label's score (the export's p_<label>, learning) scores those tickets itself; a pruned run
+    resumes what either stored."""
+    from triage_app.files.store import ResultStore
+    from triage_app.job import run_job
+
+    classifier = Classifier(tiny_qwen, LabelSet.from_names(SHARED), scoring=Scoring(method="direct"))
+    texts = [r["text"] for r in sample_rows[:8]]
+
+    def job(config, store):
+        steps = list(run_job(classifier, store, texts, config))
+        return steps[0].resumed, {p.index: p.scores for step in steps for p in step.predictions}
+
+    with ResultStore(tmp_path / "r.db") as store:
+        resumed, pruned = job(PRUNED, store)
+        assert resumed == 0
+        resumed, whole = job(WHOLE, store)
+        assert resumed == 0                                                  # the bounds were not read back
+        assert any(pruned[i] != pytest.approx(whole[i], abs=TOLERANCE) for i in whole)   # some were bounds
+        assert job(PRUNED, store)[0] == len(texts) and job(WHOLE, store)[0] == len(texts)
+
+
+def test_classify_refuses_to_learn_from_a_pruned_run(tmp_path, capsys, tiny_model):
+    from cli_helpers import run_main
+
+    path = tmp_path / "t.csv"
+    path.write_text("text,queue\ninvoice,billing\ncrash,technical\n", encoding="utf-8")
+    code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
+                            "--labels", "billing,technical", "--method", "direct", "--prune", "--learn-from", "queue")
+    assert code != 0 and any("--prune leaves the labels that cannot win unfinished" in line for line in err), err

@@ -17,7 +17,8 @@ its results stay keyed by the whole set (run_key). So does a checked low precisi
 whether a low-precision score may stand depends on the whole set's margin; its answers are stored under
 its own dtype name ("bfloat16-checked"), never mixed with float32's, each with the drift it beat; rows
 named `exact` whose stored answer is such a low-precision one are scored again in float32 (learning asks
-for them: learn/model.py, Learned.unsettled).
+for them: learn/model.py, Learned.unsettled). A pruned run's answers (RunConfig.prune) hold bounds for
+the labels that could not win: they are kept under a key of their own, which only a pruned run reads.
 """
 
 from __future__ import annotations
@@ -109,10 +110,14 @@ def run_job(classifier: Classifier, store: ResultStore | None, texts: list[str],
 
 
 def _whole_set(classifier, store, unique, rows_of, config, fresh, cleaning, settle, weighed) -> Iterator[JobProgress]:
-    key = run_key(classifier, cleaning)
+    key = whole = run_key(classifier, cleaning)
     names = classifier.label_set.names
     total = sum(map(len, rows_of.values()))
-    stored = {} if fresh or store is None else store.lookup(key, rows_of)
+    if config.prune:   # a pruned answer's unfinished labels hold bounds: kept apart, never read as scores
+        key = replace(whole, prompt_hash=f"{whole.prompt_hash}|pruned")
+    stored = {} if fresh or store is None else store.lookup(whole, rows_of)
+    if config.prune and store is not None and not fresh:   # every label finished serves a pruned run as well
+        stored |= store.lookup(key, [h for h in rows_of if h not in stored])
     # a stored low-precision answer stands only as this run reads it (another run may have kept it on a
     # learned part's margin); one that does not is scored again in float32, as those learning settles
     settle = settle | _unstood(stored, rows_of, weighed)

@@ -29,6 +29,9 @@ def run(args) -> int:
 
     table, texts = options.read_tickets(args)
     taught = taught_labels(table, args.learn_from, axes)
+    if taught and settings.run.prune:
+        raise ValueError("--prune leaves the labels that cannot win unfinished (their scores are bounds), and "
+                         "--learn-from learns from every label's score: leave out one of them")
     gates = updates_gates(args, table, axes)
     note_renamed_columns(table, axes)
     answers, steps = [], []
