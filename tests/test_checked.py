@@ -221,3 +221,16 @@ def test_the_low_copy_scores_with_the_float32_models_own_head_and_never_casts_it
     low.to(torch.bfloat16)       # the body is bfloat16 already: only a registered head would change
     assert head.weight.dtype == torch.float32
     assert original.weight.dtype == torch.float32 and smollm2.model.get_input_embeddings().weight.dtype == torch.float32
+
+
+def test_rows_asked_exact_are_float32s_own_in_the_same_run(checked_smollm2, smollm2, short_tickets):
+    """The rows learning settles run first, in float32, and the rest as any checked run, under one set of
+    statistics (the run panel's and --stats-json's)."""
+    scoring = Scoring(method="direct")
+    want, _ = answers(Classifier(smollm2, NEAR_TIES, scoring=scoring), short_tickets)
+    checked = CheckedClassifier(checked_smollm2, NEAR_TIES, scoring=scoring, check=Check(probes=4, ranges=2, always=True))
+    got, stats = answers(checked, short_tickets, exact=[0, 1])
+    for i in (0, 1):   # float32 in a batch of their own: equal up to the order of additions
+        assert got[i].scores == pytest.approx(want[i].scores, abs=1e-4) and got[i].drift == 0
+    assert stats.done == len(short_tickets) and stats.probes == 4 and stats.accepted + stats.rescored == 10 - 2 - 4
+    assert [got[i].label for i in sorted(got)] == [want[i].label for i in sorted(want)]

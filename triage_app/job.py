@@ -127,16 +127,15 @@ def _whole_set(classifier, store, unique, rows_of, config, fresh, cleaning, sett
     done = len(resumed)
     yield JobProgress(resumed, done, total, done, RunStats(total=len(todo)))
     pairs = 0
-    for exact, part in _parts(todo, settle):
-        for batch in _run(classifier, [unique[h] for h in part], config, exact, weighed, [rows_of[h][0] for h in part]):
-            results = {part[p.index]: StoredResult(names, p.scores, p.truncated, p.fallback, p.drift)
-                       for p in batch.predictions}
-            scored = {h: r for h, r in results.items() if r.scores is not None}
-            if store is not None:
-                store.save(key, scored)
-            fanned = fan_out(rows_of, names, results)
-            done, pairs = done + len(fanned), pairs + len(scored) * len(names)
-            yield JobProgress(fanned, done, total, len(resumed), batch.stats, pairs)
+    for batch in _run(classifier, todo, unique, rows_of, config, settle, weighed):
+        results = {todo[p.index]: StoredResult(names, p.scores, p.truncated, p.fallback, p.drift)
+                   for p in batch.predictions}
+        scored = {h: r for h, r in results.items() if r.scores is not None}
+        if store is not None:
+            store.save(key, scored)
+        fanned = fan_out(rows_of, names, results)
+        done, pairs = done + len(fanned), pairs + len(scored) * len(names)
+        yield JobProgress(fanned, done, total, len(resumed), batch.stats, pairs)
 
 
 def _unstood(stored: dict[str, StoredResult], rows_of: dict[str, list[int]], weighed: Weighed | None) -> set[str]:
@@ -152,21 +151,15 @@ def _unstood(stored: dict[str, StoredResult], rows_of: dict[str, list[int]], wei
     return {h for h, k in zip(low, keep) if not k}
 
 
-def _run(classifier, texts: list[str], config: RunConfig, exact: bool, weighed: Weighed | None, rows: list[int]):
-    """The classifier's run of texts (the first of rows holding each): float32's own where exact, and a
-    checked one read with the learned part where there is one."""
-    if exact:
-        return classifier.run(texts, replace(config, low_precision=False))
-    if weighed is not None and isinstance(classifier, CheckedClassifier):
-        return classifier.run(texts, config, weighed=Weighed(weighed.lm, weighed.extra[rows]))
-    return classifier.run(texts, config)
-
-
-def _parts(todo: list[str], settle: set[str]) -> list[tuple[bool, list[str]]]:
-    """todo as (exact, texts), each part run alone: those learning asks to settle, in float32 (they are
-    few, and a low-precision answer is what they replace), then the rest."""
-    parts = [(True, [h for h in todo if h in settle]), (False, [h for h in todo if h not in settle])]
-    return [(exact, part) for exact, part in parts if part]
+def _run(classifier, todo: list[str], unique, rows_of, config: RunConfig, settle: set[str], weighed: Weighed | None):
+    """The classifier's run of the todo texts, one run, so its statistics are the whole run's: a checked one
+    answers those to settle in float32 and reads the rest with the learned part where there is one (a
+    plain classifier's answers are float32's own already)."""
+    texts = [unique[h] for h in todo]
+    if not isinstance(classifier, CheckedClassifier):
+        return classifier.run(texts, config)
+    extra = None if weighed is None else Weighed(weighed.lm, weighed.extra[[rows_of[h][0] for h in todo]])
+    return classifier.run(texts, config, weighed=extra, exact=[k for k, h in enumerate(todo) if h in settle])
 
 
 def _by_label(classifier, store, unique, rows_of, config, fresh, cleaning) -> Iterator[JobProgress]:

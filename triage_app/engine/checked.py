@@ -21,14 +21,14 @@ beat (Prediction.drift): a checked run's results are stored under its own dtype 
 device.Placement.dtype_name), never mixed with float32's. Once a person teaches, the answer is the
 learned combination of every label's score, whose margin is not the one checked here: learning names
 the rows whose combined margin is inside their drift (learn/model.py, Learned.unsettled), and those are
-scored again with RunConfig.low_precision off, float32's own scores, stored with a drift of 0.
+scored again in float32 (CheckedClassifier.run's exact), float32's own scores, stored with a drift of 0.
 """
 
 from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -225,10 +225,11 @@ class CheckedClassifier(Classifier):
         return None
 
     def run(self, texts: list[str], config: RunConfig = RunConfig(), drift: Drift | None = None,
-            weighed: Weighed | None = None) -> Iterator[BatchDone]:
+            weighed: Weighed | None = None, exact: Collection[int] = ()) -> Iterator[BatchDone]:
         """As Classifier.run; the reference loop stays float32's. drift: a bound measured before (verify),
         so no probes run and the low precision answers every ticket it can. weighed: the learned part the
-        answers are read with (None: zero-shot), so an answer stands on its own margin."""
+        answers are read with (None: zero-shot), so an answer stands on its own margin. exact: texts whose
+        answers must be float32's own (job.py: the rows learning settles), run first, in float32."""
         if config.reference:
             yield from super().run(texts, config)
             return
@@ -241,11 +242,14 @@ class CheckedClassifier(Classifier):
             blank = [Prediction(i, self.label_set.names, None) for i, t in enumerate(texts) if not str(t).strip()]
             stats.done += len(blank)
             yield BatchDone(blank, stats)
+        exact = set(exact)
+        if exact:
+            yield from self._float32(texts, [i for i in filled if i in exact], config, tally)
+            filled = [i for i in filled if i not in exact]
+            if not filled:
+                stats.check = "float32: float32's own scores were asked for every ticket"
+                return
         rest = filled
-        if not config.low_precision:   # answers that must be float32's own (job.py: rows learning settles)
-            stats.check = "float32: asked for float32's own scores"
-            yield from self._float32(texts, filled, config, tally)
-            return
         if drift is None:
             wanted = self.check.probes_for(len(filled))
             if len(filled) < 2 * wanted and not self.check.always:

@@ -87,7 +87,6 @@ class RunConfig:
     full_head: bool = False
     prune: bool = False          # direct, --length sum: labels that cannot win stay unfinished (engine/prune.py)
     reference: bool = False      # the slow loop that defines the right answer; ignores the rest
-    low_precision: bool = True   # a checked low precision answers where its check allows; False: float32 answers all
     batch_size: int = DEFAULT_BATCH_SIZE                  # most rows in one batch
     token_budget: int | None = DEFAULT_TOKEN_BUDGET      # most rows x width in one batch (None: rows alone decide)
 
