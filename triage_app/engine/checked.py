@@ -244,10 +244,11 @@ class CheckedClassifier(Classifier):
             yield BatchDone(blank, stats)
         exact = set(exact)
         if exact:
-            yield from self._float32(texts, [i for i in filled if i in exact], config, tally)
-            filled = [i for i in filled if i not in exact]
-            if not filled:
+            asked, filled = [i for i in filled if i in exact], [i for i in filled if i not in exact]
+            if not filled:   # said before the batches: the run panel shows it while they run
                 stats.check = "float32: float32's own scores were asked for every ticket"
+            yield from self._float32(texts, asked, config, tally)
+            if not filled:
                 return
         rest = filled
         if drift is None:
