@@ -161,12 +161,14 @@ class Running(QObject):
         self._settle_next()
 
     def _settle_next(self) -> None:
-        if self.running or self.ended_how != "done" or self.latest.skipped or not self._to_settle:
+        if self.running or self.ended_how != "done" or self.latest.skipped:
             return
-        axis = next(iter(self._to_settle))
-        rows = sorted(set(self._to_settle.pop(axis)) | self._settled.get(axis, set()))
-        if axis in self.window.model.axes:
-            self.start(limit=self.latest.limit, fields=[axis], exact={axis: rows})
+        while self._to_settle:   # a field removed meanwhile is passed over
+            axis = next(iter(self._to_settle))
+            rows = sorted(set(self._to_settle.pop(axis)) | self._settled.get(axis, set()))
+            if axis in self.window.model.axes:
+                self.start(limit=self.latest.limit, fields=[axis], exact={axis: rows})
+                return
 
     def no_model(self) -> None:
         """The model the run waited for failed to load: the run never started (not "cancelled")."""
