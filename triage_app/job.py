@@ -28,9 +28,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from triage_app.engine.checked import CheckedClassifier, Weighed
+from triage_app.engine.checked import CheckedClassifier, Weighed, read_stands
 from triage_app.engine.classifier import Classifier, Prediction
-from triage_app.engine.prediction import stands
 from triage_app.engine.config import DEFAULT_MAX_TICKET_TOKENS, RunConfig
 from triage_app.engine.scoring import CONTENT_FREE
 from triage_app.engine.stats import RunStats
@@ -90,7 +89,7 @@ def run_job(classifier: Classifier, store: ResultStore | None, texts: list[str],
     prediction's index is the row in texts.
 
     exact: rows whose answer must carry float32's own scores: a stored checked low-precision answer of
-    theirs (drift above 0) is scored again, in float32, and stored in its place. weighed: the learned part
+    theirs (a drift not 0) is scored again, in float32, and stored in its place. weighed: the learned part
     a checked low precision reads its answers with (engine/checked.py), its extra per row of texts.
 
     store None: a run without the database (it was unavailable and the user went on): nothing is
@@ -144,10 +143,7 @@ def _unstood(stored: dict[str, StoredResult], rows_of: dict[str, list[int]], wei
     if not low:
         return set()
     scores, drift = np.array([stored[h].scores for h in low]), np.array([stored[h].drift for h in low])
-    if weighed is None:
-        keep = stands(scores, drift)
-    else:
-        keep = stands(scores, drift, weighed.lm, weighed.extra[[rows_of[h][0] for h in low]])
+    keep = read_stands(scores, drift, weighed, [rows_of[h][0] for h in low])
     return {h for h, k in zip(low, keep) if not k}
 
 

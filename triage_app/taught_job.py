@@ -39,11 +39,11 @@ def taught_part(classifier: Classifier, store: ResultStore | None, texts: list[s
     lm = _scores([p for step in run_job(classifier, store, [texts[r] for r in rows], config, cleaning=cleaning,
                                         exact=range(len(rows))) for p in step.predictions],
                  len(texts), len(classifier.label_set.names), rows)
-    learned = learn(features, lm, labels, classifier.label_set.names)
-    if not learned.weights.is_learning:
+    part = learn(features, lm, labels, classifier.label_set.names).part
+    if part is None:
         return None
     log(f"the {len(rows)} labelled tickets scored in float32 first: the rest are read with what they teach")
-    return Weighed(learned.weights.lm, learned.text_scores)
+    return Weighed(*part)
 
 
 def settled(features: TicketFeatures, predictions: list[Prediction], names: list[str], labels: dict[int, str],

@@ -292,7 +292,7 @@ class CheckedClassifier(Classifier):
         low_scores = torch.tensor([low[i].scores for i in picked], dtype=torch.float64)    # [P, L]
         high_scores = torch.tensor([high[i].scores for i in picked], dtype=torch.float64)  # [P, L]
         drift = measure_drift(size, low_scores, high_scores, min(self.check.ranges, len(picked)), self.check.factor)
-        share = 1.0 - _stand(low_scores, drift.bound(size), weighed, torch.tensor(picked)).mean()
+        share = 1.0 - read_stands(low_scores.numpy(), drift.bound(size).numpy(), weighed, picked).mean()
         return Probe(picked, drift, Decision(low_seconds, float32_seconds, share, self.check.always))
 
     def _checked(self, texts, items, config, drift, stats, tally, weighed=None):
@@ -303,7 +303,7 @@ class CheckedClassifier(Classifier):
             scores = torch.tensor([p.scores for p in batch.predictions], dtype=torch.float64)  # [B, L]
             rows = torch.tensor([p.index for p in batch.predictions])                         # [B]
             bound = drift.bound(size[rows])                                                   # [B]
-            keep = torch.from_numpy(_stand(scores, bound, weighed, rows))                     # [B]
+            keep = torch.from_numpy(read_stands(scores.numpy(), bound.numpy(), weighed, rows.numpy()))   # [B]
             again += rows[~keep].tolist()
             stats.accepted += int(keep.sum())
             stats.rescored += int((~keep).sum())   # counted when sent back: a live share is the run's share
@@ -330,11 +330,12 @@ class CheckedClassifier(Classifier):
                             batch.token_logprobs)
 
 
-def _stand(scores: torch.Tensor, bound: torch.Tensor, weighed: Weighed | None, rows: torch.Tensor):
-    """[B] numpy bool: the low-precision answers of these rows that stand (prediction.stands)."""
+def read_stands(scores: np.ndarray, drift: np.ndarray, weighed: Weighed | None, rows) -> np.ndarray:
+    """[B] the low-precision answers of these rows (of weighed's run) that stand (prediction.stands), read
+    with weighed's learned part, or zero-shot where there is none."""
     if weighed is None:
-        return stands(scores.numpy(), bound.numpy())
-    return stands(scores.numpy(), bound.numpy(), weighed.lm, weighed.extra[rows.numpy()])
+        return stands(scores, drift)
+    return stands(scores, drift, weighed.lm, weighed.extra[rows])
 
 
 def _spread(lengths: list[int], n: int) -> list[int]:

@@ -154,6 +154,14 @@ class Learned:
         NaN where there is no answer, or one label only."""
         return self.answers.margin.copy()
 
+    @property
+    def part(self) -> tuple[float, np.ndarray] | None:
+        """(a, [N, L] b x P): what the answer combines the language model's scores with, where its weights
+        were fitted on those scores (a checked run reads its answers with it: engine/checked.py, Weighed);
+        None zero-shot, or before any labelled row has scores (then a and b are a guess)."""
+        fitted = self.estimate is not None and self.estimate.zero_shot is not None
+        return (self.weights.lm, self.text_scores) if fitted and self.text_scores is not None else None
+
     def combine(self, rows: np.ndarray, lm_scores: np.ndarray) -> np.ndarray:
         """[R, L] the answer for rows the language model scored after this was learned: what learn()
         gives them with the same labels, as long as no labelled row's score changed (those fit a and b)."""

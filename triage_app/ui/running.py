@@ -98,14 +98,8 @@ class Running(QObject):
     def _taught(self, fields: list[str]) -> dict:
         """Per field its learning has taught, what it weighs answers by (a, b x P): a checked low precision
         reads its answers with them, so fewer go back to float32 (engine/checked.py, Weighed)."""
-        out = {}
-        for axis in fields:
-            learned = self.window.model.answers_of(axis).learned
-            # weights fitted on the model's scores of labelled rows; before any, the learned part is a guess
-            fitted = learned is not None and learned.estimate is not None and learned.estimate.zero_shot is not None
-            if fitted and learned.weights.is_learning:
-                out[axis] = (learned.weights.lm, learned.text_scores)
-        return out
+        learned = {axis: self.window.model.answers_of(axis).learned for axis in fields}
+        return {axis: one.part for axis, one in learned.items() if one is not None and one.part is not None}
 
     def _running_line(self) -> str:
         """Running…, or with several fields which: the run panel's numbers are theirs."""
