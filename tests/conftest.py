@@ -81,3 +81,22 @@ def empty_hub(tmp_path, monkeypatch):
     monkeypatch.setattr(constants, "ENDPOINT", CLOSED_PORT)
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     return cache
+
+
+# The fast tier (scripts/test --fast): tests that need no model and no window. A test is marked by
+# the fixtures it asks for, so a new test lands in the right tier without a word; the modules below
+# load a model or start the app in a process of their own, which no fixture shows.
+MODEL_FIXTURES = {"smollm2", "tiny_qwen", "tiny_model", "bundled_model", "sample_rows"}
+WINDOW_FIXTURES = {"qtbot", "qapp"}
+PROCESS_MODULES = {"test_checked_emulated", "test_cli", "test_config", "test_job", "test_learn", "test_offline",
+                   "test_selftest", "test_ui_architecture", "test_ui_signals", "test_ui_window", "test_direct", "test_models",
+                   "test_scale"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if names & MODEL_FIXTURES or item.module.__name__ in PROCESS_MODULES:
+            item.add_marker(pytest.mark.model)
+        if names & WINDOW_FIXTURES:
+            item.add_marker(pytest.mark.window)
