@@ -7,7 +7,8 @@ A label set of several fields (queue, priority) is one run on the worker: the fi
 one pass over each ticket run in it together (their columns fill batch by batch, side by side), every
 other field after it in a run of its own; the worker says which before their first batch. The run
 ends (ended) when its last field does, or when it is cancelled or fails. After an edit of one
-field's labels only that field runs again (again, asked by fields.py).
+field's labels only that field runs again (again, asked by fields.py); a run in flight goes on with the
+other fields, whose answers do not depend on the edit, and the edited field runs once it has ended.
 
 Where a checked low precision (bfloat16-checked) scored a field and the person has taught it, learning
 names the rows whose learned answer its scores could still decide (Learned.unsettled); once a run has
@@ -35,7 +36,7 @@ class Running(QObject):
         self.latest = Run()
         self.generation = 0                 # what the rows mean: one more with every new file or text column
         self._asked = (0, 0)                # the latest verify and prompt requests: their failures are shown
-        self._again: list[str] | None = None   # the fields to run again once the run in flight has stopped
+        self._again: list[str] = []         # fields whose labels were edited mid-run: run once it has ended
         self._to_settle: dict[str, list[int]] = {}   # field -> rows learning asked to settle, not yet run
         self._settled: dict[str, set[int]] = {}      # field -> rows settling runs scored since its last other run
         self.ended_how = ""                 # how the latest run ended: "done", "cancelled", "failed" ("": not yet)
@@ -57,7 +58,7 @@ class Running(QObject):
     def rows_changed(self) -> None:
         """A new file or text column: a batch of an earlier one never lands on these rows, and a run
         asked for again on the old rows is not started on these."""
-        self._again, self.ended_how = None, ""
+        self._again, self.ended_how = [], ""
         self._to_settle, self._settled = {}, {}
         self.cancel()
         self.generation += 1
@@ -107,17 +108,18 @@ class Running(QObject):
         if run.exact:
             rows = sum(map(len, run.exact.values()))
             return f"Scoring {rows:,} answer(s) again in float32: their low-precision scores were too close to call…"
+        then = f" Then {_and(self._again)} again (labels edited)." if self._again else ""
         if len(now) > 1:
-            return f"Running {_and(now)} in one pass…"
+            return f"Running {_and(now)} in one pass…{then}"
         if not now or len(self.window.axes) == 1:
-            return "Running…"
+            return f"Running…{then}"
         if len(run.fields) == 1:
-            return f"Running {now[0]}…"
-        return f"Running {now[0]} (field {run.started} of {len(run.fields)})…"
+            return f"Running {now[0]}…{then}"
+        return f"Running {now[0]} (field {run.started} of {len(run.fields)})…{then}"
 
     def cancel(self) -> None:
         """Stop after the batch in flight; a run asked for again is not started (the person said stop)."""
-        self._again = None
+        self._again = []
         if self.running:
             self.window.worker.cancel()
             self.window.run_panel.finish("cancelling after this batch…")
@@ -136,13 +138,14 @@ class Running(QObject):
     def again(self, fields: list[str]) -> None:
         """A run of fields (those whose labels were edited) on their label sets as they are now: results
         stored for what the edit left alone come back from the store, and only what it changed is scored.
-        A run in flight is stopped first, and started again with these fields added to its own."""
-        if self.running:
-            again = list(self.latest.fields) + [f for f in fields if f not in self.latest.fields]
-            self.cancel()
-            self._again = again
-        else:
+        A run in flight goes on with every other field (their answers do not depend on the edit); what
+        it has left of these is dropped, stale, and they run once it has ended, as the status line says."""
+        if not self.running:
             self.start(limit=self.latest.limit, fields=fields)
+            return
+        self._again += [axis for axis in fields if axis not in self._again]
+        self.window.worker.drop(self.latest.id, fields)
+        self.window.statusBar().showMessage(self._running_line())
 
     def settle(self, axis: str, rows: list[int]) -> None:
         """Learning's answers on these rows of a field rest on low-precision scores closer than their drift:
@@ -166,7 +169,7 @@ class Running(QObject):
 
     def no_model(self) -> None:
         """The model the run waited for failed to load: the run never started (not "cancelled")."""
-        self._again = None
+        self._again = []
         if self.running:
             self.window.worker.cancel()
             self.latest.running, self.latest.waiting = False, True
@@ -202,7 +205,8 @@ class Running(QObject):
     # what the worker says
     def _owns(self, run_id: int, axes) -> bool:
         names = self.window.model.names_of
-        return bool(axes) and all(self.latest.owns(run_id, self.generation, axis, names(axis)) for axis in axes)
+        # any: a pass goes on for its fields whose labels were not edited meanwhile
+        return any(self.latest.owns(run_id, self.generation, axis, names(axis)) for axis in axes)
 
     def _started(self, run_id: int) -> None:
         if run_id == self.latest.id:
@@ -230,6 +234,9 @@ class Running(QObject):
         if self._owns(progress.run_id, self.latest.now):
             self.window.run_panel.update_progress(progress)
             self.window.learning.run_progress(progress)
+            bar = self.window.statusBar()
+            if not bar.currentMessage():    # a passing message has gone: what runs is said again
+                bar.showMessage(self._running_line())
 
     def _finished(self, run_id: int) -> None:
         self._end(run_id, "done")
@@ -271,12 +278,12 @@ class Running(QObject):
         win.update_actions()
         win.summary.refresh()
         self.ended.emit(how)
-        if self._again is not None:
-            fields, self._again = self._again, None
-            self.start(limit=run.limit, fields=fields)
+        fields, self._again = self._again, []
+        if fields and how == "done":     # a failed run says why; the person runs again once it is mended
+            self.start(limit=run.limit, fields=[axis for axis in fields if axis in win.model.axes])
         self._settle_next()
 
 
 def _and(names) -> str:
-    """queue and priority; queue, priority and type."""
-    return f"{', '.join(names[:-1])} and {names[-1]}"
+    """queue; queue and priority; queue, priority and type."""
+    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]

@@ -6,7 +6,8 @@ Cancel is a number, not a signal: a queued signal would only be seen after the r
 Every run up to that id stops between batches, so a new Run after Cancel is never cancelled itself.
 A run classifies every field (axis) asked: those that can share one pass over each ticket
 (axes_job.one_pass) first, as one job, then each other field in a run of its own; fields_started says
-which before their first batch.
+which before their first batch. A field whose labels were edited mid-run is dropped from it (drop):
+its part stops after the batch in flight, or never starts; the run goes on with the others.
 Closing is a flag for the same reason: every request still queued is skipped, and a run stops at
 its next step (the engine's run is a generator: steps are the stored results read, then batches).
 """
@@ -100,6 +101,7 @@ class EngineWorker(QObject):
         self._loads = 0                 # load requests so far; a run remembers the one it follows
         self._failed_loads: set[int] = set()
         self._cancelled_up_to = 0     # runs with an id up to this stop between batches
+        self._dropped: tuple[int, frozenset] = (0, frozenset())   # a run's fields whose parts stop (drop)
         self._load_requested.connect(self._load)
         self._adopt_requested.connect(self._adopt)
         self._run_requested.connect(self._run)
@@ -152,6 +154,18 @@ class EngineWorker(QObject):
     def cancel(self) -> None:
         """Stop every run asked for so far after the batch in flight; thread-safe."""
         self._cancelled_up_to = self._next_request
+
+    def drop(self, run_id: int, fields: list[str]) -> None:
+        """Stop run_id's part of these fields after the batch in flight, or skip it, and go on with the
+        rest: their labels were edited, so what the run has left of them is stale; thread-safe (one tuple,
+        replaced whole)."""
+        before = self._dropped[1] if self._dropped[0] == run_id else frozenset()
+        self._dropped = (run_id, before | set(fields))
+
+    def _is_dropped(self, run_id: int, names: list[str]) -> bool:
+        """Every field of a part dropped: a pass goes on while any of its fields still wants it."""
+        dropped = self._dropped
+        return dropped[0] == run_id and set(names) <= dropped[1]
 
     def close_down(self) -> None:
         """Stop the run in flight at its next step and skip every request still queued; thread-safe."""
@@ -216,6 +230,8 @@ class EngineWorker(QObject):
                     self.cancelled.emit(run_id)
                     return
                 names = [axes.axes[asked[k]].name for k in part]
+                if self._is_dropped(run_id, names):
+                    continue
                 self.fields_started.emit(RunFields(run_id, names))
                 if not self._run_part(run_id, names, [classifiers[k] for k in part], store, texts, settings.run,
                                       fresh, cleaning or TextCleaning(), exact.get(names[0], ()),
@@ -236,7 +252,7 @@ class EngineWorker(QObject):
 
     def _run_part(self, run_id, names, classifiers, store, texts, config, fresh, cleaning, exact=(), taught=None) -> bool:
         """One field in a run of its own, or several in one pass (axes_job: never a checked precision, so
-        nothing to settle); False: cancelled."""
+        nothing to settle); False: cancelled. Dropped fields stop their part, and the run goes on."""
         from triage_app.axes_job import run_axes_job
         from triage_app.engine.checked import Weighed
         from triage_app.job import run_job
@@ -261,6 +277,9 @@ class EngineWorker(QObject):
             if run_id <= self._cancelled_up_to:
                 steps.close()
                 return False
+            if self._is_dropped(run_id, names):
+                steps.close()
+                return True
         return True
 
     @Slot(int, object, object, str, object, int)

@@ -1,0 +1,91 @@
+"""An edit of one field's labels while a run of several fields goes on (issue 32 item 14): the run goes
+on with the other fields (their answers do not depend on the edit), nobody's Cancel is made up, the
+edited field runs again once the run has ended, and the status line says so while the run goes on.
+
+The real SmolLM2 on the helpdesk file's shortest tickets, scored with channel (the window's default,
+whose edits re-run by themselves); each field's run is held after its first batch until the test has
+edited, so the edit lands mid-run deterministically.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import triage_app.job
+from test_ui_axes_one_pass import window_on
+from ui_helpers import Relay, make_window, settings_file  # noqa: F401
+
+N = 6
+
+
+def held_field(monkeypatch, names: list[str]) -> threading.Event:
+    """The first run of the field with these label names waits after its first batch of answers until
+    the event is set (by the test, on the main thread, once the window has shown that batch)."""
+    gate, real = threading.Event(), triage_app.job.run_job
+
+    def held(classifier, *args, **kwargs):
+        for step in real(classifier, *args, **kwargs):
+            yield step
+            if classifier.label_set.names == names and step.predictions and not gate.is_set():
+                assert gate.wait(60)
+
+    monkeypatch.setattr(triage_app.job, "run_job", held)
+    return gate
+
+
+def edit_description(window, axis: str, text: str) -> None:
+    """What a person typing a description of the field's first label does (names unchanged)."""
+    window.labels_panel.choose_axis(axis)
+    window.labels_panel.labels.item(0, 1).setText(text)
+
+
+@pytest.fixture
+def two_fields(qtbot, make_window, smollm2, tmp_path):
+    window = window_on(qtbot, make_window, smollm2, tmp_path, {}, n=N, batch_size=2)
+    assert window.remembered.method == "channel"
+    return window
+
+
+def run_editing(qtbot, window, monkeypatch, running: str, edited: str):
+    """A run of both fields; while `running` is halfway, a description of `edited` changes. Returns how
+    each run ended, the fields each part started, and the status lines shown meanwhile."""
+    gate = held_field(monkeypatch, window.axes.named(running).names)
+    fields, progress, ended, lines = Relay(window.worker.fields_started), Relay(window.worker.progress), [], []
+    window.run_ended.connect(ended.append)
+    window.statusBar().messageChanged.connect(lines.append)
+
+    def halfway(step):
+        if window.latest.now == (running,) and step.rows_done and not gate.is_set():
+            edit_description(window, edited, "anything about the order, said otherwise")
+            gate.set()
+
+    progress.received.connect(halfway)
+    window.run()
+    qtbot.waitUntil(lambda: len(ended) == 2, timeout=240_000)
+    return ended, [f.names for f in fields.seen], lines
+
+
+def test_an_edit_of_a_finished_field_lets_the_run_go_on_then_runs_that_field(qtbot, two_fields, monkeypatch):
+    window = two_fields
+    ended, started, lines = run_editing(qtbot, window, monkeypatch, running="priority", edited="queue")
+    assert ended == ["done", "done"]                                # never "cancelled": nobody pressed Cancel
+    assert started == [["queue"], ["priority"], ["queue"]]          # priority went on; queue alone, after it
+    assert "Running priority (field 2 of 2)… Then queue again (labels edited)." in lines
+    for axis in ("queue", "priority"):
+        assert window.model.answers_of(axis).rows_answered == N
+    assert window.axes.named("queue").label_set.labels[0].description.startswith("anything about")
+
+
+def test_an_edit_of_the_field_running_drops_what_it_has_left_and_runs_it_again(qtbot, two_fields, monkeypatch):
+    window = two_fields
+    batches = Relay(window.worker.batch_done)
+    ended, started, _ = run_editing(qtbot, window, monkeypatch, running="priority", edited="priority")
+    assert ended == ["done", "done"]
+    assert started == [["queue"], ["priority"], ["priority"]]
+    first, again = sorted({b.run_id for b in batches.seen})
+    stale = sum(len(b.predictions) for b in batches.seen if b.run_id == first and b.axis == "priority")
+    assert 0 < stale < N                                            # stopped after the batch in flight
+    assert sum(len(b.predictions) for b in batches.seen if b.run_id == again) == N
+    assert window.model.answers_of("priority").rows_answered == N
