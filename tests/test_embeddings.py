@@ -1,0 +1,88 @@
+"""The embedding cache, in a real results database: a ticket is embedded once, whatever comes after."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pytest
+
+from triage_app.files.embeddings import EmbeddingCache, embedded
+from triage_app.files.store import ResultStore, text_hash
+
+pytestmark = pytest.mark.model     # loads the encoder: not in scripts/test --fast
+
+TEXTS = ["My card hasn't arrived yet", "reset password", "My card hasn't arrived yet", "Where is my refund?"]
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    from triage_app.engine.encoder import SentenceEncoder
+    return SentenceEncoder.load()
+
+
+class Counting:
+    """The real encoder, counting the texts it is asked to embed."""
+
+    def __init__(self, encoder):
+        self.encoder, self.asked = encoder, []
+        self.identity, self.dimensions = encoder.identity, encoder.dimensions
+
+    def embed_batches(self, texts, batch_size=32):
+        self.asked += list(texts)
+        return self.encoder.embed_batches(texts, batch_size)
+
+
+def test_a_ticket_is_embedded_once_across_runs_and_restarts(tmp_path, minilm):
+    path = tmp_path / "results.sqlite3"
+    counting = Counting(minilm)
+    with EmbeddingCache(path) as cache:
+        first = embedded(TEXTS, counting, cache, batch_size=2)
+    assert sorted(counting.asked) == sorted(set(TEXTS))     # the repeated ticket embedded once
+    np.testing.assert_array_equal(first[0], first[2])
+    counting.asked.clear()
+    with EmbeddingCache(path) as cache:                      # a restart: a new connection, same file
+        again = embedded(TEXTS + ["top up failed"], counting, cache)
+    assert counting.asked == ["top up failed"]
+    np.testing.assert_array_equal(again[:4], first)          # fresh or read back, the same features
+    np.testing.assert_allclose(first, minilm.embed(TEXTS), atol=2e-3)
+
+
+def test_vectors_are_kept_as_float16_keyed_by_text_and_encoder(tmp_path, minilm):
+    path = tmp_path / "results.sqlite3"
+    with EmbeddingCache(path) as cache:
+        embedded(TEXTS, minilm, cache)
+        assert cache.count(minilm.identity) == 3
+        assert cache.lookup("another-encoder:0000", [text_hash(TEXTS[0])]) == {}
+    rows = sqlite3.connect(path).execute("SELECT text_hash, length(vector) FROM embeddings").fetchall()
+    assert {size for _, size in rows} == {384 * 2}
+    assert {key for key, _ in rows} == {text_hash(t) for t in TEXTS}
+
+
+def test_the_cache_shares_the_results_database(tmp_path, minilm):
+    path = tmp_path / "results.sqlite3"
+    with ResultStore(path):
+        pass
+    with EmbeddingCache(path) as cache:
+        embedded(TEXTS[:1], minilm, cache)
+    with ResultStore(path):      # the store still opens the file, its tables untouched
+        pass
+    tables = {name for (name,) in sqlite3.connect(path).execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"results", "person_labels", "embeddings"} <= tables
+
+
+def test_a_stop_keeps_the_finished_batches(tmp_path, minilm):
+    from triage_app.engine.encoder import EmbeddingCancelled
+    path = tmp_path / "results.sqlite3"
+    with EmbeddingCache(path) as cache:
+        with pytest.raises(EmbeddingCancelled):
+            embedded(TEXTS, minilm, cache, batch_size=1, stop=lambda: True)
+        assert cache.count(minilm.identity) == 1
+
+
+def test_a_database_that_is_not_one_is_named_in_one_line(tmp_path):
+    from triage_app.files.store_errors import StoreUnavailable
+    path = tmp_path / "results.sqlite3"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreUnavailable, match="results.sqlite3"):
+        EmbeddingCache(path)
