@@ -18,6 +18,8 @@ FORMATS = ("csv", "xlsx", "json", "jsonl")
 REVIEW_BELOW = 0.7
 # OWASP CSV injection: a cell starting with one of these is a formula to a spreadsheet
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# a signed number: a spreadsheet reads it as a number and runs nothing
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 # characters XML 1.0 cannot hold (openpyxl's ILLEGAL_CHARACTERS_RE); Word's line and page breaks become newlines
 _XML_ILLEGAL = re.compile(r"[\000-\010\013\014\016-\037]")
 _AS_NEWLINE = {"\x0b": "\n", "\x0c": "\n"}
@@ -98,6 +100,11 @@ def _neutral(value):
     return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
 
 
+def runs_as_formula(value) -> bool:
+    """Whether a spreadsheet opening a CSV would run this text as a formula (a signed number it would not)."""
+    return isinstance(value, str) and value.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value)
+
+
 def export(frame: pd.DataFrame, path: str | Path, fmt: str | None = None, excel_bom: bool = False) -> Path:
     """Write results in the format the suffix (or fmt) names; raw text is kept in JSON.
 
@@ -119,6 +126,11 @@ def export(frame: pd.DataFrame, path: str | Path, fmt: str | None = None, excel_
         write = lambda f: frame.to_json(f, orient="records", force_ascii=False, indent=2)
     else:
         write = lambda f: frame.to_json(f, orient="records", force_ascii=False, lines=True)
+    return write_or_fail(path, write)
+
+
+def write_or_fail(path: Path, write: Callable[[str], None]) -> Path:
+    """write_atomic, or ExportFailed: one line naming the file, the old file left whole."""
     try:
         write_atomic(path, write)
     except Exception as exc:  # disk full, permission denied, a value a writer refuses: one line, old file kept

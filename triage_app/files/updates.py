@@ -5,6 +5,12 @@ the learned layer) is at least that axis's --apply-above sure; otherwise the fie
 the helpdesk keeps what it has. A person's label read from the file's own column (--learn-from) is
 the helpdesk's value already, so it is never sent back. A ticket with no field to set is left out.
 
+One record per id, whatever rows repeat it (an export with one row per message does): rows that
+agree are one update; where they disagree a person's label beats a model's answer, and a field still
+in dispute is left out, counted, never guessed (a bulk update would apply whichever came last).
+
+The id goes back exactly as the file spells it, spaces included: the helpdesk matches it to a ticket.
+
 CSV: id, then one column per axis, blank where not set. JSON: a list of
 {"id": "...", "fields": {"queue": "...", "priority": "..."}}, the id as the file spells it.
 """
@@ -14,29 +20,61 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
 from triage_app.files.axes_export import AxisAnswers
-from triage_app.files.export import export, write_atomic
+from triage_app.files.export import runs_as_formula, write_or_fail
 
 APPLY_ABOVE = 0.7
 FORMATS = ("csv", "json")
 # a helpdesk export's ticket id, spelled as Zendesk, Freshdesk, Jira and plain spreadsheets spell it
 ID_COLUMNS = ("id", "ticket_id", "ticketid", "ticket_number", "ticket_no", "number", "case_id", "case_number",
               "issue_key", "key")
+NAMED = 5    # ids a note names before it says how many more
 
 
 @dataclass(slots=True)
 class Updates:
-    records: list[dict]      # {"id": ..., "fields": {axis: value}}, one per ticket with a field to set
+    records: list[dict]      # {"id": ..., "fields": {axis: value}}, one per ticket id with a field to set
     without_id: int = 0      # rows with a field to set but a blank id: nothing to send them to
+    conflicts: dict[str, list[str]] = field(default_factory=dict)  # id -> axes its rows disagree on, left out
+    settled: list[str] = field(default_factory=list)   # ids whose rows disagreed, decided by a person's label
+    refused: list[str] = field(default_factory=list)   # ids left out of the file written last (write says why)
 
     @property
     def fields(self) -> int:
         return sum(len(r["fields"]) for r in self.records)
+
+    @property
+    def notes(self) -> list[str]:
+        """One line each for what a person must know about the file: ids repeated with different
+        values, and ids the file written last could not hold."""
+        out = []
+        if self.conflicts:
+            named = [f"{i!r} ({', '.join(axes)})" for i, axes in self.conflicts.items()]
+            out.append(f"{len(named)} ticket id(s) are on several rows with different values and no person's "
+                       f"label to decide; those fields are left out: {_first(named)}")
+        if self.settled:
+            out.append(f"{len(self.settled)} ticket id(s) are on several rows with different values; "
+                       f"a person's label decided: {_first(list(map(repr, self.settled)))}")
+        if self.refused:
+            out.append(f"{len(self.refused)} ticket(s) left out of the CSV: a spreadsheet would run their id or "
+                       f"value as a formula, and the helpdesk must get them unchanged; write the updates as .json "
+                       f"to keep them: {_first(list(map(repr, self.refused)))}")
+        return out
+
+
+class Answer(NamedTuple):
+    value: str
+    who: str     # "file": the helpdesk's own value (--learn-from); "person": set in the window; "model"
+
+
+def _first(named: list[str]) -> str:
+    return ", ".join(named[:NAMED]) + (f" and {len(named) - NAMED} more" if len(named) > NAMED else "")
 
 
 def detect_id_column(columns: Sequence[str]) -> str | None:
@@ -53,41 +91,67 @@ def check_path(path: str, axis_names: list[str]) -> None:
         raise ValueError("an axis named id cannot be written next to the ticket id; rename the axis")
 
 
-def applied(answers: AxisAnswers, rows: int, above: float) -> list[str | None]:
-    """Per row, the value to set on this axis, or None to leave the helpdesk's as it is."""
+def answered(answers: AxisAnswers, rows: int, above: float) -> list[Answer | None]:
+    """Per row, this axis's answer that counts for the helpdesk, or None: nothing sure enough."""
     by_row = {p.index: p for p in answers.predictions}
     out = []
     for row in range(rows):
         if row in answers.manual:
-            out.append(None if row in answers.from_file else answers.manual[row])
+            out.append(Answer(answers.manual[row], "file" if row in answers.from_file else "person"))
             continue
         p = by_row.get(row)
         sure = p is not None and p.confidence is not None and p.confidence >= above
-        out.append(p.label if sure else None)
+        out.append(Answer(p.label, "model") if sure else None)
     return out
 
 
 def updates(ids: Sequence[str], answers: list[AxisAnswers], above: dict[str, float]) -> Updates:
     """ids: each row's ticket id as the file holds it; above: axis name -> its --apply-above."""
-    values = {a.axis.name: applied(a, len(ids), above[a.axis.name]) for a in answers}
+    per_axis = {a.axis.name: answered(a, len(ids), above[a.axis.name]) for a in answers}
     out = Updates([])
+    rows_of: dict[str, list[int]] = {}    # id -> its rows, ids in the order they first appear
     for row, ticket in enumerate(ids):
-        fields = {name: v[row] for name, v in values.items() if v[row] is not None}
-        if not fields:
-            continue
-        if str(ticket or "").strip():
-            out.records.append({"id": str(ticket).strip(), "fields": fields})
+        sends = any(v[row] is not None and v[row].who != "file" for v in per_axis.values())
+        if ticket is not None and str(ticket).strip():
+            rows_of.setdefault(str(ticket), []).append(row)
         else:
-            out.without_id += 1
+            out.without_id += sends
+    for ticket, rows in rows_of.items():
+        fields = {}
+        for name, per_row in per_axis.items():
+            value = _one_value(ticket, name, [per_row[r] for r in rows if per_row[r] is not None], out)
+            if value is not None:
+                fields[name] = value
+        if fields:
+            out.records.append({"id": ticket, "fields": fields})
     return out
 
 
+def _one_value(ticket: str, axis: str, given: list[Answer], out: Updates) -> str | None:
+    """The value an id's rows give this axis, or None: none to send, or rows that disagree (noted in out)."""
+    deciding = [a for a in given if a.who != "model"] or given
+    values = {a.value for a in deciding}
+    if len(values) > 1:
+        out.conflicts.setdefault(ticket, []).append(axis)
+        return None
+    if len({a.value for a in given}) > 1 and ticket not in out.settled:
+        out.settled.append(ticket)
+    if not deciding or all(a.who == "file" for a in deciding):
+        return None    # nothing given, or the helpdesk holds this value already
+    return values.pop()
+
+
 def write(found: Updates, axis_names: list[str], path: str | Path) -> Path:
-    """Atomically, as CSV or JSON by the suffix."""
+    """Atomically, as CSV or JSON by the suffix. found.refused: the tickets the CSV cannot hold unchanged."""
     path = Path(path)
     if path.suffix.lower() == ".csv":
-        rows = [{"id": r["id"], **{name: r["fields"].get(name) for name in axis_names}} for r in found.records]
-        return export(pd.DataFrame(rows, columns=["id", *axis_names]), path, "csv")
+        found.refused = [r["id"] for r in found.records if any(map(runs_as_formula, [r["id"], *r["fields"].values()]))]
+        refused = set(found.refused)
+        rows = [{"id": r["id"], **{name: r["fields"].get(name) for name in axis_names}} for r in found.records
+                if r["id"] not in refused]
+        frame = pd.DataFrame(rows, columns=["id", *axis_names], dtype=object)
+        # not export(): its formula guard would change an id; what it guards against is refused above
+        return write_or_fail(path, lambda tmp: frame.to_csv(tmp, index=False, encoding="utf-8"))
+    found.refused = []
     text = json.dumps(found.records, indent=2, ensure_ascii=False) + "\n"
-    write_atomic(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
-    return path
+    return write_or_fail(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
