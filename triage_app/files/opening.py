@@ -26,13 +26,13 @@ class OpenedFile:
 
 
 def open_tickets(path: str | Path, sheet: str | int | None = None, text_column: str | None = None,
-                 guess: bool = True) -> OpenedFile:
+                 guess: bool = True, limit: int | None = None) -> OpenedFile:
     """Raises BadInput (one line) when the file cannot be used, or text_column is not one of its columns.
 
     With no text_column and none that looks like ticket text: guess (the window), the first column
     stands in and a note says so, for the user to pick the right one; otherwise (the command line,
-    which cannot ask) BadInput names the columns."""
-    table = read_tickets(path, sheet)
+    which cannot ask) BadInput names the columns. limit: read the file's first rows only."""
+    table = read_tickets(path, sheet, limit)
     notes = list(table.warnings)
     if text_column:
         text = check_column(table, text_column)

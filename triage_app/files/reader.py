@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -11,27 +12,31 @@ from pathlib import Path
 
 import pandas as pd
 
+from triage_app.files import limits
 from triage_app.files.encoding import Decoded, decode, listed, mixed_note
 from triage_app.files.sheets import read_xlsx
-from triage_app.files.table import MAX_CELLS, BadInput, TicketTable, filled, unique_names
+from triage_app.files.table import (MAX_CELLS, BadInput, TicketTable, filled, repeated_names_note,
+                                    unique_names)
 
 TEXT_COLUMNS = ("text", "body", "description", "message", "ticket", "comment", "content")
 SUBJECT_COLUMNS = ("subject", "title", "summary")
 GOLD_COLUMNS = ("category", "label", "queue", "class", "topic", "type", "intent", "gold")
 DELIMITERS = ",;\t|"
-# Long tickets are truncated and flagged by the engine, not refused here; past this a field is not a ticket.
-FIELD_LIMIT = 8 << 20
 # The delimiter is judged on the file's head: enough rows to see a pattern, bounded so crafted input stays cheap.
 SNIFF_CHARS, SNIFF_ROWS = 64 << 10, 50
+# A file asked for its first rows is read from a head this long, four times longer until they are in it.
+HEAD_BYTES = 1 << 20
 
 
-def read_tickets(path: str | Path, sheet: str | int | None = None) -> TicketTable:
-    """The file as a table, or BadInput with one line naming the file: never another exception."""
+def read_tickets(path: str | Path, sheet: str | int | None = None, limit: int | None = None) -> TicketTable:
+    """The file as a table (its first `limit` rows only, when given), or BadInput with one line naming
+    the file: never another exception. A CSV, TSV or JSONL file asked for its first rows is read no
+    further than them; a file past files/limits.py is refused before it is read whole."""
     path = Path(path)
     if not path.is_file():
         raise BadInput(f"{path}: no such file")
     try:
-        table = _read(path, sheet)
+        table = _read(path, sheet, limit)
     except BadInput:
         raise
     except RecursionError:
@@ -48,15 +53,53 @@ def read_tickets(path: str | Path, sheet: str | int | None = None) -> TicketTabl
     return table
 
 
-def _read(path: Path, sheet: str | int | None) -> TicketTable:
+def _read(path: Path, sheet: str | int | None, limit: int | None) -> TicketTable:
     suffix = path.suffix.lower()
     if suffix in (".xlsx", ".xlsm"):
-        return read_xlsx(path, sheet)
-    if suffix == ".jsonl":
-        return _read_jsonl(path)
+        limits.check_unpacked_bytes(path)
+        return _first_rows(read_xlsx(path, sheet), limit)
     if suffix == ".json":
-        return _read_json(path)
-    return _read_delimited(path)
+        limits.check_file_bytes(path)
+        return _read_json(path, path.read_bytes(), limit)
+    return _read_lines(path, _read_jsonl if suffix == ".jsonl" else _read_delimited, limit)
+
+
+class _CutShort(Exception):
+    """A head of the file holds fewer rows than were asked for, or cuts the last one in two."""
+
+
+def _read_lines(path: Path, parse, limit: int | None) -> TicketTable:
+    """A file of records in lines: with a limit, read from a growing head until it holds that many."""
+    size, head = path.stat().st_size, HEAD_BYTES
+    while limit and head < size:
+        raw = _head(path, head)
+        if raw is None:
+            break
+        try:
+            table = parse(path, raw, limit, cut=True)
+            if len(table.frame) >= limit:
+                return table
+        except _CutShort:
+            pass
+        head *= 4
+    limits.check_file_bytes(path)
+    return parse(path, path.read_bytes(), limit, cut=False)
+
+
+def _head(path: Path, size: int) -> bytes | None:
+    """The file's first whole lines within size bytes; None where a byte \\n may sit inside a character."""
+    with path.open("rb") as file:
+        raw = file.read(size)
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # UTF-32's marks begin with these too
+        return None
+    return raw[:raw.rfind(b"\n") + 1]
+
+
+def _first_rows(table: TicketTable, limit: int | None) -> TicketTable:
+    limits.check_rows(table.path, len(table.frame) if limit is None else min(len(table.frame), limit))
+    if limit is not None:
+        table.frame = table.frame.head(limit)
+    return table
 
 
 def _check_table(table: TicketTable, path: Path) -> None:
@@ -102,12 +145,13 @@ def _first_named(columns: list[str], names: tuple[str, ...]) -> str | None:
 
 
 # delimited text
-def _read_delimited(path: Path) -> TicketTable:
-    decoded = decode(path.read_bytes(), path.name)
+def _read_delimited(path: Path, raw: bytes, limit: int | None, cut: bool) -> TicketTable:
+    """cut: raw is the file's head, which may end inside a quoted field."""
+    decoded = decode(raw, path.name)
     text = decoded.text
     if not text.strip():
-        raise BadInput(f"{path.name}: the file is empty")
-    csv.field_size_limit(FIELD_LIMIT)
+        raise _CutShort() if cut else BadInput(f"{path.name}: the file is empty")
+    csv.field_size_limit(limits.MAX_CELL_CHARS)
     delimiter = _sniff_delimiter(text, ".tsv" == path.suffix.lower())
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     try:
@@ -126,17 +170,24 @@ def _read_delimited(path: Path) -> TicketTable:
             for column, cell in zip(columns, row):
                 column.append(cell)
             row_ends.append(reader.line_num)
+            if len(row_ends) == limit:
+                break
+            if len(row_ends) > limits.MAX_ROWS:
+                limits.check_rows(path, len(row_ends))
     except csv.Error as exc:
+        if cut and "end of data" in str(exc):
+            raise _CutShort() from None
         if "field limit" in str(exc):
-            raise BadInput(f"{path.name}: line {reader.line_num}: a field longer than {FIELD_LIMIT >> 20} MiB "
-                           "is not a ticket") from None
+            raise BadInput(f"{path.name}: line {reader.line_num}: a field longer than "
+                           f"{limits.MAX_CELL_CHARS >> 20} MiB is not a ticket") from None
         raise BadInput(f"{path.name}: line {reader.line_num}: {exc}") from None
     if header and not columns[0]:  # said before pandas spends a second on a frame of 16,000 empty columns
-        raise BadInput(f"{path.name}: the file has a header but no tickets")
+        raise _CutShort() if cut else BadInput(f"{path.name}: the file has a header but no tickets")
     # built by place, then named: built by name, a repeated name would keep one column of the two
     frame = pd.DataFrame(dict(enumerate(columns)), dtype=object) if header else pd.DataFrame()
     frame.columns = unique_names(header)
     notes = [mixed_note(decoded, _rows_of(decoded.legacy_lines, header_end, row_ends))] if decoded.mixed else []
+    notes += repeated_names_note(header)
     return TicketTable(path, frame, "tsv" if delimiter == "\t" else "csv", decoded.encoding, delimiter,
                        warnings=notes)
 
@@ -184,44 +235,56 @@ def _field_counts(head: str, delimiter: str, cut: bool) -> list[int]:
 
 
 # JSON
-def _read_json(path: Path) -> TicketTable:
-    decoded = decode(path.read_bytes(), path.name)
+def _read_json(path: Path, raw: bytes, limit: int | None) -> TicketTable:
+    decoded = decode(raw, path.name)
     if not decoded.text.strip():
         raise BadInput(f"{path.name}: the file is empty")
     try:
-        data = json.loads(decoded.text)
+        data = _json(decoded.text)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{path.name}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     if isinstance(data, dict) and len(data) == 1 and isinstance(next(iter(data.values())), list):
         data = next(iter(data.values()))  # {"tickets": [...]}
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise BadInput(f"{path.name}: expected a JSON list of objects, one per ticket")
-    return TicketTable(path, _records_frame(data, path.name), "json", decoded.encoding,
+    limits.check_rows(path, len(data[:limit]))
+    return TicketTable(path, _records_frame(data[:limit], path.name), "json", decoded.encoding,
                        warnings=_line_notes(decoded))
 
 
-def _read_jsonl(path: Path) -> TicketTable:
-    decoded = decode(path.read_bytes(), path.name)
+def _read_jsonl(path: Path, raw: bytes, limit: int | None, cut: bool) -> TicketTable:
+    decoded = decode(raw, path.name)
     records = []
     # only a newline ends a record: splitlines() would also split at U+2028 and \x1c, legal inside JSON strings
     for number, line in enumerate(decoded.text.split("\n"), 1):
+        if len(records) == limit:
+            break
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = _json(line)
         except json.JSONDecodeError as exc:
             raise BadInput(f"{path.name}: line {number} is not valid JSON ({exc.msg})") from None
         if not isinstance(item, dict):
             raise BadInput(f"{path.name}: line {number} is not a JSON object")
         records.append(item)
+        limits.check_rows(path, len(records))
     if not records:
-        raise BadInput(f"{path.name}: the file is empty")
+        raise _CutShort() if cut else BadInput(f"{path.name}: the file is empty")
     return TicketTable(path, _records_frame(records, path.name), "jsonl", decoded.encoding,
                        warnings=_line_notes(decoded))
 
 
 def _line_notes(decoded: Decoded) -> list[str]:
     return [mixed_note(decoded, listed("line", list(decoded.legacy_lines)))] if decoded.mixed else []
+
+
+class _Number(str):
+    """A JSON number as the file spells it: 0.30000000000000004, 1e5 and 1.10 stay as written."""
+
+
+def _json(text: str):
+    return json.loads(text, parse_float=_Number, parse_int=_Number)
 
 
 def _records_frame(records: list[dict], file_name: str) -> pd.DataFrame:
@@ -234,4 +297,20 @@ def _records_frame(records: list[dict], file_name: str) -> pd.DataFrame:
 
 
 def _cell(value) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    """A value as the file writes it: a string as itself, a number as spelled, a list or object as JSON."""
+    if isinstance(value, _Number):
+        return str(value)  # a plain str: the cell goes on to the store and the export
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "[" + ", ".join(_json_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_json_text(k)}: {_json_text(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+def _json_text(value) -> str:
+    """Inside a list or object: a string quoted, a number as spelled."""
+    if isinstance(value, str) and not isinstance(value, _Number):
+        return json.dumps(value, ensure_ascii=False)
+    return _cell(value)

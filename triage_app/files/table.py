@@ -7,6 +7,7 @@ on this module and never on each other.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import pandas as pd
@@ -71,6 +72,34 @@ def unique_names(header: list[str]) -> list[str]:
         kept.add(name)
         out.append(name)
     return out
+
+
+def repeated_names_note(header: list[str]) -> list[str]:
+    """One line naming each header name given to more than one column (none when all differ), as the
+    readers' notes: the repeats are renamed, and a column chosen by that name is the first."""
+    places: dict[str, list[int]] = {}
+    for k, name in enumerate(header, 1):
+        if name.strip():
+            places.setdefault(name.strip(), []).append(k)
+    repeated = {name: at for name, at in places.items() if len(at) > 1}
+    if not repeated:
+        return []
+    named = dict(zip(range(1, len(header) + 1), unique_names(header)))
+    said = "; ".join(f"“{name}” names columns {', '.join(map(str, at))}, read as "
+                     f"{', '.join(f'“{named[k]}”' for k in at)}" for name, at in repeated.items())
+    return [f"the header repeats a name: {said}; choosing a column by a repeated name takes the first"]
+
+
+def cell_text(value) -> str:
+    """A spreadsheet cell as the sheet shows it, the way a helpdesk id must leave it: a whole number
+    without ".0", any other number as written (repr, never rounded), a date without a time of 00:00:00."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, datetime) and value == datetime.combine(value.date(), datetime.min.time()):
+        return value.date().isoformat()
+    return str(value)
 
 
 def filled(row: list[str]) -> bool:
