@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import re
@@ -24,6 +25,9 @@ _PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _XML_ILLEGAL = re.compile(r"[\000-\010\013\014\016-\037]")
 _AS_NEWLINE = {"\x0b": "\n", "\x0c": "\n"}
 EXCEL_MAX_ROWS = 1_048_576
+# one cell's text, counted as Excel counts it (UTF-16 units: an emoji is two); openpyxl cuts longer
+# text without a word, so the export cuts it itself and says where
+EXCEL_MAX_CHARS = 32_767
 
 
 class ExportFailed(ValueError):
@@ -105,9 +109,11 @@ def runs_as_formula(value) -> bool:
     return isinstance(value, str) and value.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value)
 
 
-def export(frame: pd.DataFrame, path: str | Path, fmt: str | None = None, excel_bom: bool = False) -> Path:
+def export(frame: pd.DataFrame, path: str | Path, fmt: str | None = None, excel_bom: bool = False,
+           notes: list[str] | None = None) -> Path:
     """Write results in the format the suffix (or fmt) names; raw text is kept in JSON.
 
+    notes: gets one line for what the file could not hold as given (XLSX: text longer than a cell holds).
     Raises ExportFailed (a ValueError) with one line naming the file; the old file, if any, is left whole.
     """
     path = Path(path)
@@ -121,12 +127,16 @@ def export(frame: pd.DataFrame, path: str | Path, fmt: str | None = None, excel_
         encoding = "utf-8-sig" if excel_bom else "utf-8"
         write = lambda f: neutralise_formulas(frame).to_csv(f, index=False, encoding=encoding)
     elif fmt == "xlsx":
-        write = lambda f: _write_xlsx(neutralise_formulas(frame), f)
+        cut: list[tuple[int, str]] = []
+        write = lambda f: cut.extend(_write_xlsx(neutralise_formulas(frame), f))
     elif fmt == "json":
         write = lambda f: frame.to_json(f, orient="records", force_ascii=False, indent=2)
     else:
         write = lambda f: frame.to_json(f, orient="records", force_ascii=False, lines=True)
-    return write_or_fail(path, write)
+    write_or_fail(path, write)
+    if fmt == "xlsx" and cut and notes is not None:
+        notes.append(_cut_note(path, cut))
+    return path
 
 
 def write_or_fail(path: Path, write: Callable[[str], None]) -> Path:
@@ -144,28 +154,57 @@ def _reason(exc: Exception) -> str:
     return " ".join(str(exc).split()) or exc.__class__.__name__
 
 
-def _write_xlsx(frame: pd.DataFrame, path: str) -> None:
-    """Every text, headers included, as a text cell: a spreadsheet never runs it, whatever it starts with."""
+def _write_xlsx(frame: pd.DataFrame, path: str) -> list[tuple[int, str]]:
+    """Every text, headers included, as a text cell: a spreadsheet never runs it, whatever it starts with.
+    Returns the (sheet row, column) of each text cut to EXCEL_MAX_CHARS, the header being row 1."""
     from openpyxl import Workbook
 
     book = Workbook(write_only=True)
     sheet = book.create_sheet("Sheet1")
-    sheet.append([_xlsx_cell(sheet, str(name)) for name in frame.columns])
-    for row in frame.itertuples(index=False, name=None):
-        sheet.append([_xlsx_cell(sheet, value) for value in row])
+    columns, cut = [str(name) for name in frame.columns], []
+    rows = enumerate(frame.itertuples(index=False, name=None), 2)
+    for number, row in itertools.chain([(1, columns)], rows):
+        values = [_xlsx_value(value) for value in row]
+        cut += [(number, column) for column, v in zip(columns, values) if isinstance(v, str) and _too_long(v)]
+        sheet.append([_xlsx_cell(sheet, v) for v in values])
     book.save(path)
+    return cut
+
+
+def _xlsx_value(value):
+    if isinstance(value, str):
+        return _XML_ILLEGAL.sub(lambda m: _AS_NEWLINE.get(m.group(), ""), value)
+    if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return value.item() if hasattr(value, "item") else value
 
 
 def _xlsx_cell(sheet, value):
     from openpyxl.cell import WriteOnlyCell
 
-    if isinstance(value, str):
-        cell = WriteOnlyCell(sheet, _XML_ILLEGAL.sub(lambda m: _AS_NEWLINE.get(m.group(), ""), value))
-        cell.data_type = "s"
-        return cell
-    if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return value.item() if hasattr(value, "item") else value
+    if not isinstance(value, str):
+        return value
+    cell = WriteOnlyCell(sheet, _excel_cut(value) if _too_long(value) else value)
+    cell.data_type = "s"
+    return cell
+
+
+def _too_long(text: str) -> bool:
+    # a code point is one or two UTF-16 units: only text over half the limit needs counting
+    return len(text) > EXCEL_MAX_CHARS // 2 and len(text.encode("utf-16-le")) > 2 * EXCEL_MAX_CHARS
+
+
+def _excel_cut(text: str) -> str:
+    return text.encode("utf-16-le")[:2 * EXCEL_MAX_CHARS].decode("utf-16-le", errors="ignore")  # no half emoji
+
+
+def _cut_note(path: Path, cut: list[tuple[int, str]]) -> str:
+    rows = sorted({row for row, _ in cut})
+    shown = ", ".join(map(str, rows[:5])) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
+    columns = list(dict.fromkeys(column for _, column in cut))
+    return (f"{path.name}: {len(cut):,} cell(s) longer than Excel holds ({EXCEL_MAX_CHARS:,} characters) were cut "
+            f"to it, in sheet {'row' if len(rows) == 1 else 'rows'} {shown} ({'column' if len(columns) == 1 else 'columns'} {', '.join(columns)}); "
+            f"export CSV or JSON to keep them whole")
 
 
 def same_file(a: str | Path, b: str | Path) -> bool:

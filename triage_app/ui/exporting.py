@@ -46,13 +46,13 @@ class Exporting(QObject):
                              f"would replace it. Choose another name.")
             return None
         try:
-            written, rows = export_results(table, self.model, path, self.axes())
+            written, rows, cut = export_results(table, self.model, path, self.axes())
         except ExportFailed as exc:
             self.failed.emit(str(exc))
             return None
         aside, unsettled = self.set_aside(), self._unsettled()
         # kept, and back with their label, but not in this file: said, so nobody thinks them lost
-        notes = [f"{aside:,} of your labels are set aside (their label was removed) and not in it"] * bool(aside)
+        notes = [f"{aside:,} of your labels are set aside (their label was removed) and not in it"] * bool(aside) + cut
         # a checked low precision's answers that learning found close: right once settled, said till then
         notes += [f"{unsettled:,} learned answers wait to be scored again in float32 (a short run does it after "
                   f"each run that finishes); export again after it"] * bool(unsettled)
@@ -87,14 +87,15 @@ def ask_export_path(parent: QWidget, suggested: str) -> str | None:
     return path
 
 
-def export_results(table, model, path: str | Path, axes=None) -> tuple[Path, int]:
+def export_results(table, model, path: str | Path, axes=None) -> tuple[Path, int, list[str]]:
     """Every row and column of table (a TicketTable) with model's (a TicketTableModel) labels, each
-    field's (axes, engine.axes Axes) under its name; returns the file written and its rows. Raises
-    ExportFailed."""
+    field's (axes, engine.axes Axes) under its name; returns the file written, its rows, and what the
+    file could not hold as shown (files.export's notes). Raises ExportFailed."""
     from triage_app.files.export import export    # its writers load when first used
 
+    notes: list[str] = []
     try:
-        return export(results(table, model, axes), path), len(table.frame)
+        return export(results(table, model, axes), path, notes=notes), len(table.frame), notes
     except (OSError, ValueError) as exc:
         raise ExportFailed(f"Export failed: {_first_line(exc)}") from exc
     except Exception as exc:   # a writer's own error on content nobody foresaw: the table stays, say why
