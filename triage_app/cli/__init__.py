@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     from triage_app.files.reader import BadInput
 
     try:
+        check_paths(args)
         return args.func(args)
     except (BadInput, ModelNotAvailable, ValueError) as exc:
         return _refuse(str(exc))
@@ -44,6 +45,27 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("triage-app: interrupted", file=sys.stderr)
         return 130
+
+
+def check_paths(args) -> None:
+    """No command writes one file twice, over a file it reads or over its database: refused here, before
+    anything is read, opened or loaded (the files each command reads and writes: parser.py)."""
+    from triage_app.files import output_paths
+
+    def named(specs) -> list[tuple]:
+        return [(flag, path, *rest) for flag, dest, *rest in specs if (path := _path(args, dest))]
+
+    output_paths.check(named(getattr(args, "reads", ())), named(getattr(args, "writes", ())))
+
+
+def _path(args, dest: str):
+    """The path an argument names; the database's default where --db is not given."""
+    path = getattr(args, dest, None)
+    if path is None and dest == "db":
+        from triage_app.files.store import default_path
+
+        return str(default_path())
+    return path
 
 
 def _refuse(message: str) -> int:

@@ -11,12 +11,12 @@ from triage_app.scale import command as scale_command  # light: imports neither 
 
 
 def run(args) -> int:
-    from triage_app.files.export import FORMATS, REVIEW_BELOW, same_file
+    from triage_app.files.export import FORMATS, REVIEW_BELOW
     from triage_app.files.store import ResultStore
 
-    for output in filter(None, (args.output, args.stats_json, args.updates)):
-        if same_file(args.input, output):
-            raise ValueError(f"{output}: that is the input file; write the results to another")
+    # which files it writes: checked by cli.main before this runs (files/output_paths.py)
+    options.refuse_pruned_confidences(args, {"--review-below": args.review_below, "--updates": args.updates,
+                                             "--learn-from": args.learn_from})
     cleaning = options.cleaning(args)
     settings = options.settings(args, reference=args.reference)
     axes = options.axes(args)
@@ -29,9 +29,6 @@ def run(args) -> int:
 
     table, texts = options.read_tickets(args)
     taught = taught_labels(table, args.learn_from, axes)
-    if taught and settings.run.prune:
-        raise ValueError("--prune leaves the labels that cannot win unfinished (their scores are bounds), and "
-                         "--learn-from learns from every label's score: leave out one of them")
     gates = updates_gates(args, table, axes)
     note_renamed_columns(table, axes)
     answers, steps = [], []

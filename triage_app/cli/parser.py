@@ -15,6 +15,11 @@ from triage_app.scale import command as scale_command  # light: imports neither 
 # flag -> the cleaning step it switches off
 KEEP_FLAGS = {"escapes": "--keep-escapes", "html": "--keep-html", "signatures": "--keep-signatures",
               "whitespace": "--keep-whitespace"}
+# The files a command reads and writes, (option, argument, what it holds[, what to do instead]): cli.main
+# holds them to files/output_paths.py before the command runs. The database first: it holds a person's labels.
+READS = (("", "input", "the input file"), ("--labels-file", "labels_file", "the label set"))
+OTHER_FILE = "write the results to another"
+DATABASE = ("--db", "db", "the results database", "keep the results database in another file")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,7 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
                               "or where a person set it; per axis: queue=0.8,priority=0.7")
     updates.add_argument("--id-column", help="--updates: the ticket id column (default: id, ticket_id, number, ...)")
     scale_command.add_arguments(classify)
-    classify.set_defaults(func=classify_command.run)
+    classify.set_defaults(func=classify_command.run, reads=READS, writes=(
+        DATABASE, ("-o", "output", "the export", OTHER_FILE), ("--updates", "updates", "the updates", OTHER_FILE),
+        ("--stats-json", "stats_json", "the statistics", OTHER_FILE)))
 
     inspect = sub.add_parser("inspect", help="what Triage reads from a ticket file")
     inspect.add_argument("input")
@@ -77,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--method", choices=config.METHODS, default="direct",
                        help="the scoring method every mode uses (the published setups measured direct)")
     bench.add_argument("--json", help="write the results here")
-    bench.set_defaults(func=bench_command.run)
+    bench.set_defaults(func=bench_command.run, writes=(("--json", "json", "the results", OTHER_FILE),))
 
     verify = sub.add_parser("verify", help="check the fast path against the reference loop")
     verify.add_argument("input")
@@ -111,7 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     model_args(evaluate)
     run_args(evaluate)
     cleaning_args(evaluate)
-    evaluate.set_defaults(func=eval_command.run)
+    evaluate.set_defaults(func=eval_command.run, reads=READS, writes=(
+        ("--json", "json", "the results", OTHER_FILE), ("--plot", "plot", "the plot", OTHER_FILE)))
     return parser
 
 

@@ -1,0 +1,54 @@
+"""Which paths one command may write: never one file twice, never over a file it reads, never over its
+results database (which holds a person's labels). The rule is here once; the command line asks it
+(cli/__init__.py) before anything is read, opened or loaded.
+
+Two spellings name one file when they resolve to one path (relative, `./`, `..`, a symlink), when the
+file that exists is the other's (a hard link), or when they differ only by case on a file system that
+folds case (macOS's and Windows' by default), where neither has to exist yet.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from triage_app.files.export import same_file
+
+
+def check(reads: Sequence[tuple[str, str, str]], writes: Sequence[tuple[str, str, str, str]]) -> None:
+    """reads: (option, path, what it holds), e.g. ("", "tickets.csv", "the input file"); writes: the same and
+    what to do instead, e.g. ("--db", "x.db", "the results database", "keep the results database in another
+    file"). A database is read and written: name it among the writes, first, so the outputs are held to it.
+
+    Raises ValueError, in one line naming the path, what it is and the option that named it there, where
+    a written path is a read one, or two written paths are one file."""
+    for k, (_, path, _, instead) in enumerate(writes):
+        for flag, other, what, *_ in (*reads, *writes[:k]):
+            if same(path, other):
+                named = f" ({flag})" if flag else ""
+                raise ValueError(f"{path}: that is {what}{named}; {instead}")
+
+
+def same(a: str | Path, b: str | Path) -> bool:
+    """a and b name one file, by any spelling (the module's docstring)."""
+    if same_file(a, b) or same_file(b, a):
+        return True
+    real_a, real_b = os.path.realpath(a), os.path.realpath(b)
+    return real_a.casefold() == real_b.casefold() and _folds_case(Path(real_a).parent)
+
+
+def _folds_case(folder: Path) -> bool:
+    """Whether the file system holding folder finds a name whatever its case. Read from the nearest folder
+    that exists and has a letter in its name, spelt in the other case: nothing is written to find out.
+    (Where a case-sensitive volume is mounted inside a folding one, the answer may be yes: a refusal
+    too many, never a file written twice.)"""
+    for place in (folder, *folder.parents):
+        name = place.name
+        if place.exists() and name.swapcase() != name:
+            other = place.with_name(name.swapcase())
+            try:
+                return os.path.samefile(place, other)
+            except OSError:
+                return False
+    return False
