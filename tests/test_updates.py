@@ -139,3 +139,21 @@ def test_ids_read_from_each_format_reach_the_updates_as_the_file_spells_them(tmp
     assert found.refused == ["=1+2"]
     updates.write(found, ["queue", "priority"], tmp_path / "u.json")
     assert [r["id"] for r in json.loads((tmp_path / "u.json").read_text())] == ids
+
+
+def test_a_float_id_an_excel_file_holds_in_full_reaches_the_updates_in_full(tmp_path):
+    import zipfile
+
+    book = openpyxl.Workbook()
+    book.active.append(["id", "text"])
+    book.active.append([0.30000000000000004, "where is my parcel"])
+    book.save(tmp_path / "short.xlsx")                   # openpyxl writes 16 digits: <v>0.3</v>
+    with zipfile.ZipFile(tmp_path / "short.xlsx") as short, zipfile.ZipFile(tmp_path / "t.xlsx", "w") as full:
+        for item in short.infolist():                    # Excel writes 17: the number in full
+            data = short.read(item)
+            if item.filename.startswith("xl/worksheets/"):
+                data = data.replace(b"<v>0.3</v>", b"<v>0.30000000000000004</v>")
+            full.writestr(item, data)
+    ids = read_tickets(tmp_path / "t.xlsx").frame["id"].tolist()
+    assert ids == ["0.30000000000000004"]
+    assert written_csv(found_for(ids, ["Shipping"], [None]), tmp_path / "u.csv")[1][0] == "0.30000000000000004"
