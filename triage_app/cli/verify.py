@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+
 import triage_app.cli.options as options
 
 
 def run(args) -> int:
+    from tqdm import tqdm
+
     from triage_app.engine.verify import verify
     from triage_app.files.clean import clean_texts
 
@@ -13,10 +17,33 @@ def run(args) -> int:
     _, texts = options.read_tickets(args)
     settings = options.settings(args)
     classifier = options.classifier(args, settings)
-    report = verify(classifier, clean_texts(texts, cleaning), args.probes, settings.run)
+    with tqdm(unit="pass", file=sys.stderr, dynamic_ncols=True) as bar:
+        report = verify(classifier, clean_texts(texts, cleaning), args.probes, settings.run, progress=Told(bar))
     for d in report.disagreements:
         kind = "near-tie" if d.near_tie else "DISAGREEMENT"
         print(f"  ticket {d.index}: reference {d.reference}, fast {d.fast} "
               f"(reference log-margin {d.reference_log_margin:.3g}) {kind}")
     print(report.summary())
     return 0 if report.ok else 1
+
+
+class Told:
+    """The verify's progress on stderr: its cost before it starts, a line per probe, the passes as a bar."""
+
+    def __init__(self, bar):
+        self.bar, self.probes_done = bar, None
+
+    def __call__(self, progress) -> None:
+        if self.probes_done is None:
+            self.bar.write(cost_line(progress.probes, progress.passes), file=sys.stderr)
+            self.bar.reset(total=progress.passes)
+        self.bar.update(progress.passes_done - self.bar.n)
+        if progress.probes_done != self.probes_done and progress.probes_done:
+            self.bar.write(f"probe {progress.probes_done}/{progress.probes} checked, {progress.passes_done:,} of "
+                           f"{progress.passes:,} passes in {progress.seconds:.0f} s", file=sys.stderr)
+        self.probes_done = progress.probes_done
+
+
+def cost_line(probes: int, passes: int) -> str:
+    return (f"verify: {probes} probe(s) through the reference loop, {passes:,} model passes over the whole prompt "
+            f"(about one per label for each probe and each calibration ticket)")

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from triage_app.engine.channel import ChannelMethod
 from triage_app.engine.classifier import Classifier, Prediction
 from triage_app.engine.config import RunConfig, is_checked
 from triage_app.engine.method import method_tolerance
 from triage_app.engine.methods import method_class
+from triage_app.engine.scoring import CONTENT_FREE
 
 # A method's tolerance (its TOLERANCE, per dtype) is the largest label-score difference between its
 # fast path and the reference that rounding alone gives. A decision whose reference log-margin is
@@ -37,6 +41,7 @@ class VerifyReport:
     tolerance: float
     disagreements: list[Disagreement] = field(default_factory=list)
     checked: bool = False   # a checked low precision: every label must be float32's, no near-ties
+    planned: int = 0        # the probes asked for; fewer were compared when the person stopped it
 
     @property
     def failures(self) -> list[Disagreement]:
@@ -46,9 +51,15 @@ class VerifyReport:
     def ok(self) -> bool:
         return not self.failures
 
+    @property
+    def stopped(self) -> bool:
+        return self.probes < self.planned
+
     def summary(self) -> str:
         ties = len(self.disagreements) - len(self.failures)
         verdict = "OK" if self.ok else f"FAILED: {len(self.failures)} real disagreement(s)"
+        if self.stopped:
+            verdict += f" (stopped after {self.probes} of {self.planned} probes)"
         if self.checked:
             return (f"{self.agree}/{self.probes} labels identical to the float32 reference loop (checked precision: "
                     f"every one must be); largest score difference {self.max_score_diff:.2g}; {verdict}")
@@ -87,14 +98,93 @@ def collect(classifier: Classifier, texts: list[str], config: RunConfig) -> dict
     return {p.index: p for batch in classifier.run(texts, config) for p in batch.predictions}
 
 
+@dataclass(frozen=True, slots=True)
+class VerifyProgress:
+    """Where a verify stands, for a plain progress callback: before the reference loop starts (nothing
+    done: what it will cost), after each probe, and every second or so inside a long one."""
+    probes_done: int
+    probes: int
+    passes_done: int    # the reference loop's model passes finished...
+    passes: int         # ...of all it makes (reference_passes)
+    seconds: float      # since the reference loop started
+
+    @property
+    def eta_seconds(self) -> float | None:
+        """The passes left at the pace of those done; None before the first is done."""
+        if not self.passes_done:
+            return None
+        return self.seconds / self.passes_done * max(self.passes - self.passes_done, 0)
+
+
+class VerifyStopped(Exception):
+    """The caller's stop() said so between two model passes; verify reports what it compared by then."""
+
+
+def reference_passes(classifier: Classifier, tickets: int) -> int:
+    """The model passes the reference loop makes for this many tickets: one per label for channel scoring,
+    one per path through the label-token trie for the others (so about one per label), for each ticket
+    and, calibrated, each content-free ticket the prior is measured on."""
+    method = classifier.method
+    per_ticket = len(method.labels) if isinstance(method, ChannelMethod) else len(method.tree.leaf_paths())
+    calibration = len(CONTENT_FREE) if classifier.scoring.calibrate else 0
+    return (tickets + calibration) * per_ticket
+
+
+class ReferencePasses:
+    """Counts the reference loop's model passes through hooks on the model, tells progress, and asks stop
+    before each pass: a probe of a long prompt and many labels is minutes of passes, too long to wait for."""
+
+    def __init__(self, classifier: Classifier, probes: int, progress: Callable[[VerifyProgress], None] | None,
+                 stop: Callable[[], bool] | None, every: float = 1.0):
+        self.model, self.progress, self.stop, self.every = classifier.loaded.model, progress, stop, every
+        self.probes, self.passes = probes, reference_passes(classifier, probes)
+        self.probes_done = self.passes_done = 0
+        self.start = self.told = time.perf_counter()
+
+    def __enter__(self) -> ReferencePasses:
+        self.hooks = [self.model.register_forward_pre_hook(self._before), self.model.register_forward_hook(self._after)]
+        self.start = self.told = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for hook in self.hooks:
+            hook.remove()
+
+    def probe_done(self, probes_done: int) -> None:
+        self.probes_done = probes_done
+        self.tell()
+
+    def tell(self) -> None:
+        self.told = time.perf_counter()
+        if self.progress:
+            self.progress(VerifyProgress(self.probes_done, self.probes, self.passes_done, self.passes,
+                                         self.told - self.start))
+
+    def check(self) -> None:
+        if self.stop and self.stop():
+            raise VerifyStopped
+
+    def _before(self, module, args) -> None:
+        self.check()
+
+    def _after(self, module, args, output) -> None:
+        self.passes_done += 1
+        if time.perf_counter() - self.told >= self.every:
+            self.tell()
+
+
 def verify(classifier: Classifier, texts: list[str], probes: int = 16, config: RunConfig = RunConfig(),
-           fast: dict[int, Prediction] | None = None) -> VerifyReport:
+           fast: dict[int, Prediction] | None = None, progress: Callable[[VerifyProgress], None] | None = None,
+           stop: Callable[[], bool] | None = None) -> VerifyReport:
     """Re-run a spread of tickets through the reference loop and compare.
 
     fast: predictions of a finished run (by ticket index) to check; without it the probes
     themselves run through the fast path first. A checked classifier's fast path answers them with
     the drift bound its own probes measured on the other tickets, so the probes test the low
     precision's answers, not the float32 ones a run gives its probes.
+    progress: called with a VerifyProgress before the reference loop (its cost), after each probe and
+    every second or so between. stop: asked between batches and between the reference loop's passes;
+    True ends the verify there, with a report on the probes compared so far (report.stopped).
     """
     filled = [i for i, t in enumerate(texts) if str(t).strip()]
     drift, pool = None, filled
@@ -104,14 +194,34 @@ def verify(classifier: Classifier, texts: list[str], probes: int = 16, config: R
         pool = [i for k, i in enumerate(filled) if k not in set(measured.indices)] or filled
     picked = [pool[k] for k in probe_indices([len(str(texts[i])) for i in pool], probes)]
     sample = [texts[i] for i in picked]
-    reference = collect(classifier, sample, RunConfig(reference=True))
-    if fast is not None:
-        fast_sample = {k: fast[i] for k, i in enumerate(picked)}
-    elif drift is not None:
-        fast_sample = {p.index: p for batch in classifier.run(sample, config, drift=drift) for p in batch.predictions}
-    else:
-        fast_sample = collect(classifier, sample, config)
-    report = compare(reference, fast_sample, classifier.loaded.placement.dtype_name, classifier.scoring.method)
+    fast_sample: dict[int, Prediction] = {}
+    reference: dict[int, Prediction] = {}
+    passes = ReferencePasses(classifier, len(picked), progress, stop)
+    passes.tell()   # nothing done yet: what the reference loop will cost
+    try:
+        if fast is not None:
+            fast_sample = {k: fast[i] for k, i in enumerate(picked)}
+        else:
+            fast_sample = _answers(classifier.run(sample, config, drift=drift) if drift is not None
+                                   else classifier.run(sample, config), passes)
+        with passes:
+            for batch in classifier.run(sample, RunConfig(reference=True)):
+                reference.update((p.index, p) for p in batch.predictions)
+                passes.probe_done(len(reference))
+    except VerifyStopped:
+        pass
+    report = compare(reference, fast_sample, classifier.loaded.placement.dtype_name,
+                     classifier.scoring.method)
+    report.planned = len(picked)
     for d in report.disagreements:
         d.index = picked[d.index]
     return report
+
+
+def _answers(run, passes: ReferencePasses) -> dict[int, Prediction]:
+    """The fast path's predictions, stopping between its batches when asked."""
+    answers = {}
+    for batch in run:
+        answers.update((p.index, p) for p in batch.predictions)
+        passes.check()
+    return answers
