@@ -97,7 +97,23 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     """Prefix text cells and column names that a spreadsheet would run as formulas with a quote (OWASP)."""
     text = lambda column: pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)
     out = frame.apply(lambda column: column.map(_neutral) if text(column) else column)
-    return out.rename(columns=_neutral)
+    return out.set_axis(_guarded_names(list(frame.columns)), axis=1)
+
+
+def _guarded_names(columns: list) -> list:
+    """Column names guarded, none taking another's: `=x` next to a `'=x` is `'=x_2`, its values never
+    read as the other's."""
+    taken = {name for name in columns if _neutral(name) == name}
+    out = []
+    for name in columns:
+        new = guarded = _neutral(name)
+        k = 1
+        while new != name and new in taken:
+            k += 1
+            new = f"{guarded}_{k}"
+        taken.add(new)
+        out.append(new)
+    return out
 
 
 def _neutral(value):
