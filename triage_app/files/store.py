@@ -6,7 +6,10 @@ axis and the row, with the row's hash as a check, and holds the label's name, so
 set never changes which labels a person gave (person_labels). Databases from before keyed them by the
 label set's fingerprint and the ticket's text (manual_labels); a file adopts those once, the first
 time it is opened (ResultStore._adopt), and the old table is kept as it was. Databases from before
-axes get the axis column once, every label the plain axis's (ResultStore._once).
+axes get the axis column once, every label the plain axis's (ResultStore._once). A label also keeps
+its origin: typed by a person, or taken from the file's own column (the helpdesk's value already, never
+sent back by files.updates); older databases get the column once, every label a person's, as it was read
+then. A field renamed is remembered per file (files.field_renames): one name per field, in every window.
 
 A result is keyed by (ticket text hash, prompt hash, model, dtype): the same text under the
 same prompt and model always gets the same answer, so a killed run resumes where it stopped,
@@ -30,6 +33,9 @@ from pathlib import Path
 
 from triage_app.engine.axes import PLAIN
 from triage_app.engine.config import is_checked
+from triage_app.files import field_renames
+from triage_app.files.field_renames import RenameRefused, followed, refusal
+from triage_app.files.label_places import FILE, PERSON, TAKEN_BACK, FileLabels, place, placed_from_file
 from triage_app.files.store_errors import LOCK_TIMEOUT_S, StoreUnavailable, unavailable
 from triage_app.paths import user_data_dir
 
@@ -48,6 +54,7 @@ CREATE TABLE IF NOT EXISTS manual_labels (
 CREATE TABLE IF NOT EXISTS person_labels (
     file TEXT NOT NULL, row INTEGER NOT NULL, row_hash TEXT NOT NULL, label TEXT NOT NULL,
     created REAL NOT NULL DEFAULT (julianday('now')), axis TEXT NOT NULL DEFAULT 'label',
+    origin TEXT NOT NULL DEFAULT 'person',
     PRIMARY KEY (file, axis, row, row_hash)
 );
 CREATE TABLE IF NOT EXISTS migrated_files (
@@ -68,6 +75,8 @@ _WITH_AXES = (
 )
 # results before a checked answer's drift was kept: NULL, read as unknown (_drift)
 _WITH_DRIFT = ("ALTER TABLE results ADD COLUMN drift REAL",)
+# a person's labels before their origin was kept: every one typed by a person, as it was then read
+_WITH_ORIGIN = ("ALTER TABLE person_labels ADD COLUMN origin TEXT NOT NULL DEFAULT 'person'",)
 
 
 def text_hash(text: str) -> str:
@@ -120,9 +129,10 @@ class ResultStore:
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=FULL")
                 self._db.execute("PRAGMA fullfsync=ON")
-                self._db.executescript(_SCHEMA)
+                self._db.executescript(_SCHEMA + field_renames.SCHEMA)
                 self._once(self._has_axes, _WITH_AXES)
                 self._once(self._has_drift, _WITH_DRIFT)
+                self._once(self._has_origin, _WITH_ORIGIN)
                 self._check_writable()
                 _make_private(self.path)
         except StoreUnavailable:
@@ -161,6 +171,9 @@ class ResultStore:
 
     def _has_drift(self) -> bool:
         return any(row[1] == "drift" for row in self._db.execute("PRAGMA table_info(results)"))
+
+    def _has_origin(self) -> bool:
+        return any(row[1] == "origin" for row in self._db.execute("PRAGMA table_info(person_labels)"))
 
     @contextmanager
     def _reported(self) -> Iterator[None]:
@@ -217,14 +230,22 @@ class ResultStore:
                                     (key.prompt_hash, key.model_column, key.dtype)).fetchone()[0]
 
     # a person's labels: on axis `axis`, row `row` of `file` (whose cells hash to row_hash) is `label`
-    def set_person_labels(self, file: str, labels: dict[int, tuple[str, str | None]], axis: str = PLAIN) -> None:
-        """{row: (row_hash, label or None)}, in one transaction. A label taken back is kept as a row the
-        person cleared (TAKEN_BACK): a label of an identical ticket that lost its own row is then
-        never moved onto it (place)."""
+    def set_person_labels(self, file: str, labels: dict[int, tuple[str, str | None]], axis: str = PLAIN,
+                          from_file: frozenset[int] | set[int] = frozenset(),
+                          known: frozenset[int] | None = None) -> str:
+        """{row: (row_hash, label or None)}, in one transaction; from_file: the rows whose label was taken
+        from the file's own column (the rest were typed by a person). A label taken back is kept as a row
+        the person cleared (TAKEN_BACK): a label of an identical ticket that lost its own row is then
+        never moved onto it (place). known: the renames of the file's fields the writer knows
+        (field_renames; None: all); written under the field's name now, which is returned."""
         with self._reported(), self._db:
+            axis = followed(self._db, file, axis, known)[0]
             self._db.executemany(
-                "INSERT OR REPLACE INTO person_labels (file, axis, row, row_hash, label) VALUES (?, ?, ?, ?, ?)",
-                [(file, axis, row, h, TAKEN_BACK if label is None else label) for row, (h, label) in labels.items()])
+                "INSERT OR REPLACE INTO person_labels (file, axis, row, row_hash, label, origin) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(file, axis, row, h, TAKEN_BACK if label is None else label, FILE if row in from_file else PERSON)
+                 for row, (h, label) in labels.items()])
+        return axis
 
     def rename_labels(self, file: str, renames: dict[str, str], axis: str = PLAIN) -> None:
         """{old name: new name}, labels renamed in the label set while this file is open: its labels
@@ -238,18 +259,38 @@ class ResultStore:
                              f"AND label IN ({','.join('?' * len(renames))})",
                              (*sum(renames.items(), ()), file, axis, *renames))
 
-    def rename_axis(self, file: str, old: str, new: str) -> None:
-        """An axis renamed while this file is open: its labels follow, as a label's do (rename_labels).
-        Refused onto an axis that holds labels of this file: two axes' labels are never merged. Rows a
-        person cleared on that name go: they were another field's, and would hide this one's twins."""
-        if old == new:
-            return
+    def axis_rename_problem(self, file: str, old: str, new: str, known: frozenset[int] | None = None) -> str | None:
+        """Why this file's field may not be renamed so (field_renames.refusal), or None. A rename another
+        window made already (old is new there) is no rename: it is allowed."""
+        with self._reported():
+            now = followed(self._db, file, old, known)[0]
+            return None if new in (old, now) else refusal(new, self._held(file, new))
+
+    def rename_axis(self, file: str, old: str, new: str, known: frozenset[int] | None = None) -> frozenset[int]:
+        """An axis renamed while this file is open: its labels follow, as a label's do (rename_labels),
+        and the rename is remembered (field_renames). Refused (RenameRefused) onto an axis that holds
+        labels of this file: two axes' labels are never merged. Rows a person cleared on that name go:
+        they were another field's, and would hide this one's twins. known: the renames the caller knows;
+        returns the ones it knows now besides them."""
         with self._reported(), self._db:
-            if self._db.execute("SELECT 1 FROM person_labels WHERE file=? AND axis=? AND label!=? LIMIT 1",
-                                (file, new, TAKEN_BACK)).fetchone():
-                raise ValueError(f"{file} already holds labels on a field named {new!r}")
+            now, taken = followed(self._db, file, old, known)
+            if new in (old, now):
+                return taken
+            problem = refusal(new, self._held(file, new))
+            if problem:
+                raise RenameRefused(problem)
             self._db.execute("DELETE FROM person_labels WHERE file=? AND axis=?", (file, new))
-            self._db.execute("UPDATE person_labels SET axis=? WHERE file=? AND axis=?", (new, file, old))
+            self._db.execute("UPDATE person_labels SET axis=? WHERE file=? AND axis=?", (new, file, now))
+            return taken | {field_renames.record(self._db, file, now, new)}
+
+    def axis_renames(self, file: str) -> frozenset[int]:
+        """The renames recorded for this file's fields: what a window that reads it now knows."""
+        with self._reported():
+            return field_renames.recorded(self._db, file)
+
+    def _held(self, file: str, axis: str) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM person_labels WHERE file=? AND axis=? AND label!=?",
+                                (file, axis, TAKEN_BACK)).fetchone()[0]
 
     def person_label_axes(self, file: str) -> list[str]:
         """The axes this file holds labels on (taken-back rows included), by name."""
@@ -267,10 +308,21 @@ class ResultStore:
         with self._reported(), self._db:
             if texts is not None:
                 self._adopt(file, row_hashes, texts)
-            found, moves, lost = place(self.stored_person_labels(file, taken_back=True, axis=axis), row_hashes)
+            stored = self._db.execute("SELECT row, row_hash, label, origin FROM person_labels WHERE file=? "
+                                      "AND axis=? ORDER BY row", (file, axis)).fetchall()
+            found, moves, lost = place([r[:3] for r in stored], row_hashes)
             self._db.executemany("UPDATE person_labels SET row=? WHERE file=? AND axis=? AND row=? AND row_hash=?",
                                  [(new, file, axis, old, h) for old, new, h in moves])
-        return FileLabels({row: label for row, label in found.items() if label != TAKEN_BACK}, lost)
+        labels = {row: label for row, label in found.items() if label != TAKEN_BACK}
+        origins = {(row, h): origin for row, h, _, origin in stored}
+        return FileLabels(labels, lost, placed_from_file(origins, labels, moves, row_hashes))
+
+    def stored_from_file(self, file: str, axis: str = PLAIN) -> set[tuple[int, str]]:
+        """(row, row hash) of the stored labels taken from the file's own column, unchecked (as
+        stored_person_labels)."""
+        with self._reported():
+            return set(self._db.execute("SELECT row, row_hash FROM person_labels WHERE file=? AND axis=? AND origin=?",
+                                        (file, axis, FILE)))
 
     def stored_person_labels(self, file: str, taken_back: bool = False,
                              axis: str = PLAIN) -> list[tuple[int, str, str]]:
@@ -304,18 +356,6 @@ class ResultStore:
                  if h in legacy])
 
 
-TAKEN_BACK = ""     # no label's name is empty (LabelSet refuses one): the row a person cleared
-
-
-@dataclass(frozen=True, slots=True)
-class FileLabels:
-    """A file's labels as a person gave them: {row: label name}, and how many of its stored labels
-    name a ticket the file no longer holds."""
-
-    labels: dict[int, str]
-    not_found: int = 0
-
-
 def _drift(stored: float | None, dtype: str) -> float:
     """A stored answer's drift; unknown (written before drift was kept) is 0 for float32's own scores, and
     NaN for a checked low precision's: it was kept on the language model's own margin, its bound not known
@@ -323,36 +363,6 @@ def _drift(stored: float | None, dtype: str) -> float:
     if stored is not None:
         return float(stored)
     return math.nan if is_checked(dtype) else 0.0
-
-
-def place(stored: list[tuple[int, str, str]], row_hashes: list[str]
-          ) -> tuple[dict[int, str], list[tuple[int, int, str]], int]:
-    """stored: (row, row_hash, label). Returns {row: label} for the file as it is now, the moves
-    (old row, new row, hash) of labels whose ticket is now at another row (the nearest free row with
-    the same cells), and the count of labels whose ticket is nowhere in the file. A row the person
-    cleared (TAKEN_BACK) holds its place like a label: nothing moves onto it."""
-    found, astray = {}, []
-    for row, h, label in stored:
-        if row < len(row_hashes) and row_hashes[row] == h:
-            found[row] = label
-        else:
-            astray.append((row, h, label))
-    moves, lost = [], 0
-    if astray:
-        free: dict[str, list[int]] = {}
-        for row, h in enumerate(row_hashes):
-            if row not in found:
-                free.setdefault(h, []).append(row)
-        for old, h, label in astray:
-            rows = free.get(h)
-            if not rows:
-                lost += label != TAKEN_BACK
-                continue
-            new = min(rows, key=lambda r: abs(r - old))
-            rows.remove(new)
-            found[new] = label
-            moves.append((old, new, h))
-    return found, moves, lost
 
 
 def _make_private(path: Path) -> None:

@@ -23,6 +23,11 @@ class PersonLabels:
     given: dict[int, str] = field(default_factory=dict)  # row -> label name, shown or set aside
     not_found: int = 0                                  # stored for tickets the file no longer holds
     axis: str = PLAIN                                   # the field these labels set (engine.axes)
+    from_file: set[int] = field(default_factory=set)    # rows whose label is the file's own column's, not typed
+
+    def read(self, stored) -> None:
+        """Take what the database holds for these rows (files.label_places.FileLabels)."""
+        self.given, self.not_found, self.from_file = dict(stored.labels), stored.not_found, set(stored.from_file)
 
     def shown(self, names: list[str]) -> dict[int, str]:
         """The labels of these names: what the table shows and the export writes."""
@@ -35,15 +40,22 @@ class PersonLabels:
         return Counter(label for label in self.given.values() if label not in known)
 
     def give(self, row: int, label: str | None) -> Change:
-        """label None: taken back."""
+        """label None: taken back. A label typed over the file's own is the person's (the same one stays the file's)."""
+        if label != self.given.get(row):
+            self.from_file.discard(row)
         if label is None:
             self.given.pop(row, None)
         else:
             self.given[row] = label
         return {row: (self.row_hashes[row], label)}
 
-    def give_many(self, labels: dict[int, str]) -> Change:
+    def give_many(self, labels: dict[int, str], from_file: bool = False) -> Change:
+        """from_file: read from the file's own column, the helpdesk's values already."""
         self.given.update(labels)
+        if from_file:
+            self.from_file.update(labels)
+        else:
+            self.from_file.difference_update(labels)
         return self.rows(labels)
 
     def rename(self, renames: dict[str, str]) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from triage_app.engine.axes import PLAIN
+from triage_app.files.field_renames import RenameRefused
 from triage_app.files.store import FileLabels, ResultStore, StoreUnavailable, default_path
 
 STORE_ERRORS = (StoreUnavailable, sqlite3.Error)   # sqlite3's own: a database that broke after it opened
@@ -29,6 +30,8 @@ class ResultsDb(QObject):
     """Owns the database's state (usable or not) and its writer; call from any thread."""
 
     unavailable = Signal(str)   # the first failure since it was last usable, one line
+    redirected = Signal(str, str, str)   # file, field, the name it has now: another window renamed it
+    refused = Signal(str)       # a change the database refused (a rename onto a field with labels), one line
 
     def __init__(self, path=None):
         super().__init__()
@@ -38,6 +41,8 @@ class ResultsDb(QObject):
         self._labels: ResultStore | None = None   # the writer thread's connection
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="triage-labels")
         self._closed = False
+        # file -> the renames of its fields this window knows (files.field_renames), on the writer thread
+        self._known: dict[str, frozenset[int]] = {}
 
     def open(self) -> ResultStore | None:
         """A connection of the caller's own, for its thread (close it when done); None while unavailable."""
@@ -67,16 +72,26 @@ class ResultsDb(QObject):
         return moved
 
     # a person's labels, in the order they were made, each on its field (axis; PLAIN for a plain set)
-    def set_person_labels(self, file: str, labels: dict[int, tuple[str, str | None]], axis: str = PLAIN) -> None:
-        """{row: (row hash, label or None)} of one file, queued for the writer; while the database is
-        unavailable they live in the window only."""
-        self._submit(self._write, ResultStore.set_person_labels, file, labels, axis)
+    def set_person_labels(self, file: str, labels: dict[int, tuple[str, str | None]], axis: str = PLAIN,
+                          from_file: frozenset[int] = frozenset()) -> None:
+        """{row: (row hash, label or None)} of one file, queued for the writer (from_file: the rows whose
+        label is the file's own); while the database is unavailable they live in the window only. A field
+        another window renamed is written under its name now, and said (redirected)."""
+        self._submit(self._write, self._set_person_labels, file, labels, axis, frozenset(from_file))
 
     def rename_labels(self, file: str, renames: dict[str, str], axis: str = PLAIN) -> None:
         self._submit(self._write, ResultStore.rename_labels, file, renames, axis)
 
+    def axis_rename_problem(self, file: str, old: str, new: str) -> str | None:
+        """Why the database refuses this rename (files.field_renames.refusal), after every change queued
+        before; None when it allows it or cannot be used. The window asks before anything changes: it waits
+        for the writer, which holds a few labels' writes at most."""
+        return self._submit(self._read, lambda store: store.axis_rename_problem(
+            file, old, new, self._known.get(file, frozenset()))).result()
+
     def rename_axis(self, file: str, old: str, new: str) -> None:
-        self._submit(self._write, ResultStore.rename_axis, file, old, new)
+        """Refused on the way (a label given in another window meanwhile): said (refused), nothing changed."""
+        self._submit(self._write, self._rename_axis, file, old, new)
 
     def person_labels(self, file: str, row_hashes: list[str], texts: list[str], axis: str = PLAIN) -> FileLabels | None:
         """The file's labels on a field as stored, after every change queued before; None while the
@@ -85,8 +100,9 @@ class ResultsDb(QObject):
 
     def person_label_axes(self, file: str) -> list[str] | None:
         """The fields the file has labels on, as stored; None while the database is unavailable. It
-        waits for the writer: call it off the UI thread."""
-        return self._submit(self._read, ResultStore.person_label_axes, file).result()
+        waits for the writer: call it off the UI thread. The file reader asks it first, once per read:
+        the renames of the file's fields recorded by then are known from then on (field_renames)."""
+        return self._submit(self._read, self._person_label_axes, file).result()
 
     def flush(self) -> None:
         """Wait until every change queued so far is written (or given up); closed: all were."""
@@ -117,6 +133,22 @@ class ResultsDb(QObject):
         store = self._labels_store()
         if store is not None:
             self._failing(change, store, *args)
+
+    def _set_person_labels(self, store: ResultStore, file, labels, axis, from_file) -> None:
+        stored_as = store.set_person_labels(file, labels, axis, from_file, self._known.get(file, frozenset()))
+        if stored_as != axis:
+            self.redirected.emit(file, axis, stored_as)
+
+    def _rename_axis(self, store: ResultStore, file: str, old: str, new: str) -> None:
+        known = self._known.get(file, frozenset())
+        try:
+            self._known[file] = known | store.rename_axis(file, old, new, known)
+        except RenameRefused as exc:
+            self.refused.emit(f"Not saved: {exc}.")
+
+    def _person_label_axes(self, store: ResultStore, file: str) -> list[str]:
+        self._known[file] = store.axis_renames(file)
+        return store.person_label_axes(file)
 
     def _read(self, query, *args):
         store = self._labels_store()

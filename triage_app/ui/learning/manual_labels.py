@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Signal
 
 from triage_app.engine.axes import Axes
 from triage_app.engine.labels import LabelSet
+from triage_app.files.field_renames import refusal
 from triage_app.review.person_labels import PersonLabels
 
 
@@ -43,6 +44,8 @@ class ManualLabels(QObject):
         labels_panel.example_requested.connect(self.use_as_example)
         labels_panel.renamed.connect(self.rename)
         labels_panel.rename_problem = self.rename_problem
+        db.redirected.connect(self._redirected)
+        db.refused.connect(self.failed)
 
     @property
     def label_set(self) -> LabelSet:
@@ -115,21 +118,37 @@ class ManualLabels(QObject):
         self.db.rename_labels(self.person.file, renames, self.person.axis)
 
     def axis_rename_problem(self, old: str, new: str) -> str | None:
-        """A field renamed onto a name that holds labels of this file would merge the two: refused."""
-        held = self.people.get(new)
-        if held is None or not held.given or old == new:
+        """A field renamed onto a name that holds labels of this file would merge the two: refused. The
+        database decides (it knows labels this window cannot place, and other windows' labels); while it
+        cannot be used, the same rule on what this window holds."""
+        person = self.person_of(old)
+        if not person.file or old == new:
             return None
-        return (f"the field “{new}” holds {len(held.given):,} of your labels on this file (a field removed "
-                f"keeps them): add “{new}” back instead, or choose another name")
+        problem = self.db.axis_rename_problem(person.file, old, new)
+        if self.db.problem is None:
+            return problem
+        held = self.people.get(new)
+        return refusal(new, len(held.given) + held.not_found if held else 0)
 
     def rename_axis(self, old: str, new: str) -> None:
-        """A field renamed (before the set changes): its labels follow, in the window and the database."""
-        if old in self.people:
-            person = self.people.pop(old)
-            person.axis = new
-            self.people[new] = person
-            if person.given:
-                self.db.rename_axis(person.file, old, new)
+        """A field renamed (before the set changes): its labels follow, in the window and the database,
+        which remembers the rename for every window on this file (files.field_renames)."""
+        person = self.person_of(old)
+        self.people.pop(old)
+        person.axis = new
+        self.people[new] = person
+        if person.file:
+            self.db.rename_axis(person.file, old, new)
+
+    def from_file(self, axis: str) -> frozenset[int]:
+        """The field's rows whose label was taken from the file's own column: the helpdesk's value already,
+        never sent back as an update (files.updates)."""
+        return frozenset(self.person_of(axis).from_file)
+
+    def _redirected(self, file: str, axis: str, now: str) -> None:
+        if file == self.person_of(axis).file:
+            self.failed.emit(f"The field “{axis}” was renamed “{now}” in another window on this file: your labels "
+                             f"on it are saved under “{now}”. Rename it “{now}” here too.")
 
     def axes_changed(self, axes: Axes) -> None:
         """Call after the table took the new fields and names."""
@@ -150,7 +169,7 @@ class ManualLabels(QObject):
         """Write every label of the file, every field's (a fresh database after an unusable one)."""
         for person in self.people.values():
             if person.given:
-                self.db.set_person_labels(person.file, person.rows(), person.axis)
+                self.db.set_person_labels(person.file, person.rows(), person.axis, person.from_file)
         self.given_here.clear()
 
     def unsaved(self) -> int:
@@ -174,7 +193,7 @@ class ManualLabels(QObject):
             person = self.person       # the current field's: the column's values become its labels
             self.labels_panel.set_label_set(LabelSet.from_names(names), announce=True)
             new = {row: label for row, label in labels.items() if row not in person.given}
-            self.db.set_person_labels(person.file, person.give_many(new), person.axis)
+            self.db.set_person_labels(person.file, person.give_many(new, from_file=True), person.axis, set(new))
             self._note(person, new)
             self._show()
             self.learning.label_given(person.axis)
@@ -207,7 +226,8 @@ class ManualLabels(QObject):
 
     def _given(self, row: int, label: str | None, axis: str) -> None:
         person = self.person_of(axis)
-        self.db.set_person_labels(person.file, person.give(row, label), axis)   # written off this thread
+        change = person.give(row, label)
+        self.db.set_person_labels(person.file, change, axis, person.from_file & change.keys())   # off this thread
         self._note(person, {row: label})
         self.learning.label_given(axis)
         self.changed.emit()

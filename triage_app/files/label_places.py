@@ -1,0 +1,59 @@
+"""Where a person's stored labels fall in a file as it is now: each at its row while the row's cells are
+the same, at the nearest row with the same cells when rows were added or removed above it, counted as
+not found when its ticket is gone (files.store keeps it for when it is back)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TAKEN_BACK = ""     # no label's name is empty (LabelSet refuses one): the row a person cleared
+PERSON, FILE = "person", "file"     # a label's origin: typed by a person, or taken from the file's own column
+
+
+@dataclass(frozen=True, slots=True)
+class FileLabels:
+    """A file's labels as a person gave them: {row: label name}, how many of its stored labels name a
+    ticket the file no longer holds, and the rows whose label was taken from the file's own column (the
+    helpdesk's value already: never sent back, files.updates)."""
+
+    labels: dict[int, str]
+    not_found: int = 0
+    from_file: frozenset[int] = frozenset()
+
+
+def place(stored: list[tuple[int, str, str]], row_hashes: list[str]
+          ) -> tuple[dict[int, str], list[tuple[int, int, str]], int]:
+    """stored: (row, row_hash, label). Returns {row: label} for the file as it is now, the moves
+    (old row, new row, hash) of labels whose ticket is now at another row (the nearest free row with
+    the same cells), and the count of labels whose ticket is nowhere in the file. A row the person
+    cleared (TAKEN_BACK) holds its place like a label: nothing moves onto it."""
+    found, astray = {}, []
+    for row, h, label in stored:
+        if row < len(row_hashes) and row_hashes[row] == h:
+            found[row] = label
+        else:
+            astray.append((row, h, label))
+    moves, lost = [], 0
+    if astray:
+        free: dict[str, list[int]] = {}
+        for row, h in enumerate(row_hashes):
+            if row not in found:
+                free.setdefault(h, []).append(row)
+        for old, h, label in astray:
+            rows = free.get(h)
+            if not rows:
+                lost += label != TAKEN_BACK
+                continue
+            new = min(rows, key=lambda r: abs(r - old))
+            rows.remove(new)
+            found[new] = label
+            moves.append((old, new, h))
+    return found, moves, lost
+
+
+def placed_from_file(origins: dict[tuple[int, str], str], found: dict[int, str],
+                     moves: list[tuple[int, int, str]], row_hashes: list[str]) -> frozenset[int]:
+    """The rows of found whose stored label came from the file (origins: (stored row, hash) -> origin)."""
+    came_from = {new: (old, h) for old, new, h in moves}
+    return frozenset(row for row in found
+                     if origins.get(came_from.get(row, (row, row_hashes[row]))) == FILE)
