@@ -31,11 +31,18 @@ class AccuracyPanel(QWidget):
         layout.addWidget(QLabel("Per label"))
         layout.addWidget(self.per_label)
         _fit_height(self.per_label)
+        # gold values no label has (a label renamed after the gold column was written): their rows count
+        # in the headline, never in a label's row, so they are named here rather than lost
+        self.unmatched = QLabel()
+        self.unmatched.setWordWrap(True)
+        self.unmatched.setStyleSheet("color: #8a5300;")
+        self.unmatched.hide()
+        layout.addWidget(self.unmatched)
         layout.addWidget(QLabel("Apply above a confidence, the rest to a person"))
         self.gates = _table(["applied", "right of those"])
         layout.addWidget(self.gates)
         _fit_height(self.gates)
-        self.matrix_title = QLabel("Confusion matrix (rows: gold, columns: model)")
+        self.matrix_title = QLabel("Confusion matrix (rows: gold; columns: the model's label, by number)")
         layout.addWidget(self.matrix_title)
         self.matrix = _table([])
         layout.addWidget(self.matrix, 1)
@@ -47,6 +54,7 @@ class AccuracyPanel(QWidget):
             self.headline.setText("Choose a gold column above to compare the model's labels with it.")
             self.calibration.setText("")
             self.per_label.setRowCount(0)
+            self.unmatched.hide()
             self.gates.setRowCount(0)
             self.matrix.setRowCount(0)
             self.matrix.setColumnCount(0)
@@ -63,11 +71,30 @@ class AccuracyPanel(QWidget):
             for c, value in enumerate((_pct(s.precision), _pct(s.recall), f"{s.support:,}")):
                 self.per_label.setItem(r, c, _item(value))
         _fit_height(self.per_label)
+        self._show_unmatched(scores, gold_column)
         self._show_gates(scores.gates)
+        self._show_matrix(scores)
+
+    def _show_unmatched(self, scores: Report, gold_column: str) -> None:
+        unmatched = {value: sum(row) for value, row in zip(scores.gold_values[len(scores.labels):],
+                                                           scores.confusion[len(scores.labels):]) if sum(row)}
+        self.unmatched.setVisible(bool(unmatched))
+        if unmatched:
+            named = ", ".join(f"“{html.escape(value)}” ({n:,})" for value, n in unmatched.items())
+            self.unmatched.setText(f"{sum(unmatched.values()):,} of {scores.n:,} rows have a “{html.escape(gold_column)}” "
+                                   f"value that matches no label, so no label's row above counts them: {named}. "
+                                   f"They count as wrong in the accuracy.")
+
+    def _show_matrix(self, scores: Report) -> None:
+        # label names do not fit above narrow columns: each column is its label's number, and the
+        # rows, wide enough, name the number with the label
         self.matrix.setRowCount(len(scores.gold_values))
         self.matrix.setColumnCount(len(scores.labels))
-        self.matrix.setHorizontalHeaderLabels(scores.labels)
-        self.matrix.setVerticalHeaderLabels(scores.gold_values)
+        self.matrix.setHorizontalHeaderLabels([str(k + 1) for k in range(len(scores.labels))])
+        for k, name in enumerate(scores.labels):
+            self.matrix.horizontalHeaderItem(k).setToolTip(name)
+        self.matrix.setVerticalHeaderLabels([f"{k + 1}  {value}" if k < len(scores.labels) else f"–  {value} (no label)"
+                                             for k, value in enumerate(scores.gold_values)])
         peak = max((n for row in scores.confusion for n in row), default=0) or 1
         for r, row in enumerate(scores.confusion):
             for c, n in enumerate(row):
@@ -77,7 +104,6 @@ class AccuracyPanel(QWidget):
                 item.setBackground(QColor(255 - shade, 255 - shade // 3, 255 - shade) if diagonal else
                                    QColor(255, 255 - shade // 2, 255 - shade // 2))
                 self.matrix.setItem(r, c, item)
-
 
     def _show_gates(self, gates: list[dict]) -> None:
         self.gates.setRowCount(len(gates))
