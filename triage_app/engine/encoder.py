@@ -86,7 +86,7 @@ class SentenceEncoder:
         weights = folder / "model.safetensors"
         identity = (expected or {}).get("model.safetensors") or (sha256_of(weights) if weights.is_file() else "")
         tokenizer = AutoTokenizer.from_pretrained(folder)
-        model = AutoModel.from_pretrained(folder, torch_dtype=torch.float32).eval()
+        model = AutoModel.from_pretrained(folder, dtype=torch.float32).eval()
         name = MINILM if expected == MINILM_FILES else folder.name
         return cls(name, identity, tokenizer, model)
 

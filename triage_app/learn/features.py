@@ -12,6 +12,10 @@ numbered in the order they first appear (never sorted), and weighed by TfidfTran
 same columns as TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=2), in another order.
 Every step over the whole file is a slice at a time or one call short enough (the stalls it
 leaves are measured in docs/learning/README.md).
+
+Given sentence embeddings (files.embeddings.embedded: [N, D], L2-normalised), the features are those
+instead: a dense matrix the same regression learns from, with no vocabulary to fit. With a handful
+of labels per label they tell paraphrases apart where words cannot (docs/learning/embeddings.md).
 """
 
 from __future__ import annotations
@@ -28,7 +32,10 @@ SHARDS = 256                # dicts the vocabulary is spread over (see _counts)
 
 
 class TicketFeatures:
-    def __init__(self, texts: list[str]):
+    def __init__(self, texts: list[str], embeddings: np.ndarray | None = None):
+        if embeddings is not None:
+            self.matrix = _embedding_matrix(texts, embeddings)                           # [N, D]
+            return
         slices, width = _counts([str(t) for t in texts])                            # [S, every term] each
         # min_df=2: a word or bigram in one ticket alone can tell nothing about any other ticket,
         # and dropping them cuts the regression's columns (and its cost) by more than half
@@ -50,8 +57,19 @@ class TicketFeatures:
     def n(self) -> int:
         return self.matrix.shape[0]
 
-    def rows(self, rows: np.ndarray) -> sparse.csr_matrix:
+    @property
+    def are_embeddings(self) -> bool:
+        return not sparse.issparse(self.matrix)
+
+    def rows(self, rows: np.ndarray) -> sparse.csr_matrix | np.ndarray:
         return self.matrix[rows]
+
+
+def _embedding_matrix(texts: list[str], embeddings: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(embeddings, dtype=np.float32)
+    if matrix.ndim != 2 or matrix.shape[0] != len(texts):
+        raise ValueError(f"embeddings of shape {matrix.shape} for {len(texts)} tickets: one row per ticket needed")
+    return matrix
 
 
 def _counts(texts: list[str]) -> tuple[list[sparse.csr_matrix], int]:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, sparse
 from scipy.special import log_softmax, logsumexp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
@@ -63,14 +63,15 @@ class TextModel:
     n_labels: int
 
     @classmethod
-    def fit(cls, x: "sparse.csr_matrix", targets: np.ndarray, n_labels: int, config: LearnConfig) -> TextModel | None:
+    def fit(cls, x: sparse.csr_matrix | np.ndarray, targets: np.ndarray, n_labels: int, config: LearnConfig) -> TextModel | None:
         """None when the rows hold fewer than two labels: there is nothing to tell apart."""
         seen = np.unique(targets)
         if len(seen) < 2:
             return None
         # an L2 regression gives columns absent from every training row a weight of 0: leaving them
-        # out is exact, and keeps a retrain's cost in the labelled rows, not the file's vocabulary
-        columns = np.unique(x.indices)
+        # out is exact, and keeps a retrain's cost in the labelled rows, not the file's vocabulary;
+        # dense features (sentence embeddings) use every column
+        columns = np.unique(x.indices) if sparse.issparse(x) else np.arange(x.shape[1])
         if len(columns) == 0:
             return None
         regression = (OneVsRestClassifier(LogisticRegression(C=config.c, solver="liblinear", random_state=config.seed)) if config.one_vs_rest

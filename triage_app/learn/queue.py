@@ -4,12 +4,14 @@ The least certain tickets (smallest top-1 minus top-2 probability) teach most, b
 20 least certain are often near-copies of one ticket, all predicted the same label. So the
 queue takes a pool of the least certain, then fills itself label by label in turn (each
 predicted label gets a place before any gets a second), each time picking the ticket that is
-least certain and least like those already queued (TF-IDF cosine): maximal marginal relevance.
+least certain and least like those already queued (cosine of TF-IDF or embeddings): maximal
+marginal relevance.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy import sparse
 
 from triage_app.learn.features import TicketFeatures
 from triage_app.learn.model import PERSON, Learned
@@ -29,7 +31,9 @@ def next_to_label(learned: Learned, features: TicketFeatures, n: int = 20, pool:
     if len(rows) == 0:
         return []
     x = features.rows(rows)
-    likeness = (x @ x.T).toarray() if x.shape[1] else np.zeros((len(rows), len(rows)))   # [P, P]
+    # cosine either way: TF-IDF rows and sentence embeddings are both L2-normalised
+    likeness = x @ x.T if x.shape[1] else np.zeros((len(rows), len(rows)))           # [P, P]
+    likeness = likeness.toarray() if sparse.issparse(likeness) else likeness
     gap = 1.0 - margin[rows]                                                          # [P] larger: less certain
     predicted = learned.labels[rows]
     # turns: labels in the order of their least certain ticket
