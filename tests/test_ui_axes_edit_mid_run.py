@@ -41,6 +41,13 @@ def edit_description(window, axis: str, text: str) -> None:
     window.labels_panel.labels.item(0, 1).setText(text)
 
 
+def wait_for_the_runs(qtbot, window, ended: list) -> None:
+    """Until the run has ended, and the one its end started (if any) too."""
+    qtbot.waitUntil(lambda: len(ended) == 1, timeout=120_000)
+    if window.running:
+        qtbot.waitUntil(lambda: len(ended) == 2, timeout=120_000)
+
+
 @pytest.fixture
 def two_fields(qtbot, make_window, smollm2, tmp_path):
     window = window_on(qtbot, make_window, smollm2, tmp_path, {}, n=N, batch_size=2)
@@ -63,7 +70,7 @@ def run_editing(qtbot, window, monkeypatch, running: str, edited: str):
 
     progress.received.connect(halfway)
     window.run()
-    qtbot.waitUntil(lambda: len(ended) == 2, timeout=240_000)
+    wait_for_the_runs(qtbot, window, ended)
     return ended, [f.names for f in fields.seen], lines
 
 
@@ -89,3 +96,29 @@ def test_an_edit_of_the_field_running_drops_what_it_has_left_and_runs_it_again(q
     assert 0 < stale < N                                            # stopped after the batch in flight
     assert sum(len(b.predictions) for b in batches.seen if b.run_id == again) == N
     assert window.model.answers_of("priority").rows_answered == N
+
+
+# fields.labels_changed cancels the run on a label renamed, and leaves a direct field's edit to Run: the
+# lead's change there (report of issue 32 item 14) makes this pass; strict, so its mark goes with it
+@pytest.mark.xfail(strict=True, reason="needs ui/fields.py to let a run go on after an edit (issue 32 item 14)")
+def test_a_label_renamed_mid_run_under_direct_runs_that_field_again_after(qtbot, two_fields, monkeypatch):
+    """The issue's case: direct scoring, a queue label renamed while priority runs."""
+    window = two_fields
+    window.remembered.method = "direct"
+    gate = held_field(monkeypatch, window.axes.named("priority").names)
+    fields, progress, ended = Relay(window.worker.fields_started), Relay(window.worker.progress), []
+    window.run_ended.connect(ended.append)
+
+    def halfway(step):
+        if window.latest.now == ("priority",) and step.rows_done and not gate.is_set():
+            window.labels_panel.choose_axis("queue")
+            window.labels_panel.labels.item(0, 0).setText("Deliveries")
+            gate.set()
+
+    progress.received.connect(halfway)
+    window.run()
+    wait_for_the_runs(qtbot, window, ended)
+    assert ended == ["done", "done"] and [f.names for f in fields.seen] == [["queue"], ["priority"], ["queue"]]
+    assert window.model.answers_of("queue").label_names[0] == "Deliveries"
+    for axis in ("queue", "priority"):
+        assert window.model.answers_of(axis).rows_answered == N

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from triage_app.engine.axes_pass import AxesPass, can_share, shares_a_pass
+from triage_app.engine.checked import float32_twins
 from triage_app.engine.classifier import Classifier
 from triage_app.engine.config import RunConfig
 from triage_app.engine.stats import RunStats
@@ -33,7 +34,9 @@ def run_axes_job(classifiers: list[Classifier], store: ResultStore | None, texts
                  config: RunConfig = RunConfig(), fresh: bool = False,
                  cleaning: TextCleaning = TextCleaning()) -> Iterator[list[JobProgress]]:
     """job.run_job for several axes at once: per step, one JobProgress per axis (the classifiers' order).
-    Yields after the stored results are read, then after every batch; stop iterating to cancel."""
+    Yields after the stored results are read, then after every batch; stop iterating to cancel. Checked
+    classifiers run as their float32 twins, and store their results as float32's (checked.float32_twins)."""
+    classifiers = float32_twins(classifiers)
     clean = model_texts(texts, cleaning)
     rows_of: dict[str, list[int]] = {}
     for row, text in enumerate(clean):

@@ -6,6 +6,11 @@ the ticket; direct-fields: every field's labels before it, a short cue per axis 
 seconds, items/s, their ratio, and whether every axis's labels are identical. Today's direct, one
 run per axis (its label list in the cached prefix), is timed beside them for context: a one pass is
 an exact optimisation of its own method, not of direct.
+
+On a checked placement (--dtype bfloat16-checked, what "auto" picks on a CPU with native bfloat16) a
+checked classifier cannot share a pass (axes_pass.can_share): the one pass and the runs per axis are
+float32's, and a fourth side times what such a run does instead, each axis alone in checked low
+precision, one after the other. Which of the two is faster decides what the window runs.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from dataclasses import dataclass
 from triage_app.engine.after import TicketFirstMethod
 from triage_app.engine.axes_pass import AxesPass
 from triage_app.engine.build import axes_classifiers
+from triage_app.engine.checked import float32_view
 from triage_app.engine.config import DEFAULT_BATCH_SIZE, DEFAULT_TOKEN_BUDGET, RunConfig, RunSettings, Scoring
 from triage_app.engine.methods import METHOD_CLASSES
 from triage_app.engine.models import LoadedModel
@@ -41,22 +47,38 @@ def run_axes_bench(loaded: LoadedModel, n: int, batch_size: int = DEFAULT_BATCH_
     axis. Fresh classifiers for each: every way pays its own prefix caches and calibration priors."""
     axes, texts = axes_workload(n)
     config = RunConfig(batch_size=batch_size, token_budget=token_budget)
-    make = lambda method: axes_classifiers(loaded, axes, RunSettings(scoring=Scoring(method=method)))
+    plain = float32_of(loaded)
+    make = lambda method, model=plain: axes_classifiers(model, axes, RunSettings(scoring=Scoring(method=method)))
     _alone(make(methods[0]), texts[:2], config, "warm-up")   # the first forward's one-off costs
     runs, compared = [], {}
     for method in methods:
         together = _together(make(method), texts, config, f"{method}, one pass")
         alone = _alone(make(method), texts, config, f"{method}, one run per axis")
         runs += [together, alone]
-        diff = max(abs(a - b) for t, s in zip(together.scores, alone.scores) for i in s for a, b in zip(t[i], s[i]))
         compared[method] = {"ratio": alone.seconds / together.seconds,
-                            "labels_identical": together.labels == alone.labels, "max_score_diff": diff}
+                            "labels_identical": together.labels == alone.labels,
+                            "max_score_diff": _score_diff(together, alone)}
+        if plain is not loaded:
+            low = loaded.placement.dtype_name
+            checked = _alone(make(method, loaded), texts, config, f"{method}, {low}, one run per axis")
+            runs.append(checked)
+            compared[method] |= {"checked_ratio": checked.seconds / together.seconds,
+                                 "checked_labels_identical": checked.labels == together.labels}
     runs.append(_alone(make("direct"), texts, config, "direct, one run per axis"))
     for r in runs:
         log(f"  {r.name:<32} {r.seconds:8.1f} s  {r.items_per_s:6.2f} items/s")
     return {"n": len(texts), "axes": axes.names, "labels_per_axis": [len(a.names) for a in axes],
             "runs": {r.name: {"seconds": r.seconds, "items_per_s": r.items_per_s} for r in runs},
             "one_pass": compared, "labels_identical": all(c["labels_identical"] for c in compared.values())}
+
+
+def float32_of(loaded: LoadedModel) -> LoadedModel:
+    """The float32 model a checked placement loaded (its low copy apart); loaded itself where not checked."""
+    return loaded if loaded.placement.checked is None else float32_view(loaded)
+
+
+def _score_diff(one: AxesRun, other: AxesRun) -> float:
+    return max(abs(a - b) for t, s in zip(one.scores, other.scores) for i in s for a, b in zip(t[i], s[i]))
 
 
 def _alone(classifiers, texts, config, name) -> AxesRun:
@@ -88,4 +110,7 @@ def axes_report(result: dict) -> str:
         lines.append(f"{method}: one run per axis / one pass: {c['ratio']:.2f}x the time; labels identical on "
                      f"every axis: {'yes' if c['labels_identical'] else 'NO'}; largest score difference "
                      f"{c['max_score_diff']:.2g}")
+        if "checked_ratio" in c:
+            lines.append(f"{method}: checked, one run per axis / one pass in float32: {c['checked_ratio']:.2f}x the "
+                         f"time; labels identical: {'yes' if c['checked_labels_identical'] else 'NO'}")
     return "\n".join(lines)

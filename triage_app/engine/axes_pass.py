@@ -28,6 +28,7 @@ import torch.nn.functional as F
 
 from triage_app.engine.after import TicketFirstMethod
 from triage_app.engine.batches import padded_width, plan_buckets
+from triage_app.engine.checked import CheckedClassifier, float32_twins
 from triage_app.engine.classifier import Classifier, account, encode_chunks
 from triage_app.engine.config import RunConfig
 from triage_app.engine.forward import LabelTree, batch_attention_mask, batch_input_ids, batch_position_ids, decoder_of
@@ -67,8 +68,9 @@ class Branches:
 
 def can_share(classifiers: list[Classifier]) -> bool:
     """Axes that one pass can run: all of one ticket-first method (direct-after, or direct-fields of one
-    run), on one model, with one prefix; plain classifiers (a checked one decides its own precision per
-    batch, engine/checked.py). Ticket limits may differ (a longer question leaves less room): a ticket
+    run), on one model, with one prefix. Checked ones run it as the float32 classifiers they are checked
+    against (checked.float32_twins): one float32 pass beats each axis alone in a checked low precision
+    (docs/bench/axes_checked.txt). Ticket limits may differ (a longer question leaves less room): a ticket
     cut differently for two axes runs each axis alone."""
     methods = [c.method for c in classifiers]
     return (len(classifiers) > 1 and all(map(shares_a_pass, classifiers))
@@ -77,8 +79,8 @@ def can_share(classifiers: list[Classifier]) -> bool:
 
 
 def shares_a_pass(classifier: Classifier) -> bool:
-    """An axis one pass could run with others: a plain classifier whose own tokens follow the ticket."""
-    return isinstance(classifier.method, TicketFirstMethod) and type(classifier) is Classifier
+    """An axis one pass could run with others: a plain or checked classifier whose own tokens follow the ticket."""
+    return isinstance(classifier.method, TicketFirstMethod) and type(classifier) in (Classifier, CheckedClassifier)
 
 
 class AxesPass:
@@ -88,7 +90,7 @@ class AxesPass:
         if not can_share(classifiers):
             raise ValueError("one pass runs two or more axes of one ticket-first method (direct-after, "
                              "direct-fields) on one model and one prefix")
-        self.classifiers = classifiers
+        self.classifiers = classifiers = float32_twins(classifiers)
         self.prompts = [c.method.prompt for c in classifiers]
         self.branches = Branches.of([p.question_ids for p in self.prompts], [p.label_ids for p in self.prompts])
         self.loaded = classifiers[0].loaded

@@ -330,6 +330,27 @@ class CheckedClassifier(Classifier):
                             batch.token_logprobs)
 
 
+def float32_twins(classifiers: list[Classifier]) -> list[Classifier]:
+    """Each checked classifier as the float32 one it is checked against (other classifiers as they are),
+    all on one float32 view of their model: fields that share one pass over each ticket (engine/axes_pass.py)
+    run it in float32, which beats each field alone in a checked low precision (docs/bench/axes_checked.txt),
+    and their results are float32's, stored as such, with nothing to settle."""
+    views: dict[int, LoadedModel] = {}
+
+    def twin(c: Classifier) -> Classifier:
+        if not isinstance(c, CheckedClassifier):
+            return c
+        loaded = views.setdefault(id(c.loaded), float32_view(c.loaded))
+        return Classifier(loaded, c.label_set, c.prompt.style, c.max_ticket_tokens, c.scoring)
+
+    return [twin(c) for c in classifiers]
+
+
+def float32_view(loaded: LoadedModel) -> LoadedModel:
+    """The float32 model a checked placement loaded, named float32 (stores, statistics), its low copy apart."""
+    return replace(loaded, placement=replace(loaded.placement, checked=None), low=None)
+
+
 def read_stands(scores: np.ndarray, drift: np.ndarray, weighed: Weighed | None, rows) -> np.ndarray:
     """[B] the low-precision answers of these rows (of weighed's run) that stand (prediction.stands), read
     with weighed's learned part, or zero-shot where there is none."""
