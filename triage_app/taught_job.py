@@ -16,34 +16,57 @@ The window does the same with its own runs (ui/running.py: _taught, settle).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from triage_app.engine.checked import CheckedClassifier, Weighed
 from triage_app.engine.classifier import Classifier, Prediction
 from triage_app.engine.config import RunConfig
-from triage_app.files.clean import TextCleaning
+from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.store import ResultStore
 from triage_app.job import run_job
 from triage_app.learn import Learned, TicketFeatures, learn
 
 
+@dataclass(frozen=True, slots=True)
+class ScoredFirst:
+    """What scoring the labelled rows first gave: the learned part, and the tickets it scored now (the run
+    after finds them stored, so it counts them as resumed: they are not from earlier runs)."""
+
+    weighed: Weighed | None
+    texts: frozenset[str] = frozenset()   # as the model read them (cleaned)
+
+    def rows(self, texts: list[str], cleaning: TextCleaning) -> int:
+        """The rows of texts that hold a ticket scored first."""
+        return sum(t in self.texts for t in model_texts(texts, cleaning)) if self.texts else 0
+
+
 def taught_part(classifier: Classifier, store: ResultStore | None, texts: list[str], config: RunConfig,
                 cleaning: TextCleaning, features: TicketFeatures, labels: dict[int, str],
                 log: Callable[[str], None] = lambda line: None) -> Weighed | None:
+    """The learned part a checked run reads its answers with (scored_first)."""
+    return scored_first(classifier, store, texts, config, cleaning, features, labels, log).weighed
+
+
+def scored_first(classifier: Classifier, store: ResultStore | None, texts: list[str], config: RunConfig,
+                 cleaning: TextCleaning, features: TicketFeatures, labels: dict[int, str],
+                 log: Callable[[str], None] = lambda line: None) -> ScoredFirst:
     """The learned part a checked run reads its answers with, from the labelled rows scored in float32
-    first (stored, so the run finds them); None where the run is not checked or nothing is learned."""
+    first (stored, so the run finds them); its weighed None where the run is not checked or nothing is
+    learned."""
     if not isinstance(classifier, CheckedClassifier) or not labels:
-        return None
+        return ScoredFirst(None)
     rows = sorted(labels)
-    lm = _scores([p for step in run_job(classifier, store, [texts[r] for r in rows], config, cleaning=cleaning,
-                                        exact=range(len(rows))) for p in step.predictions],
-                 len(texts), len(classifier.label_set.names), rows)
+    steps = list(run_job(classifier, store, [texts[r] for r in rows], config, cleaning=cleaning,
+                         exact=range(len(rows))))
+    lm = _scores([p for step in steps for p in step.predictions], len(texts), len(classifier.label_set.names), rows)
+    now = model_texts([texts[rows[p.index]] for step in steps[1:] for p in step.predictions], cleaning)
     part = learn(features, lm, labels, classifier.label_set.names).part
     if part is None:
-        return None
+        return ScoredFirst(None, frozenset(now))
     log(f"the {len(rows)} labelled tickets scored in float32 first: the rest are read with what they teach")
-    return Weighed(*part)
+    return ScoredFirst(Weighed(*part), frozenset(now))
 
 
 def settled(features: TicketFeatures, predictions: list[Prediction], names: list[str], labels: dict[int, str],

@@ -37,27 +37,26 @@ def run(args) -> int:
         print(f"results database: {store.path}", file=sys.stderr)
         loaded = options.load_model(args)
         from triage_app.engine.build import axes_classifiers
-        from triage_app.taught_job import taught_part
 
         classifiers = axes_classifiers(loaded, axes, settings)
         windows = [person_labels(store, args, table, texts, axis) for axis in axes]
         features = TicketFeatures(texts) if taught else None
-        weighed = [taught_part(c, store, texts, settings.run, cleaning, features, {**taught[axis.name], **window},
-                               log=_say) if axis.name in taught else None
-                   for axis, c, window in zip(axes, classifiers, windows)]
-        runs = classified_axes(classifiers, store, texts, settings, args, cleaning, weighed)
+        firsts = labelled_first(axes, classifiers, store, texts, settings, cleaning, features, taught, windows)
+        runs = classified_axes(classifiers, store, texts, settings, args, cleaning, [f.weighed for f in firsts])
         for axis, classifier, window, (predictions, step) in zip(axes, classifiers, windows, runs):
             settle = lambda rows, c=classifier: classified(c, store, texts, settings, args, cleaning, exact=rows)[0]  # noqa: E731
             answers.append(axis_answers(axis, features, predictions, window, taught.get(axis.name),
                                         review[axis.name], settle))
             steps.append(step)
     export_answers(table, axes, answers, args)
-    for axis, step in zip(axes, steps):
-        print_summary(step, len(texts), args.output, "" if axes.is_plain else f"{axis.name}: ")
+    # a run that reads nothing stored scored them again itself
+    first = [0 if args.fresh or args.reference else f.rows(texts, cleaning) for f in firsts]
+    for axis, step, k in zip(axes, steps, first):
+        print_summary(step, len(texts), args.output, "" if axes.is_plain else f"{axis.name}: ", k)
     if gates:
         write_updates(table, answers, gates, args.updates)
     if args.stats_json:
-        write_stats(args.stats_json, axes, steps, len(texts))
+        write_stats(args.stats_json, axes, steps, len(texts), first)
     return 0
 
 
@@ -74,6 +73,20 @@ def on_ray(args, settings, axes, review, cleaning) -> int:
         raise ValueError("--updates works on one machine; leave out --ray")
     ray_args = argparse.Namespace(**{**vars(args), "review_below": review[PLAIN]})  # scale reads a number
     return scale_command.run(ray_args, settings, axes.first.label_set, cleaning)
+
+
+def labelled_first(axes, classifiers: list, store, texts: list[str], settings, cleaning, features, taught: dict,
+                   windows: list[dict]) -> list:
+    """Per axis, its labelled rows scored first and what they teach a checked run of its own
+    (taught_job.scored_first); nothing for an axis without labels, or one that runs in the shared pass,
+    in float32."""
+    from triage_app.axes_job import one_pass
+    from triage_app.taught_job import ScoredFirst, scored_first
+
+    shared = one_pass(classifiers, settings.run)
+    return [scored_first(c, store, texts, settings.run, cleaning, features, {**taught[axis.name], **window},
+                         log=_say) if axis.name in taught and k not in shared else ScoredFirst(None)
+            for k, (axis, c, window) in enumerate(zip(axes, classifiers, windows))]
 
 
 def classified_axes(classifiers: list, store, texts: list[str], settings, args, cleaning, weighed: list) -> list[tuple]:
@@ -152,18 +165,22 @@ def export_answers(table, axes, answers: list, args) -> None:
     export(frame, args.output, excel_bom=args.excel_bom)
 
 
-def print_summary(step, rows: int, output: str, axis: str) -> None:
+def print_summary(step, rows: int, output: str, axis: str, first: int = 0) -> None:
+    """first: rows scored first, as a person's labelled ones (taught_job.scored_first), which the run resumed."""
     stats = step.stats
-    print(f"{axis}{rows} tickets ({step.resumed} from earlier runs): {stats.done} classified in "
+    firsts = f", {first} labelled, scored first" if first else ""
+    print(f"{axis}{rows} tickets ({step.resumed - first} from earlier runs{firsts}): {stats.done} classified in "
           f"{stats.seconds:.1f} s ({stats.items_per_s:.2f} items/s); padding {100 * stats.padding_fraction:.1f}% "
           f"of tokens; prefix tokens saved {stats.prefix_tokens_saved}; fallbacks {stats.fallbacks}; truncated "
           f"{stats.truncated} -> {output}", file=sys.stderr)
 
 
-def write_stats(path: str, axes, steps: list, rows: int) -> None:
-    """One axis: today's statistics; several: each axis's under its name."""
-    one = lambda step: dict(step.stats.to_dict(), resumed=step.resumed, rows=rows)
-    data = one(steps[0]) if axes.is_plain else {"axes": {a.name: one(s) for a, s in zip(axes, steps)}, "rows": rows}
+def write_stats(path: str, axes, steps: list, rows: int, first: list[int]) -> None:
+    """One axis: today's statistics; several: each axis's under its name. resumed: from earlier runs;
+    scored_first: the labelled rows scored before the run (print_summary)."""
+    one = lambda step, k: dict(step.stats.to_dict(), resumed=step.resumed - k, scored_first=k, rows=rows)
+    data = (one(steps[0], first[0]) if axes.is_plain
+            else {"axes": {a.name: one(s, k) for a, s, k in zip(axes, steps, first)}, "rows": rows})
     Path(path).write_text(json.dumps(data, indent=2) + "\n")
 
 
