@@ -20,9 +20,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from triage_app.engine.config import METHODS, RunSettings
-from triage_app.engine.labels import LabelSet, read_json
+from triage_app.engine.labels import (SET_KEYS, BadLabelSet, LabelSet, checked_entries, checked_list, parse_json,
+                                      read_json, within)
 
 PLAIN = "label"   # the one axis of a plain label set: today's output columns
+AXIS_KEYS = ("name", "method", *SET_KEYS)
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -33,11 +35,15 @@ class Axis:
     method: str | None = None   # its scoring method; None: the run's
 
     def __post_init__(self):
-        if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
-            raise ValueError(f"axis name {self.name!r}: use a letter, then letters, digits or _ "
-                             "(it prefixes the output's columns)")
+        self.check_name(self.name)
         if self.method is not None and self.method not in METHODS:
             raise ValueError(f"axis {self.name!r}: the method must be one of {', '.join(METHODS)}, not {self.method!r}")
+
+    @staticmethod
+    def check_name(name) -> None:
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
+            raise ValueError(f"axis name {name!r:.40}: use a letter, then letters, digits or _ "
+                             "(it prefixes the output's columns)")
 
     def method_or(self, run_method: str) -> str:
         """The method this axis is scored with in a run whose method is run_method."""
@@ -93,23 +99,31 @@ class Axes:
 
     @classmethod
     def from_dict(cls, data) -> Axes:
-        if not isinstance(data, dict):
-            raise ValueError("not a label set: expected an object with labels or axes")
-        if "axes" not in data:
+        """A label-set file's contents, every field checked (engine/labels.py): raises BadLabelSet."""
+        if not isinstance(data, dict) or "axes" not in data:
             return cls.of(LabelSet.from_dict(data))
         if "labels" in data:
-            raise ValueError("a label-set file holds labels or axes, not both")
-        if not isinstance(data["axes"], list):
-            raise ValueError("axes must be a list of {name, labels, examples}")
-        return cls(tuple(_axis(item, k) for k, item in enumerate(data["axes"])))
+            raise BadLabelSet("a label-set file holds labels or axes, not both")
+        checked_entries(data, ("axes",))
+        axes = []
+        for k, item in enumerate(checked_list(data, "axes")):
+            with within(f"axis {k + 1}"):
+                entries = checked_entries(item, AXIS_KEYS, "name")
+                Axis.check_name(entries["name"])
+            with within(f"axis {entries['name']!r:.40}"):
+                axes.append(Axis(entries["name"], LabelSet.from_dict({key: entries[key] for key in SET_KEYS
+                                                                      if key in entries}), entries.get("method")))
+        return cls(tuple(axes))
+
+    @classmethod
+    def from_json(cls, text: str) -> Axes:
+        return cls.from_dict(parse_json(text))
 
     @classmethod
     def load(cls, path: str | Path) -> Axes:
         data = read_json(path)
-        try:
+        with within(str(path)):
             return cls.from_dict(data)
-        except ValueError as exc:
-            raise ValueError(f"{path}: {exc}") from None
 
     def to_dict(self) -> dict:
         """A plain set is written as today's file, so older versions still read it."""
@@ -121,11 +135,3 @@ class Axes:
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
-
-def _axis(item, k: int) -> Axis:
-    if not isinstance(item, dict) or "name" not in item:
-        raise ValueError(f"axis {k + 1}: needs a name, labels and (optionally) examples")
-    try:
-        return Axis(item["name"], LabelSet.from_dict(item), item.get("method"))
-    except ValueError as exc:
-        raise ValueError(f"axis {item['name']!r}: {exc}") from None
