@@ -142,3 +142,34 @@ def test_inspect_refuses_a_file_over_a_limit_with_its_line(tmp_path, monkeypatch
     monkeypatch.setattr(limits, "MAX_ROWS", 100)
     code, out, err = run_main(capsys, "inspect", write_csv(tmp_path / "many.csv", 150))
     assert code == 2 and err[-1].endswith(rows_refusal("many.csv")) and not out
+
+
+@pytest.mark.xfail(strict=True, reason="needs files/sheets.py to stop at the rows asked for "
+                                       "(issue 32 item 7); remove this mark then")
+def test_a_workbook_is_parsed_no_further_than_the_rows_asked_for(tmp_path, monkeypatch):
+    """Past the header and the tickets asked for (or one past the row limit), no row is parsed."""
+    book = openpyxl.Workbook()
+    book.active.append(["id", "text"])
+    for k in range(300):
+        book.active.append([k, f"ticket {k}"] if k != 10 else ["", "  "])   # a blank row is not a ticket
+    path = tmp_path / "t.xlsx"
+    book.save(path)
+    from openpyxl.worksheet._read_only import ReadOnlyWorksheet
+    parsed, real_rows = [], ReadOnlyWorksheet._cells_by_row
+
+    def counted(self, *args, **kwargs):
+        for row in real_rows(self, *args, **kwargs):
+            parsed.append(row)
+            yield row
+    monkeypatch.setattr(ReadOnlyWorksheet, "_cells_by_row", counted)
+    assert read_tickets(path, limit=20).frame["id"].tolist() == [str(k) for k in range(21) if k != 10]
+    assert last_row_parsed(parsed) == 1 + 21
+    monkeypatch.setattr(limits, "MAX_ROWS", 100)
+    parsed.clear()
+    with pytest.raises(BadInput, match="more than 100 tickets"):
+        read_tickets(path)
+    assert last_row_parsed(parsed) == 1 + 102
+
+
+def last_row_parsed(rows) -> int:
+    return max(cell.row for row in rows for cell in row if hasattr(cell, "row"))
