@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 LOCK_TIMEOUT_S = 30.0
+SQLITE_HEADER = b"SQLite format 3\x00"   # the first 16 bytes of every SQLite database file
 
 
 class StoreUnavailable(ValueError):
@@ -34,6 +35,10 @@ def _diagnosis(path: Path, error: sqlite3.Error | OSError, timeout: float) -> tu
     if isinstance(error, OSError):
         return f"cannot be created ({error.strerror or error})", "check the folder it goes in"
     code = getattr(error, "sqlite_errorcode", 0) & 0xFF   # the primary code; extended ones say more than we need
+    if code in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT) and not _starts_as_sqlite(path):
+        # another kind of file, as likely a person's own as a database gone bad: not told to move it
+        return ("is damaged or not a SQLite database (it does not start as one)",
+                "if it is a results database, move it aside (a new one is made in its place)")
     if code in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
         return "is damaged or not a SQLite database", "move it aside (a new one is made in its place)"
     if code == sqlite3.SQLITE_FULL:
@@ -48,6 +53,14 @@ def _diagnosis(path: Path, error: sqlite3.Error | OSError, timeout: float) -> tu
     if code == sqlite3.SQLITE_IOERR:
         return "cannot be read or written (disk I/O error)", "check the disk"
     return f"cannot be used ({error})", "move it aside (a new one is made in its place)"
+
+
+def _starts_as_sqlite(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return True   # unread: nothing to tell it by
 
 
 def _writable(path: Path) -> bool:
