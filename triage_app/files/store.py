@@ -317,12 +317,13 @@ class ResultStore:
         origins = {(row, h): origin for row, h, _, origin in stored}
         return FileLabels(labels, lost, placed_from_file(origins, labels, moves, row_hashes))
 
-    def stored_from_file(self, file: str, axis: str = PLAIN) -> set[tuple[int, str]]:
-        """(row, row hash) of the stored labels taken from the file's own column, unchecked (as
-        stored_person_labels)."""
+    def from_file_rows(self, file: str, row_hashes: list[str], axis: str = PLAIN) -> frozenset[int]:
+        """The rows whose stored label was taken from the file's own column, where their ticket is now
+        (person_labels has placed a ticket that moved; one out of place is not counted)."""
         with self._reported():
-            return set(self._db.execute("SELECT row, row_hash FROM person_labels WHERE file=? AND axis=? AND origin=?",
-                                        (file, axis, FILE)))
+            stored = self._db.execute("SELECT row, row_hash FROM person_labels WHERE file=? AND axis=? AND origin=?",
+                                      (file, axis, FILE))
+            return frozenset(row for row, h in stored if row < len(row_hashes) and row_hashes[row] == h)
 
     def stored_person_labels(self, file: str, taken_back: bool = False,
                              axis: str = PLAIN) -> list[tuple[int, str, str]]:

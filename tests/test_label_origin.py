@@ -1,0 +1,102 @@
+"""Where a person's label came from (issue 32, item 15): typed by a person, or taken from the file's own
+column (Labels ▸ Labels from a column). The database keeps it (older databases get it once, every label a
+person's), it follows a ticket that moved, and it reaches the updates file, which sends back only what
+changes the helpdesk's record; a different label typed over the file's makes it the person's again."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+from PySide6.QtWidgets import QDialog
+
+from cli_helpers import run_main
+from test_axes_cli import axes_file, tickets  # noqa: F401
+from test_ui_axes import HELPDESK_AXES, half_filled, select  # noqa: F401
+from triage_app.files.store import ResultStore
+from triage_app.review.person_labels import PersonLabels
+from ui_helpers import make_window, open_file, settings_file  # noqa: F401
+
+
+def test_the_store_keeps_each_labels_origin_and_it_follows_a_ticket_that_moved(tmp_path):
+    with ResultStore(tmp_path / "r.db") as store:
+        store.set_person_labels("f.csv", {0: ("a", "billing"), 1: ("b", "account")}, "queue", from_file={0})
+        store.set_person_labels("f.csv", {2: ("c", "billing")}, "queue")
+        assert store.person_labels("f.csv", ["a", "b", "c"], axis="queue").from_file == {0}
+        # a row added above: each label found one row down, its origin with it
+        found = store.person_labels("f.csv", ["new", "a", "b", "c"], axis="queue")
+        assert found.labels == {1: "billing", 2: "account", 3: "billing"} and found.from_file == {1}
+        assert store.from_file_rows("f.csv", ["new", "a", "b", "c"], "queue") == {1}
+        assert store.from_file_rows("f.csv", ["a", "b", "c"], "queue") == frozenset()    # not placed: not counted
+        store.set_person_labels("f.csv", {1: ("a", "account")}, "queue")      # typed over: the person's now
+        assert store.person_labels("f.csv", ["new", "a", "b", "c"], axis="queue").from_file == frozenset()
+
+
+def test_a_database_from_before_origins_gets_the_column_once_every_label_a_persons(tmp_path):
+    path = tmp_path / "old.db"
+    ResultStore(path).close()
+    db = sqlite3.connect(path)      # person_labels as the version before origins made it
+    db.executescript("""DROP TABLE person_labels;
+        CREATE TABLE person_labels (file TEXT NOT NULL, row INTEGER NOT NULL, row_hash TEXT NOT NULL,
+            label TEXT NOT NULL, created REAL NOT NULL DEFAULT (julianday('now')),
+            axis TEXT NOT NULL DEFAULT 'label', PRIMARY KEY (file, axis, row, row_hash));
+        INSERT INTO person_labels (file, row, row_hash, label, axis) VALUES ('f.csv', 0, 'a', 'billing', 'queue');""")
+    db.close()
+    for _ in range(2):
+        with ResultStore(path) as store:
+            found = store.person_labels("f.csv", ["a"], axis="queue")
+            assert found.labels == {0: "billing"} and found.from_file == frozenset()
+
+
+def test_typing_over_the_files_label_makes_it_the_persons_and_the_same_label_keeps_it_the_files():
+    person = PersonLabels("f.csv", ["a", "b", "c"], axis="queue")
+    person.give_many({0: "billing", 1: "account"}, from_file=True)
+    person.give(0, "billing")
+    person.give(1, "technical")
+    assert person.from_file == {0}
+    person.give(0, None)
+    assert person.from_file == set()
+
+
+def test_labels_taken_from_a_column_are_kept_as_the_files_in_the_window_and_the_database(
+        qtbot, make_window, half_filled, monkeypatch, tmp_path):
+    path, rows = half_filled
+    monkeypatch.setattr("triage_app.ui.learning.column_offer.LabelOfferDialog.exec",
+                        lambda self: QDialog.DialogCode.Accepted)
+    window = make_window(autoload=False)
+    window.labels_panel.load(str(HELPDESK_AXES))
+    open_file(qtbot, window, path)
+    window.choose_axis("queue")
+    window.labels_from_column()
+    taken = set(window.model.answers_of("queue").manual_labels)
+    assert taken and window.manual.from_file("queue") == taken
+    row = min(taken)
+    other = next(n for n in window.label_set.names if n != rows[row]["queue"])
+    select(window, row, "queue")
+    window.model.setData(window.model.index(row, window.model.column_of("queue")), other)
+    assert window.manual.from_file("queue") == taken - {row}
+    window.db.flush()
+    file = window.manual.people["queue"].file
+    with ResultStore(tmp_path / "results.sqlite3") as store:
+        assert store.from_file_rows(file, window.manual.people["queue"].row_hashes, "queue") == taken - {row}
+
+
+@pytest.mark.xfail(strict=True, reason="needs triage_app/cli/classify.py to pass the stored origin to AxisAnswers "
+                                       "(helper B's report, item 15)")
+def test_classify_sends_back_no_label_the_window_took_from_the_files_own_column(
+        tmp_path, capsys, tiny_model, tickets, axes_file):
+    from triage_app.files.reader import read_tickets
+    from triage_app.files.ticket_keys import file_key, row_hashes
+
+    hashes = row_hashes(read_tickets(tickets).frame)
+    with ResultStore(tmp_path / "r.db") as store:   # rows 0 and 3 from the column, row 5 typed
+        store.set_person_labels(file_key(tickets), {0: (hashes[0], "billing"), 3: (hashes[3], "billing")},
+                                axis="queue", from_file={0, 3})
+        store.set_person_labels(file_key(tickets), {5: (hashes[5], "account")}, axis="queue")
+    updates = tmp_path / "updates.json"
+    code, _, err = run_main(capsys, "classify", tickets, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
+                            "--method", "direct", "--labels-file", axes_file, "--updates", updates,
+                            "--apply-above", "1")
+    assert code == 0, err
+    assert json.loads(updates.read_text()) == [{"id": "9005", "fields": {"queue": "account"}}]
