@@ -180,3 +180,13 @@ def test_prune_with_an_option_that_reads_confidences_is_refused_before_the_model
                                f"probabilities are bounds), and {option} reads them: leave out --prune or {option}"])
     code, _, err = run_main(capsys, "classify", tickets, "-o", "out.csv", "--method", "direct", "--prune", *NO_MODEL)
     assert code == 2 and "--prune" not in err[-1] and "model" in err[-1], err     # alone it goes on to the model
+
+
+def test_a_command_that_always_reads_confidences_is_told_to_leave_out_prune_alone():
+    import argparse
+
+    from triage_app.cli import options
+
+    with pytest.raises(ValueError, match=r"and eval reads them: leave out --prune$"):
+        options.refuse_pruned_confidences(argparse.Namespace(prune=True), {"eval": True})
+    options.refuse_pruned_confidences(argparse.Namespace(prune=False), {"eval": True})

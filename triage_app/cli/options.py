@@ -80,11 +80,13 @@ def column(text: str, flag: str) -> str:
 def refuse_pruned_confidences(args, readers: dict[str, object]) -> None:
     """--prune leaves the labels that cannot win unfinished: the label is exact, the confidence and every
     probability only a lower or upper bound. readers: option -> its value, for the options that read a
-    confidence or a probability; one given with --prune is refused, before the model loads."""
+    confidence or a probability (or a command that always does -> True); one given with --prune is refused,
+    before the model loads."""
     given = [flag for flag, value in readers.items() if value is not None]
     if args.prune and given:
+        instead = f"--prune or {given[0]}" if given[0].startswith("-") else "--prune"
         raise ValueError(f"--prune leaves the labels that cannot win unfinished (confidences and probabilities are "
-                         f"bounds), and {given[0]} reads them: leave out --prune or {given[0]}")
+                         f"bounds), and {given[0]} reads them: leave out {instead}")
 
 
 def cleaning(args):
