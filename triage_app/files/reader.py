@@ -26,6 +26,8 @@ DELIMITERS = ",;\t|"
 SNIFF_CHARS, SNIFF_ROWS = 64 << 10, 50
 # A file asked for its first rows is read from a head this long, four times longer until they are in it.
 HEAD_BYTES = 1 << 20
+# A line as csv reads one from a file opened with newline="": it ends at \n, \r or \r\n.
+LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+")
 
 
 def read_tickets(path: str | Path, sheet: str | int | None = None, limit: int | None = None) -> TicketTable:
@@ -153,7 +155,10 @@ def _read_delimited(path: Path, raw: bytes, limit: int | None, cut: bool) -> Tic
         raise _CutShort() if cut else BadInput(f"{path.name}: the file is empty")
     csv.field_size_limit(limits.MAX_CELL_CHARS)
     delimiter = _sniff_delimiter(text, ".tsv" == path.suffix.lower())
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    # Lines one at a time, not io.StringIO(text): that copies the whole text at 4 bytes a character in
+    # one step, seconds with the GIL held (the window would freeze) and 4 times the file in memory.
+    lines = (match.group() for match in LINE.finditer(text))
+    reader = csv.reader(lines, delimiter=delimiter, strict=True)
     try:
         header = next((row for row in reader if filled(row)), [])  # blank lines above the header are not one
         header_end = reader.line_num
