@@ -43,12 +43,10 @@ def _folds_case(folder: Path) -> bool:
     that exists and has a letter in its name, spelt in the other case: nothing is written to find out.
     (Where a case-sensitive volume is mounted inside a folding one, the answer may be yes: a refusal
     too many, never a file written twice.)"""
-    for place in (folder, *folder.parents):
-        name = place.name
-        if place.exists() and name.swapcase() != name:
-            other = place.with_name(name.swapcase())
-            try:
-                return os.path.samefile(place, other)
-            except OSError:
-                return False
+    try:
+        for place in (folder, *folder.parents):
+            if place.exists() and place.name.swapcase() != place.name:
+                return os.path.samefile(place, place.with_name(place.name.swapcase()))
+    except OSError:   # the other spelling is not there, or cannot be looked at
+        return False
     return False
