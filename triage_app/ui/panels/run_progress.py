@@ -51,6 +51,8 @@ class RunPanel(QGroupBox):
             value = QLabel("–")
             value.setToolTip(tip)
             value.setTextFormat(Qt.TextFormat.PlainText)
+            # wrapped, a longer number takes a second line: unwrapped, it widened the whole column mid-run
+            value.setWordWrap(True)
             grid.addWidget(name, k // 2, (k % 2) * 2)
             grid.addWidget(value, k // 2, (k % 2) * 2 + 1)
             self.values[key], self.titles[key] = value, name
@@ -62,6 +64,11 @@ class RunPanel(QGroupBox):
         self.chart.setMinimumHeight(130)
         self.chart.setMaximumHeight(170)
         self.chart.setLabel("left", "tickets/s")
+        # rates are read as they are: no "(x0.001)" scaling, and never below zero; the title names the
+        # unit, so the axis's own name, which long tick numbers overlap, is not shown
+        self.chart.getAxis("left").enableAutoSIPrefix(False)
+        self.chart.getAxis("left").showLabel(False)
+        self.chart.setLimits(yMin=0)
         self.chart.setLabel("bottom", "seconds")
         self.chart.showGrid(x=True, y=True, alpha=0.3)
         self.chart.setMouseEnabled(x=False, y=False)
@@ -77,12 +84,12 @@ class RunPanel(QGroupBox):
         self.verify_result.hide()
         layout.addWidget(self.verify_result)
         self._points: list[tuple[float, float, float]] = []
-        self._last = (0.0, 0)
+        self._first = self._last = (0.0, 0)    # (seconds, tickets done) at the first and the latest batch
 
     def start(self, rows_total: int) -> None:
         self.verify_result.hide()
         self._points.clear()
-        self._last = (0.0, 0)
+        self._first = self._last = (0.0, 0)
         self.batch_curve.setData([], [])
         self.mean_curve.setData([], [])
         self.bar.setRange(0, max(rows_total, 1))
@@ -97,8 +104,9 @@ class RunPanel(QGroupBox):
         stats = progress.stats
         self.bar.setRange(0, max(progress.rows_total, 1))
         self.bar.setValue(progress.rows_done)
-        eta = stats.eta_seconds
-        eta_text = f" — about {duration(eta)} left" if eta and progress.rows_done < progress.rows_total else ""
+        self._add_point(stats)
+        eta = self._eta(progress.rows_total - progress.rows_done)
+        eta_text = f" — about {duration(eta)} left" if eta else ""
         self.bar.setFormat(f"{progress.rows_done:,} / {progress.rows_total:,}{eta_text}")
         self.values["items_per_s"].setText(f"{stats.items_per_s:.1f}")
         self.values["tokens_per_s"].setText(f"{stats.tokens_per_s:,.0f}")
@@ -107,7 +115,14 @@ class RunPanel(QGroupBox):
         self.values["prefix"].setText(f"{stats.prefix_tokens_saved:,} ({stats.prefix_tokens} a ticket)")
         self.values["resumed"].setText(f"{progress.resumed:,} rows")
         self._show_rescored(stats)
-        self._add_point(stats)
+
+    def _eta(self, rows_left: int) -> float | None:
+        """Seconds left at the pace since the first batch; None before a second one. The first carries
+        the model's warm-up and the prompt's cache: from it alone, a 30-second run read as 16 minutes."""
+        if len(self._points) < 2 or rows_left <= 0:
+            return None
+        (first_seconds, first_done), (seconds, done) = self._first, self._last
+        return rows_left * (seconds - first_seconds) / (done - first_done)
 
     def _show_rescored(self, stats) -> None:
         """The re-scored share, shown for a checked run only (its stats carry one: engine/checked.py)."""
@@ -142,14 +157,30 @@ class RunPanel(QGroupBox):
     def show_verifying(self, probes: int) -> None:
         self._show_verify(f"Verifying {probes} tickets against the reference loop…", "")
 
+    def show_verify_progress(self, progress) -> None:
+        """progress: the engine's VerifyProgress; the bar counts the reference loop's model passes, whose
+        number is known before the first: a verify of many labels is minutes of them."""
+        self.bar.setRange(0, max(progress.passes, 1))
+        self.bar.setValue(progress.passes_done)
+        eta = progress.eta_seconds
+        left = f" — about {duration(eta)} left" if eta else ""
+        self.bar.setFormat(f"Verify: {progress.probes_done} of {progress.probes} tickets, "
+                           f"{progress.passes_done:,} / {progress.passes:,} model passes{left}")
+        self._show_verify(f"Verifying {progress.probes} tickets against the reference loop: {progress.passes:,} "
+                          f"passes of the model over the whole prompt, about one per label for each…", "")
+
     def show_verify(self, report) -> str:
         """report: the engine's VerifyReport, with up to five disagreements; returns its headline."""
         lines = [html.escape(report.summary())]     # label names come from the person or a file: plain
         for d in report.disagreements[:5]:
             kind = "near-tie" if d.near_tie else "DISAGREES"
             lines.append(html.escape(f"row {d.index + 1}: reference {d.reference}, fast path {d.fast} ({kind})"))
+        if report.stopped:
+            self.bar.setFormat(f"Verify stopped: {report.probes} of {report.planned} tickets checked")
         if report.ok:
             head, style = "✔ The fast path agrees with the reference loop.", "color: #14622b;"
+            if report.stopped:
+                head = f"■ Stopped: on the {report.probes} tickets checked, the fast path agrees with the reference loop."
         else:
             head = f"✘ The fast path DISAGREES with the reference loop on {len(report.failures)} ticket(s)."
             style = "color: #a00; font-weight: bold;"
@@ -168,9 +199,14 @@ class RunPanel(QGroupBox):
             return
         self._points.append((seconds, (done - last_done) / (seconds - last_seconds), stats.items_per_s))
         self._last = (seconds, done)
+        if len(self._points) == 1:
+            self._first = (seconds, done)
         xs = [p[0] for p in self._points]
         self.batch_curve.setData(xs, [p[1] for p in self._points])
         self.mean_curve.setData(xs, [p[2] for p in self._points])
+        # one point alone gets an axis of its own making (-200..400 around it): from zero to above it
+        self.chart.setXRange(0, 1.05 * xs[-1], padding=0)
+        self.chart.setYRange(0, 1.15 * max(max(p[1], p[2]) for p in self._points), padding=0)
 
     @property
     def points(self) -> list[tuple[float, float, float]]:
