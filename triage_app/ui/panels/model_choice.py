@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QGroupBox, QHBoxLayout, QLabel, QProgressBar,
                                QPushButton, QVBoxLayout)
 
@@ -35,6 +35,12 @@ class ModelPanel(QGroupBox):
         self.picker.addItem("A local model folder…", _FOLDER)
         self.picker.addItem("A GGUF file…", _GGUF)
         self.picker.activated.connect(self._picked)
+        # its longest entry set the side column's narrowest width, wider than the window gives it, so the
+        # column was cut at the right: the box shortens its entry when narrow, the list shows each whole
+        self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.picker.setMinimumContentsLength(24)
+        self.picker.view().setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.picker.view().setMinimumWidth(self.picker.view().sizeHintForColumn(0))
         row.addWidget(self.picker, 1)
         self.load_button = QPushButton("Load")
         self.load_button.clicked.connect(lambda: self.load_requested.emit(self.spec))
