@@ -73,14 +73,26 @@ def label_like(values, most: int = 50) -> bool:
     return len(found) <= most and len(proposed(found)) >= 2
 
 
+def partly_filled(values) -> bool:
+    """Filled on some tickets but not all, as a queue typed in by hand is (a column of answers is filled on every one)."""
+    filled = sum(1 for v in values if cell_text(v))
+    return 0 < filled < len(values)
+
+
 def best_column(columns: dict[str, list], suggested: str | None) -> str | None:
-    """The column to offer first (name -> its cells): label-like, and filled on some tickets but not
-    all, as a queue typed in by hand is; among equals the suggested one, then the first."""
+    """The column to offer first (name -> its cells): label-like, and partly filled; among equals the
+    suggested one, then the first."""
     def rank(name: str) -> tuple[bool, bool]:
-        filled = sum(1 for v in columns[name] if cell_text(v))
-        return 0 < filled < len(columns[name]), name == suggested
+        return partly_filled(columns[name]), name == suggested
 
     return max((c for c in columns if label_like(columns[c])), key=rank, default=suggested)
+
+
+def hinted_column(columns: dict[str, list], gold: str | None) -> str | None:
+    """The column the window points at when a file opens (name -> its cells): label-like and partly filled,
+    never the gold column (the answers the accuracy is measured on: learning from them would teach the
+    answers); None where there is no such column."""
+    return next((c for c in columns if c != gold and label_like(columns[c]) and partly_filled(columns[c])), None)
 
 
 def take(values, names_by_key: dict[str, str | None]) -> Offer:

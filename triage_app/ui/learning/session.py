@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from triage_app.engine.labels import LabelSet
-from triage_app.ui.learning.column_offer import LabelOfferDialog, best_column, label_like
+from triage_app.ui.learning.column_offer import LabelOfferDialog, best_column, hinted_column, label_like, partly_filled
 from triage_app.ui.learning.live import LearningThread, LiveLearning
 from triage_app.ui.plain_text import tooltip as plain_tooltip
 from triage_app.ui.words import duration
@@ -153,8 +153,16 @@ class LearningSession(QObject):
 
     @staticmethod
     def worth_offering(values: list) -> bool:
-        """A column of a few repeated values, filled on some rows: a helpdesk's queue half filled in."""
-        return label_like(values)
+        """A column of a few repeated values, filled on some rows but not all: a helpdesk's queue half filled in."""
+        return partly_filled(values) and label_like(values)
+
+    @staticmethod
+    def column_hint(frame, gold: str | None) -> str | None:
+        """The status line a file opens with where a column could teach (column_offer.hinted_column), or None."""
+        column = hinted_column({str(name): frame.iloc[:, k].tolist() for k, name in enumerate(frame.columns)}, gold)
+        if column is None:
+            return None
+        return f"“{column}” has labels on some tickets: Labels ▸ Labels from a column… learns from them."
 
     def close(self, timeout_ms: int) -> bool:
         return all([live.close(timeout_ms) for live in self.lives.values()])
