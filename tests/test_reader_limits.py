@@ -111,6 +111,16 @@ def test_a_limit_never_cuts_a_ticket_that_spans_lines(tmp_path, monkeypatch):
         assert read_tickets(path, limit=limit).frame.equals(whole.head(limit))
 
 
+@pytest.mark.parametrize("newline", ["\r", "\r\n"])
+def test_a_limit_reads_a_head_of_a_file_whatever_its_line_ends(tmp_path, monkeypatch, never_read_whole, newline):
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", 64 << 10)
+    monkeypatch.setattr(reader, "HEAD_BYTES", 4 << 10)
+    path = tmp_path / "t.csv"
+    path.write_text("id,text" + newline + "".join(f'{k},"ticket{newline}{k}"{newline}' for k in range(20_000)),
+                    newline="")
+    assert read_tickets(path, limit=400).frame["text"].tolist()[-1] == f"ticket{newline}399"
+
+
 def test_a_limit_over_the_rows_a_file_has_reads_it_all(tmp_path, monkeypatch):
     monkeypatch.setattr(reader, "HEAD_BYTES", 1 << 10)
     path = write_csv(tmp_path / "t.csv", 200)

@@ -94,7 +94,7 @@ def _head(path: Path, size: int) -> bytes | None:
         raw = file.read(size)
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # UTF-32's marks begin with these too
         return None
-    return raw[:raw.rfind(b"\n") + 1]
+    return raw[:max(raw.rfind(b"\n"), raw.rfind(b"\r")) + 1]  # a line ends at \n, \r or \r\n
 
 
 def _first_rows(table: TicketTable, limit: int | None) -> TicketTable:
