@@ -43,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     # begins at once: a model's objects must stay collectable, for the day another replaces it.
     gc.freeze()
     window = MainWindow(autoload=not args.screenshot)
+    for line in window.remembered.reverted:   # a remembered value that no longer reads: its default is used
+        print(f"triage-app: {line}", file=sys.stderr)
     try:
         with loop:
             if args.screenshot:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
@@ -47,11 +47,14 @@ class Remembered:
     cleaning_steps: str = " ".join(TextCleaning().steps)   # the steps on, space-separated ("" = none)
     geometry: bytes = b""
     splitter: bytes = b""
+    # a line per value that went back to its default at load, naming the file, the value and why: said
+    # where the window starts, never written back
+    reverted: list[str] = field(default_factory=list, compare=False, metadata={"kept": False})
 
     @classmethod
     def load(cls, settings: QSettings) -> Remembered:
         out = cls()
-        for f in fields(cls):
+        for f in _kept(cls):
             default = getattr(out, f.name)
             if not settings.contains(f.name):
                 continue
@@ -62,19 +65,24 @@ class Remembered:
                 setattr(out, f.name, bytes(value) if isinstance(value, (bytes, bytearray)) else b"")
             else:
                 setattr(out, f.name, settings.value(f.name, default, type=kind))
-        return out._checked()
+        return out._checked(settings.fileName())
 
-    def _checked(self) -> Remembered:
+    def _checked(self, file: str) -> Remembered:
         """A value the engine's settings refuse (an older version's, or a hand-edited file) goes back to
-        its default: the bounds are checked where the settings are made (engine/config.py), not here."""
+        its default, and a line in reverted says so: the bounds are checked where the settings are made
+        (engine/config.py, engine/labels.py), not here."""
         default = type(self)()
         for names, check in ((("model",), lambda: ModelChoice(self.model)),
                              (("device", "dtype"), lambda: self.model_choice(DEFAULT_MODEL)),
                              (("method",), lambda: Scoring(method=self.method)),
-                             (("batch_size", "token_budget"), lambda: self.run_settings())):
+                             (("batch_size", "token_budget"), lambda: self.run_settings()),
+                             (("label_set",), lambda: self.axes)):
             try:
                 check()
-            except ValueError:
+            except ValueError as exc:
+                kept = _keep_unread(file, self.label_set) if names == ("label_set",) else ""
+                self.reverted.append(f"{file}: {' and '.join(names)}: {' '.join(str(exc).splitlines())}; "
+                                     f"the default is used{kept}")
                 for name in names:
                     setattr(self, name, getattr(default, name))
         return self
@@ -91,14 +99,10 @@ class Remembered:
 
     @property
     def axes(self) -> Axes:
-        """The label set kept, every axis of it; the default one where none was or it no longer reads.
-        A plain set is kept as today's JSON, so an older version still reads it."""
-        if self.label_set:
-            try:
-                return Axes.from_dict(json.loads(self.label_set))
-            except ValueError:
-                pass
-        return Axes.of(LabelSet.default())
+        """The label set kept, every axis of it; the default one where none was. A plain set is kept as
+        today's JSON, so an older version still reads it. Raises ValueError on one that does not read
+        (load has put the default in its place)."""
+        return Axes.from_json(self.label_set) if self.label_set else Axes.of(LabelSet.default())
 
     @axes.setter
     def axes(self, axes: Axes) -> None:
@@ -117,11 +121,29 @@ class Remembered:
         self.cleaning_steps = " ".join(cleaning.steps)
 
     def save(self, settings: QSettings) -> None:
-        for f in fields(self):
+        for f in _kept(self):
             value = getattr(self, f.name)
             settings.setValue(f.name, QByteArray(value) if isinstance(value, bytes) else value)
         settings.sync()
         keep_private(settings.fileName())
+
+
+def _keep_unread(file: str, label_set: str) -> str:
+    """A remembered label set that no longer reads, kept beside the settings file, for a person to mend and
+    load (Labels ▸ Load…): the default set takes its place, and a later save would lose it. Says where."""
+    path = os.path.join(os.path.dirname(file), "label_set-unread.json")
+    try:
+        with open(path, "w", encoding="utf-8", errors="backslashreplace") as f:
+            f.write(label_set)
+    except OSError:
+        return ""
+    keep_private(path)
+    return f" (the one remembered is kept in {path})"
+
+
+def _kept(remembered) -> list:
+    """The fields kept in the settings file."""
+    return [f for f in fields(remembered) if f.metadata.get("kept", True)]
 
 
 def keep_private(path: str) -> None:
@@ -139,7 +161,7 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Settings")
         form = QFormLayout(self)
-        detected_label = QLabel(detected or "Detected when a model loads.")
+        detected_label = QLabel(detected or "not yet: when a model loads")
         detected_label.setWordWrap(True)
         form.addRow("Detected:", detected_label)
         self.device = _combo(DEVICES, remembered.device)

@@ -1,0 +1,67 @@
+"""A remembered value that no longer reads (an older version's, a hand-edited settings file) goes back to
+its default with a line saying which, where and why; the window opens all the same (issue 32 item 6)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QLabel
+
+from triage_app.engine.axes import Axes
+from triage_app.engine.labels import LabelSet
+from triage_app.ui.settings import Remembered, SettingsDialog
+from ui_helpers import make_window, settings_file  # noqa: F401
+
+NUMBERED = json.dumps({"labels": [{"name": 5}, "b"]})   # a label named by a number
+
+
+def remember(path, **values) -> None:
+    settings = QSettings(str(path), QSettings.Format.IniFormat)
+    for name, value in values.items():
+        settings.setValue(name, value)
+    settings.sync()
+
+
+def test_the_window_opens_on_the_default_labels_when_the_remembered_ones_do_not_read(make_window, settings_file):
+    remember(settings_file, label_set=NUMBERED, batch_size=7)
+    window = make_window(autoload=False)
+    assert window.axes == Axes.of(LabelSet.default()) and window.remembered.batch_size == 7
+    [line] = window.remembered.reverted
+    assert line.startswith(f"{settings_file}: label_set: label 1: name: must be text, not the number 5; "
+                           "the default is used") and "\n" not in line
+    # what the person had is not lost when the default is saved over it: kept beside, to mend and load
+    kept = settings_file.parent / "label_set-unread.json"
+    assert str(kept) in line and kept.read_text(encoding="utf-8") == NUMBERED
+
+
+def test_every_value_that_goes_back_to_its_default_says_so(tmp_path):
+    path = tmp_path / "t.ini"
+    remember(path, device="tpu", method="guess", batch_size=5)
+    remembered = Remembered.load(QSettings(str(path), QSettings.Format.IniFormat))
+    assert (remembered.device, remembered.method, remembered.batch_size) == ("auto", Remembered().method, 5)
+    assert [line.split(": ")[1] for line in remembered.reverted] == ["device and dtype", "method"]
+    assert all(line.startswith(f"{path}: ") and line.endswith("the default is used") for line in remembered.reverted)
+    remembered.save(QSettings(str(path), QSettings.Format.IniFormat))
+    assert "reverted" not in path.read_text()   # said at start-up, never written back
+
+
+def test_triage_app_gui_starts_with_a_remembered_label_set_that_does_not_read(tmp_path):
+    """It ended in a traceback, exit 1, the window never shown."""
+    ini, png = tmp_path / "t.ini", tmp_path / "shot.png"
+    remember(ini, label_set=NUMBERED)
+    env = {"QT_QPA_PLATFORM": "offscreen", "TRIAGE_SETTINGS_FILE": str(ini), "TRIAGE_DATA_DIR": str(tmp_path),
+           "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-m", "triage_app", "gui", "--screenshot", str(png)], capture_output=True,
+                         text=True, env=env, timeout=120, cwd=tmp_path)
+    assert out.returncode == 0 and png.is_file(), out.stderr
+    assert f"triage-app: {ini}: label_set: label 1: name: must be text, not the number 5;" in out.stderr.splitlines()[0]
+
+
+def test_the_settings_dialog_says_what_it_detected_once(qtbot):
+    dialog = SettingsDialog(Remembered(), "")
+    qtbot.addWidget(dialog)
+    texts = [label.text() for label in dialog.findChildren(QLabel)]
+    assert "Detected:" in texts and not any(text.startswith("Detected ") for text in texts)
