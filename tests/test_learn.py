@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from triage_app.learn import (LEARNED, MODEL, PERSON, LearnConfig, TicketFeatures, labels_from_column, learn,
-                              learning_curve, next_to_label)
+                              next_to_label)
 from triage_app.engine.prediction import Prediction
 from triage_app.learn import features as features_module
 from triage_app.engine.prediction import Answers
-from triage_app.learn.curve import split
+from triage_app.quality.curve import learning_curve, split
 
 NAMES = ["billing", "technical", "account"]
 WORDS = {"billing": "invoice charge refund price receipt card",
@@ -274,7 +274,7 @@ def test_the_learned_layer_imports_neither_qt_nor_torch():
     import subprocess
     import sys
 
-    code = ("import sys, triage_app.learn, triage_app.learn.curve, triage_app.learn.queue; "
+    code = ("import sys, triage_app.learn, triage_app.quality.curve, triage_app.learn.queue; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'PySide6', 'pyqtgraph')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

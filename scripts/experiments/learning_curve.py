@@ -1,7 +1,7 @@
 """The learning curve on the stored language-model scores: tables, JSON, an SVG and a PNG.
 
 Reads docs/learning/scores/<set>.npz (made once by scripts/experiments/lm_scores.py), runs
-triage_app.learn.learning_curve on each and writes docs/learning/<set>.json, curve.md,
+triage_app.quality.curve.learning_curve on each and writes docs/learning/<set>.json, curve.md,
 curve.svg and curve.png, drawn by the package as `triage-app eval --plot` draws them.
 
 Usage: .venv/bin/python scripts/experiments/learning_curve.py [SET ...]   (default: every stored set)
@@ -15,9 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from triage_app.learn import learning_curve
 from triage_app.ui.images import svg_to_png  # the PNG as `triage-app eval --plot` draws it
-from triage_app.learn.curve import curves_svg
+from triage_app.quality.curve import curves_svg, learning_curve
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "learning"

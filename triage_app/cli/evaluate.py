@@ -104,11 +104,41 @@ def evaluated(args, loaded, gold_set, label_set, table, column, cleaning, axis=N
     settings = options.settings(args) if axis is None else axis.settings(options.settings(args))
     style = PromptStyle() if axis is None else axis_style(axes, axis.name, options.settings(args))
     make = lambda labels, scoring: classifier_for(loaded, labels, replace(settings, scoring=scoring), style)
-    out = run_eval(make, gold_set, label_set, settings.scoring, settings.run, args.examples_per_label,
-                   args.compare, log=lambda line: print(line, file=sys.stderr))
+    with TicketBars() as bars:
+        out = run_eval(make, gold_set, label_set, settings.scoring, settings.run, args.examples_per_label,
+                       args.compare, log=lambda line: print(line, file=sys.stderr), progress=bars.update)
     out.update(model=loaded.name, dtype=loaded.placement.dtype_name, file=str(table.path), gold_column=column,
                cleaning=list(cleaning.steps))
     return out
+
+
+class TicketBars:
+    """A tqdm bar on stderr for each model pass, as classify shows one: a pass over 200 tickets takes
+    minutes, and --compare makes several. update(done, total) is the passes' progress callback."""
+
+    def __init__(self):
+        self.bar = None
+
+    def update(self, done: int, total: int) -> None:
+        from tqdm import tqdm
+
+        if self.bar is None or self.bar.total != total or done < self.bar.n:
+            self.close()
+            self.bar = tqdm(total=total, unit="ticket", file=sys.stderr, dynamic_ncols=True)
+        self.bar.update(done - self.bar.n)
+        if done == total:
+            self.close()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 def check_curve_args(args) -> None:
@@ -126,8 +156,9 @@ def learning_curve(args, loaded, gold_set, label_set, table, column) -> int:
 
     settings = options.settings(args)
     classifier = options.classifier(args, settings, label_set, loaded)
-    curve, scored = learning_curve_eval(classifier, gold_set, settings.scoring, settings.run, args.draws,
-                                        log=lambda line: print(line, file=sys.stderr))
+    with TicketBars() as bars:
+        curve, scored = learning_curve_eval(classifier, gold_set, settings.scoring, settings.run, args.draws,
+                                            log=lambda line: print(line, file=sys.stderr), progress=bars.update)
     out = dict(curve.to_dict(), set=table.path.stem, model=loaded.name, dtype=loaded.placement.dtype_name,
                file=str(table.path), gold_column=column, n=len(gold_set.texts), lm_seconds=scored.seconds,
                cleaning=list(gold_set.cleaning.steps))
@@ -145,7 +176,7 @@ def learning_curve(args, loaded, gold_set, label_set, table, column) -> int:
 
 def plot_curve(result: dict, png: Path) -> None:
     """The curve drawn as the docs draw theirs: the package's SVG, rendered by Qt offscreen."""
-    from triage_app.learn.curve import curves_svg
+    from triage_app.quality.curve import curves_svg
     from triage_app.ui.images import svg_to_png
 
     svg_to_png(curves_svg([result]), png)

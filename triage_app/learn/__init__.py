@@ -1,15 +1,15 @@
 """Learning from the labels a person gives: no Qt, no torch (numpy and scikit-learn).
 
-features: every ticket's TF-IDF, fitted once per file. teaching: the person's labels checked
-against the label set. model: the learned part and its cross-validated weight against the
-language model's stored scores. queue: which ticket to label next. curve: the learning curve.
+features: every ticket's TF-IDF (or its sentence embedding), fitted once per file. teaching: the
+person's labels checked against the label set. model: the learned part and its cross-validated
+weight against the language model's stored scores. queue: which ticket to label next. The learning
+curve, which measures all this, is quality.curve: learn never imports quality.
 """
 
-from triage_app.learn.curve import Curve, learning_curve
 from triage_app.learn.features import TicketFeatures
 from triage_app.learn.model import LEARNED, MODEL, PERSON, LearnConfig, Learned, learn
 from triage_app.learn.queue import next_to_label
 from triage_app.learn.teaching import ColumnLabels, Teaching, labels_from_column
 
-__all__ = ["ColumnLabels", "Curve", "LEARNED", "LearnConfig", "Learned", "MODEL", "PERSON", "Teaching",
-           "TicketFeatures", "labels_from_column", "learn", "learning_curve", "next_to_label"]
+__all__ = ["ColumnLabels", "LEARNED", "LearnConfig", "Learned", "MODEL", "PERSON", "Teaching",
+           "TicketFeatures", "labels_from_column", "learn", "next_to_label"]

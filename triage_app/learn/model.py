@@ -1,8 +1,10 @@
-"""The person's labels, learned: TF-IDF + logistic regression, weighed against the language model.
+"""The person's labels, learned: logistic regression on TF-IDF or sentence embeddings, weighed
+against the language model.
 
 Two parts score every ticket: the language model's log-probabilities Z (stored, never
-recomputed here) and a logistic regression on the ticket's words, trained on the person's
-labels, giving log-probabilities P. The answer is softmax(a * Z + b * P). The weights a and b
+recomputed here) and a logistic regression on the ticket's features (its words, or its sentence
+embedding where TicketFeatures was given them), trained on the person's labels, giving
+log-probabilities P. The answer is softmax(a * Z + b * P). The weights a and b
 are fitted to the cross-validated P of the labelled rows (each row scored by a regression that
 never saw it), minimising their log-loss: with few or inconsistent labels b stays small and the
 language model decides; as the labels teach more, b grows. No labels, or a b of zero, returns
@@ -55,7 +57,8 @@ class LearnConfig:
 
 @dataclass(slots=True)
 class TextModel:
-    """A logistic regression on the TF-IDF columns its training rows use, for the labels it has seen."""
+    """A logistic regression on the features its training rows use (the TF-IDF columns present in them,
+    or every dimension of their embeddings), for the labels it has seen."""
 
     regression: LogisticRegression | OneVsRestClassifier
     columns: np.ndarray        # [U] feature columns present in the training rows
@@ -63,7 +66,8 @@ class TextModel:
     n_labels: int
 
     @classmethod
-    def fit(cls, x: sparse.csr_matrix | np.ndarray, targets: np.ndarray, n_labels: int, config: LearnConfig) -> TextModel | None:
+    def fit(cls, x: sparse.csr_matrix | np.ndarray, targets: np.ndarray, n_labels: int,
+            config: LearnConfig) -> TextModel | None:
         """None when the rows hold fewer than two labels: there is nothing to tell apart."""
         seen = np.unique(targets)
         if len(seen) < 2:

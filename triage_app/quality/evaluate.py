@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import torch
@@ -18,8 +19,10 @@ from triage_app.engine.config import LENGTHS, METHODS, RunConfig, Scoring
 from triage_app.engine.labels import Example, LabelSet
 from triage_app.engine.scoring import combine, decide, normalise, prior
 from triage_app.files.clean import TextCleaning, clean_texts
-from triage_app.learn.curve import Curve, learning_curve
+from triage_app.quality.curve import Curve, learning_curve
 from triage_app.quality.metrics import Report, evaluate, fit_temperature
+
+Progress = Callable[[int, int], None]    # (tickets scored, tickets in this pass)
 
 
 @dataclass(slots=True)
@@ -55,13 +58,17 @@ class Scored:
         return decide(scoring, self.token_logprobs, log_prior)                      # [N, L]
 
 
-def score(classifier: Classifier, texts: list[str], config: RunConfig = RunConfig()) -> Scored:
+def score(classifier: Classifier, texts: list[str], config: RunConfig = RunConfig(),
+          progress: Progress | None = None) -> Scored:
+    """progress(done, total) after every batch: a model pass over a gold set takes minutes."""
     start = time.perf_counter()
     parts = {}
     for batch in classifier.run(texts, config):
         if batch.token_logprobs is None:
             raise ValueError("the gold set has blank tickets; drop them first")
         parts.update({p.index: lp for p, lp in zip(batch.predictions, batch.token_logprobs)})
+        if progress is not None:
+            progress(len(parts), len(texts))
     seconds = time.perf_counter() - start
     firsts = [ids[0] for ids in classifier.prompt.label_ids]
     prefix = sum(map(len, classifier.method.prefix_ids))      # every static prompt the method encodes once
@@ -162,11 +169,13 @@ FEW_SHOT_COUNTS = (0, 1, 2, 4)
 
 
 def run_eval(make_classifier, gold: GoldSet, label_set: LabelSet, scoring: Scoring, config: RunConfig,
-             examples_per_label: int | None = None, compare: bool = False, log=print) -> dict:
+             examples_per_label: int | None = None, compare: bool = False, log=print,
+             progress: Progress | None = None) -> dict:
     """The eval command's work. make_classifier(label_set, scoring) -> Classifier.
 
     With examples drawn from the file (or compare), the first max(FEW_SHOT_COUNTS) tickets of
-    each label are held out, so every variant is scored on the same rows.
+    each label are held out, so every variant is scored on the same rows. progress: every model
+    pass's, as score() reports it.
     """
     names = label_set.names
     pool = max(FEW_SHOT_COUNTS) if compare or examples_per_label else 0
@@ -174,7 +183,7 @@ def run_eval(make_classifier, gold: GoldSet, label_set: LabelSet, scoring: Scori
     chosen = label_set.with_examples(examples) if examples_per_label is not None else label_set
     held = gold.subset(rows)
     log(f"evaluating on {len(rows)} tickets ({len(gold.texts) - len(rows)} held out as examples or unlabeled)")
-    scored = score(make_classifier(chosen, scoring), held.texts, config)
+    scored = score(make_classifier(chosen, scoring), held.texts, config, progress)
     scores = scored.scores(scoring)
     main = report(scores, held.gold, names)
     temperature, tempered = cross_fitted_temperature(scored.scores(replace(scoring, temperature=1.0)), held.gold, names)
@@ -190,41 +199,43 @@ def run_eval(make_classifier, gold: GoldSet, label_set: LabelSet, scoring: Scori
     out["few_shot"] = {}
     for k in FEW_SHOT_COUNTS:
         shots, _ = examples_from(gold, names, k, pool)
-        run = score(make_classifier(label_set.with_examples(shots), scoring), held.texts, config)
+        run = score(make_classifier(label_set.with_examples(shots), scoring), held.texts, config, progress)
         out["few_shot"][k] = dict(_brief(report(run.scores(scoring), held.gold, names)),
                                   prefix_tokens=run.prefix_tokens, seconds=run.seconds)
         log(f"  {k} example(s) per label: accuracy {out['few_shot'][k]['accuracy']:.3f}")
     out["other_methods"] = {}
     for method in (m for m in METHODS if m != scoring.method):
         other = replace(scoring, method=method)
-        run = score(make_classifier(chosen, other), held.texts, config)
+        run = score(make_classifier(chosen, other), held.texts, config, progress)
         out["other_methods"][method] = dict(_brief(report(run.scores(other), held.gold, names)), seconds=run.seconds)
         log(f"  {method} scoring: accuracy {out['other_methods'][method]['accuracy']:.3f}")
     if any(label.alias for label in label_set.labels):
         plain = LabelSet(tuple(replace(label, alias="") for label in label_set.labels), chosen.examples)
-        run = score(make_classifier(plain, scoring), held.texts, config)
+        run = score(make_classifier(plain, scoring), held.texts, config, progress)
         out["without_aliases"] = _brief(report(run.scores(scoring), held.gold, names))
-    out["corrections"] = corrections_experiment(make_classifier, chosen, held, scores, scoring, config)
+    out["corrections"] = corrections_experiment(make_classifier, chosen, held, scores, scoring, config,
+                                                progress=progress)
     return out
 
 
 def learning_curve_eval(classifier: Classifier, gold: GoldSet, scoring: Scoring, config: RunConfig, draws: int,
-                        log=print) -> tuple[Curve, Scored]:
+                        log=print, progress: Progress | None = None) -> tuple[Curve, Scored]:
     """eval --learning-curve: the language model runs once; every k and draw reuses its scores."""
-    scored = score(classifier, gold.texts, config)
+    scored = score(classifier, gold.texts, config, progress)
     lm = scored.scores(scoring).double().numpy()                                      # [N, L]
     return learning_curve(gold.texts, gold.gold, lm, classifier.label_set.names, draws=draws, log=log), scored
 
 
 def corrections_experiment(make_classifier, label_set: LabelSet, held: GoldSet, scores: torch.Tensor,
-                           scoring: Scoring, config: RunConfig, per_label: int = 1) -> dict:
+                           scoring: Scoring, config: RunConfig, per_label: int = 1,
+                           progress: Progress | None = None) -> dict:
     """Accuracy on the other tickets before and after the user's corrections become examples."""
     promoted_set, promoted = promote_corrections(label_set, held, scores, per_label)
     rest = [r for r in range(len(held.texts)) if r not in set(promoted)]
     names = label_set.names
     before = report(scores[rest], [held.gold[r] for r in rest], names)
     others = held.subset(rest)
-    after = report(score(make_classifier(promoted_set, scoring), others.texts, config).scores(scoring),
+    after = report(score(make_classifier(promoted_set, scoring), others.texts, config, progress).scores(scoring),
                    others.gold, names)
     return {"promoted": len(promoted), "n": len(rest), "before": _brief(before), "after": _brief(after)}
 

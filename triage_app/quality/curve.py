@@ -5,7 +5,9 @@ draw is scored on the same test rows. A draw is a seeded order of each label's p
 its first k rows, so a draw's k = 10 labels include its k = 5 ones, as a person's would.
 
 Drawn as SVG (`curves_svg`) for `triage-app eval --plot` and the docs' figure alike, from the
-dicts `Curve.to_dict` makes, one panel per ticket set; the PNG is Qt's, drawn outside learn/.
+dicts `Curve.to_dict` makes, one panel per ticket set; the PNG is Qt's, drawn outside quality/.
+
+It lives on the side that measures: learn/ teaches, quality/ judges it, and learn never imports quality.
 """
 
 from __future__ import annotations
@@ -106,9 +108,10 @@ def split(gold: list[str], names: list[str], max_k: int, test_share: float, seed
 
 def learning_curve(texts: list[str], gold: list[str], lm_scores: np.ndarray, names: list[str],
                    ks: tuple[int, ...] = KS, draws: int = 5, test_share: float = 0.5, seed: int = 0,
-                   config: LearnConfig = LearnConfig(), log=None) -> Curve:
-    """lm_scores: [N, L] the language model's log-probabilities; rows whose gold is no label are left out."""
-    features = TicketFeatures(texts)
+                   config: LearnConfig = LearnConfig(), log=None, embeddings: np.ndarray | None = None) -> Curve:
+    """lm_scores: [N, L] the language model's log-probabilities; rows whose gold is no label are left out.
+    embeddings: [N, D] sentence embeddings the learned part learns from instead of TF-IDF."""
+    features = TicketFeatures(texts, embeddings)
     z = np.asarray(lm_scores, dtype=np.float64)
     pools, test = split(gold, names, max(ks), test_share, seed)
     truth = [gold[r] for r in test]
