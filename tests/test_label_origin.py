@@ -100,3 +100,22 @@ def test_classify_sends_back_no_label_the_window_took_from_the_files_own_column(
                             "--apply-above", "1")
     assert code == 0, err
     assert json.loads(updates.read_text()) == [{"id": "9005", "fields": {"queue": "account"}}]
+
+
+@pytest.mark.xfail(strict=True, reason="needs ui/background/file_reading.py to read the stored origin "
+                                       "(person.read(stored); helper B's report, item 15)")
+def test_a_window_opened_later_knows_which_labels_are_the_files(qtbot, make_window, half_filled, monkeypatch):
+    path, _ = half_filled
+    monkeypatch.setattr("triage_app.ui.learning.column_offer.LabelOfferDialog.exec",
+                        lambda self: QDialog.DialogCode.Accepted)
+    first = make_window(autoload=False)
+    first.labels_panel.load(str(HELPDESK_AXES))
+    open_file(qtbot, first, path)
+    first.choose_axis("queue")
+    first.labels_from_column()
+    taken = first.manual.from_file("queue")
+    first.db.flush()
+    again = make_window(autoload=False)
+    again.labels_panel.load(str(HELPDESK_AXES))
+    open_file(qtbot, again, path)
+    assert taken and again.manual.from_file("queue") == taken
