@@ -161,7 +161,7 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Settings")
         form = QFormLayout(self)
-        detected_label = QLabel(detected or "not yet: when a model loads")
+        detected_label = QLabel(detected or "not yet (when a model loads)")
         detected_label.setWordWrap(True)
         form.addRow("Detected:", detected_label)
         self.device = _combo(DEVICES, remembered.device)
