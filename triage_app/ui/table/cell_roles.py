@@ -15,6 +15,8 @@ from triage_app.learn.model import LEARNED
 from triage_app.ui.plain_text import tooltip as plain_tooltip
 from triage_app.ui.table.decisions import LABEL, PER_AXIS
 
+MANUAL_MARK = "  ✎"   # after a label a person gave (view.LabelDelegate keeps it in view)
+
 LOW_CONFIDENCE = 0.7
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1     # raw values: floats, or None for "no answer yet"
 _LOW_TINT = QColor(255, 228, 181)
@@ -50,7 +52,7 @@ class CellRoles:
         if column % PER_AXIS == LABEL:
             state = self.decisions.at(column)
             label = state.label_of(row)
-            return f"{label}  ✎" if state.is_manual(row) else label
+            return label + MANUAL_MARK if state.is_manual(row) else label
         value = self._number(row, column)
         return None if math.isnan(value) else f"{value:.2f}"
 

@@ -14,6 +14,7 @@ from PySide6.QtCore import QItemSelectionModel, QSize, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFrame, QHeaderView, QStyle, QStyledItemDelegate,
                                QStyleOptionHeader, QTableView)
 
+from triage_app.ui.table.cell_roles import MANUAL_MARK
 from triage_app.ui.table.model import RESULT_HEADERS
 
 MODEL_CHOICE = "(model's answer)"
@@ -36,6 +37,15 @@ class LabelDelegate(QStyledItemDelegate):
 
     def setModelData(self, editor, model, index):
         model.setData(index, editor.currentData(), Qt.ItemDataRole.EditRole)
+
+    def initStyleOption(self, option, index):
+        super().initStyleOption(option, index)
+        if option.text.endswith(MANUAL_MARK):   # a person's label: its name gives way, never the mark
+            style = option.widget.style() if option.widget else None
+            margins = 2 * (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 1) if style else 6
+            room = option.rect.width() - margins - option.fontMetrics.horizontalAdvance(MANUAL_MARK)
+            name = option.text[: -len(MANUAL_MARK)]
+            option.text = option.fontMetrics.elidedText(name, Qt.TextElideMode.ElideRight, max(room, 0)) + MANUAL_MARK
 
 
 class RowNumbers(QHeaderView):
