@@ -12,18 +12,26 @@ from triage_app.files.table import BadInput
 # UTF-32's marks first: UTF-32-LE's begins with UTF-16-LE's
 _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+# UTF-8 is decoded this many bytes at a time: one call over a 256 MiB file holds the GIL for
+# seconds, and the window waits for it
+PART_BYTES = 4 << 20
 # a character UTF-8 writes in two to four bytes: legacy text almost never holds one by chance
 _UTF8_CHAR = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
 
 
 @dataclass(frozen=True, slots=True)
 class Decoded:
-    """The text, what it was written in, and the lines read in a legacy code page where UTF-8 is mixed in."""
+    """The text (in parts, as decoded), what it was written in, and the lines read in a legacy code page
+    where UTF-8 is mixed in."""
 
-    text: str
+    parts: tuple[str, ...]
     encoding: str
     legacy: str | None = None           # the code page of a file that mixes one with UTF-8
     legacy_lines: tuple[int, ...] = ()  # those lines, from 1; a line ends at \n, \r or \r\n
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
 
     @property
     def mixed(self) -> bool:
@@ -35,14 +43,14 @@ def decode(raw: bytes, name: str) -> Decoded:
     for bom, encoding in _BOMS:
         if raw.startswith(bom):
             try:
-                return Decoded(raw.decode(encoding), encoding)
+                return Decoded((raw.decode(encoding),), encoding)
             except UnicodeDecodeError as exc:
                 raise BadInput(f"{name}: starts with a {encoding.upper()} byte-order mark but byte {exc.start} "
                                f"is not {encoding.upper()}; save the file as UTF-8 and try again") from None
     if b"\x00" in raw[:8192]:
         raise BadInput(f"{name}: this looks like a binary file, not a table of tickets")
     try:
-        return Decoded(raw.decode("utf-8"), "utf-8")
+        return Decoded(_utf8_parts(raw), "utf-8")
     except UnicodeDecodeError:
         pass
     if _UTF8_CHAR.search(raw):
@@ -50,7 +58,14 @@ def decode(raw: bytes, name: str) -> Decoded:
         if mixed is not None:
             return mixed
     text, encoding = _decode_legacy(raw, name)
-    return Decoded(text, encoding)
+    return Decoded((text,), encoding)
+
+
+def _utf8_parts(raw: bytes) -> tuple[str, ...]:
+    """The bytes as UTF-8, PART_BYTES at a time: a character cut by a part's end is finished in the next."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    parts = [decoder.decode(raw[start:start + PART_BYTES]) for start in range(0, len(raw), PART_BYTES)]
+    return tuple(part for part in [*parts, decoder.decode(b"", final=True)] if part) or ("",)
 
 
 def _decode_legacy(raw: bytes, name: str) -> tuple[str, str]:
@@ -84,7 +99,7 @@ def _decode_mixed(raw: bytes, name: str) -> Decoded | None:
     except (BadInput, UnicodeDecodeError, LookupError):
         return None
     numbers = tuple(k for k, text in enumerate(texts, 1) if text is None)
-    return Decoded(text, f"utf-8+{encoding}", encoding, numbers)
+    return Decoded((text,), f"utf-8+{encoding}", encoding, numbers)
 
 
 def _utf8(line: bytes) -> str | None:

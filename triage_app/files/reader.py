@@ -150,15 +150,13 @@ def _first_named(columns: list[str], names: tuple[str, ...]) -> str | None:
 def _read_delimited(path: Path, raw: bytes, limit: int | None, cut: bool) -> TicketTable:
     """cut: raw is the file's head, which may end inside a quoted field."""
     decoded = decode(raw, path.name)
-    text = decoded.text
-    if not text.strip():
+    if all(part.isspace() for part in decoded.parts if part):
         raise _CutShort() if cut else BadInput(f"{path.name}: the file is empty")
     csv.field_size_limit(limits.MAX_CELL_CHARS)
-    delimiter = _sniff_delimiter(text, ".tsv" == path.suffix.lower())
-    # Lines one at a time, not io.StringIO(text): that copies the whole text at 4 bytes a character in
-    # one step, seconds with the GIL held (the window would freeze) and 4 times the file in memory.
-    lines = (match.group() for match in LINE.finditer(text))
-    reader = csv.reader(lines, delimiter=delimiter, strict=True)
+    delimiter = _sniff_delimiter(decoded.parts, ".tsv" == path.suffix.lower())
+    # Lines one at a time from the parts, never the whole text in one string: io.StringIO(text) copies it
+    # at 4 bytes a character in one step, seconds with the GIL held (the window would freeze).
+    reader = csv.reader(_lines(decoded.parts), delimiter=delimiter, strict=True)
     try:
         header = next((row for row in reader if filled(row)), [])  # blank lines above the header are not one
         header_end = reader.line_num
@@ -207,22 +205,48 @@ def _rows_of(lines: tuple[int, ...], header_end: int, row_ends: list[int]) -> st
     return ("the header and " if header else "") + listed("row", rows)
 
 
-def _sniff_delimiter(text: str, tsv: bool) -> str:
+def _lines(parts: tuple[str, ...]):
+    """The text's lines, as csv reads them from a file opened with newline="", across the parts."""
+    pending: list[str] = []   # the start of a line that goes on in the next part
+    for part in parts:
+        # a \r at a part's end may be the first half of a \r\n: the line ends in the next part
+        end = max(part.rfind("\n"), part.rfind("\r", 0, len(part) - 1)) + 1
+        if not end:
+            pending.append(part)
+            continue
+        whole = "".join([*pending, part[:end]])
+        yield from (match.group() for match in LINE.finditer(whole))
+        pending = [part[end:]]
+    yield from (match.group() for match in LINE.finditer("".join(pending)))
+
+
+def _sniff_delimiter(parts: tuple[str, ...], tsv: bool) -> str:
     """The delimiter that splits the header into the most fields and the rows below into as many.
 
     csv.Sniffer is not used: its quote regex is super-quadratic on crafted input (seconds per 16 KiB).
     """
     if tsv:
         return "\t"
-    head = text[:SNIFF_CHARS]
+    head = _start(parts, SNIFF_CHARS)
     best, best_score = ",", (0, 0)
     for delimiter in DELIMITERS:
-        counts = _field_counts(head, delimiter, cut=len(text) > len(head))
+        counts = _field_counts(head, delimiter, cut=sum(map(len, parts)) > len(head))
         if counts and counts[0] > 1:
             score = (sum(n == counts[0] for n in counts[1:]), counts[0])
             if score > best_score:
                 best, best_score = delimiter, score
     return best
+
+
+def _start(parts: tuple[str, ...], chars: int) -> str:
+    """The text's first characters, joining no more parts than they take."""
+    taken, size = [], 0
+    for part in parts:
+        if size >= chars:
+            break
+        taken.append(part)
+        size += len(part)
+    return "".join(taken)[:chars]
 
 
 def _field_counts(head: str, delimiter: str, cut: bool) -> list[int]:
@@ -242,10 +266,11 @@ def _field_counts(head: str, delimiter: str, cut: bool) -> list[int]:
 # JSON
 def _read_json(path: Path, raw: bytes, limit: int | None) -> TicketTable:
     decoded = decode(raw, path.name)
-    if not decoded.text.strip():
+    text = decoded.text
+    if not text.strip():
         raise BadInput(f"{path.name}: the file is empty")
     try:
-        data = _json(decoded.text)
+        data = _json(text)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{path.name}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     if isinstance(data, dict) and len(data) == 1 and isinstance(next(iter(data.values())), list):
