@@ -84,6 +84,14 @@ def test_tampered_weights_are_refused(tmp_path):
         SentenceEncoder.load(folder, encoder_module.MINILM_FILES)
 
 
+def test_a_folder_the_person_picks_is_named_by_its_weights(tmp_path, minilm):
+    """An unchecked folder (the person's own) with MiniLM's bytes is MiniLM: its embeddings are shared."""
+    folder = copy_with(tmp_path, "README.md", b"a copy")
+    loaded = SentenceEncoder.load(folder)
+    assert loaded.identity == minilm.identity
+    np.testing.assert_allclose(loaded.embed(TEXTS[:2]), minilm.embed(TEXTS[:2]), atol=1e-6)
+
+
 def test_a_missing_bundle_says_how_to_install_it(monkeypatch):
     monkeypatch.setattr(encoder_module.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(EncoderRefused, match="packaging/encoder.txt"):

