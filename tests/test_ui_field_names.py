@@ -89,14 +89,19 @@ def test_a_window_still_showing_a_fields_old_name_writes_under_the_new_one_and_i
     assert c.labels_panel.load(str(axes_file(tmp_path, "urgency")))
     open_file(qtbot, c, path)
     assert c.model.answers_of("urgency").manual_labels == {0: "High", 1: "Low"}
+    # a label renamed in b, on the field's old name, renames the field's labels under its new one
+    b.labels_panel.choose_axis("priority")
+    b.labels_panel.labels.item(b.label_set.names.index("Low"), 0).setText("Minor")
+    b.db.flush()
+    assert stored(tmp_path, file) == {"urgency": {0: "High", 1: "Minor"}}
     # b follows the rename: the same field, so allowed; its labels go on under the one name
     assert b.labels_panel.rename_axis("priority", "urgency")
     key(b, 2, "urgency", "Normal")
     b.db.flush()
-    assert stored(tmp_path, file) == {"urgency": {0: "High", 1: "Low", 2: "Normal"}}
+    assert stored(tmp_path, file) == {"urgency": {0: "High", 1: "Minor", 2: "Normal"}}
     # a field a's person adds under the name renamed away is a field of its own
-    a.labels_panel.add_axis("priority", b.axes.named("urgency").label_set)
+    a.labels_panel.add_axis("priority", a.axes.named("urgency").label_set)
     key(a, 3, "priority", "Low")
     a.db.flush()
-    assert stored(tmp_path, file) == {"urgency": {0: "High", 1: "Low", 2: "Normal"}, "priority": {3: "Low"}}
+    assert stored(tmp_path, file) == {"urgency": {0: "High", 1: "Minor", 2: "Normal"}, "priority": {3: "Low"}}
     assert "Traceback" not in capsys.readouterr().err

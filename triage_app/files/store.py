@@ -247,14 +247,17 @@ class ResultStore:
                  for row, (h, label) in labels.items()])
         return axis
 
-    def rename_labels(self, file: str, renames: dict[str, str], axis: str = PLAIN) -> None:
+    def rename_labels(self, file: str, renames: dict[str, str], axis: str = PLAIN,
+                      known: frozenset[int] | None = None) -> None:
         """{old name: new name}, labels renamed in the label set while this file is open: its labels
         follow them, all in one statement (so that a swap of two names is a swap). Other files keep
-        theirs: the same name there may have meant something else under another label set."""
+        theirs: the same name there may have meant something else under another label set. known: as
+        set_person_labels's (a field renamed in another window is the same field)."""
         if not renames:
             return
         cases = " ".join("WHEN ? THEN ?" for _ in renames)
         with self._reported(), self._db:
+            axis = followed(self._db, file, axis, known)[0]
             self._db.execute(f"UPDATE person_labels SET label = CASE label {cases} END WHERE file=? AND axis=? "
                              f"AND label IN ({','.join('?' * len(renames))})",
                              (*sum(renames.items(), ()), file, axis, *renames))

@@ -80,7 +80,8 @@ class ResultsDb(QObject):
         self._submit(self._write, self._set_person_labels, file, labels, axis, frozenset(from_file))
 
     def rename_labels(self, file: str, renames: dict[str, str], axis: str = PLAIN) -> None:
-        self._submit(self._write, ResultStore.rename_labels, file, renames, axis)
+        self._submit(self._write, lambda store: store.rename_labels(file, renames, axis,
+                                                                    self._known.get(file, frozenset())))
 
     def axis_rename_problem(self, file: str, old: str, new: str) -> str | None:
         """Why the database refuses this rename (files.field_renames.refusal), after every change queued

@@ -146,7 +146,7 @@ class ManualLabels(QObject):
         return frozenset(self.person_of(axis).from_file)
 
     def _redirected(self, file: str, axis: str, now: str) -> None:
-        if file == self.person_of(axis).file:
+        if axis in self.people and self.people[axis].file == file:
             self.failed.emit(f"The field “{axis}” was renamed “{now}” in another window on this file: your labels "
                              f"on it are saved under “{now}”. Rename it “{now}” here too.")
 
