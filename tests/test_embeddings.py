@@ -6,6 +6,7 @@ import sqlite3
 
 import numpy as np
 import pytest
+from encoder_helpers import bundled_encoder
 
 from triage_app.files.embeddings import EmbeddingCache, embedded
 from triage_app.files.store import ResultStore, text_hash
@@ -17,8 +18,7 @@ TEXTS = ["My card hasn't arrived yet", "reset password", "My card hasn't arrived
 
 @pytest.fixture(scope="session")
 def minilm():
-    from triage_app.engine.encoder import SentenceEncoder
-    return SentenceEncoder.load()
+    return bundled_encoder()
 
 
 class Counting:

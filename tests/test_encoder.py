@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 import pytest
+from encoder_helpers import bundled_encoder
 
 from triage_app.engine import encoder as encoder_module
 from triage_app.engine.encoder import EmbeddingCancelled, EncoderRefused, SentenceEncoder
@@ -21,7 +22,7 @@ TEXTS = ["My card hasn't arrived yet", "card delivery",
 
 @pytest.fixture(scope="session")
 def minilm():
-    return SentenceEncoder.load()
+    return bundled_encoder()
 
 
 def test_the_bundled_encoder_loads_and_names_itself(minilm):

@@ -85,7 +85,7 @@ def test_a_retrain_on_100000_embedded_tickets_stays_fast():
 @pytest.mark.model
 def test_paraphrases_told_apart_from_two_labels_each_where_words_cannot():
     """Real messages, the real encoder: two labels per intent, and messages that share no word with them."""
-    from triage_app.engine.encoder import SentenceEncoder
+    from encoder_helpers import bundled_encoder
 
     taught = ["My card still hasn't arrived", "When will my new card be delivered?",
               "How can I change my PIN?", "I want to set a different PIN",
@@ -95,7 +95,7 @@ def test_paraphrases_told_apart_from_two_labels_each_where_words_cannot():
              "Give back what I paid", "Reimburse that payment, I sent the item back"]
     gold = np.array([0, 0, 1, 1, 2, 2] * 2)
     texts = taught + asked
-    encoder = SentenceEncoder.load()
+    encoder = bundled_encoder()
     z = np.full((len(texts), len(NAMES)), np.log(1 / 3))   # a model with no opinion
     labels = {r: NAMES[gold[r]] for r in range(6)}
     on_embeddings = learn(TicketFeatures(texts, embeddings=encoder.embed(texts)), z, labels, NAMES)
