@@ -8,8 +8,6 @@ import triage_app.cli.options as options
 
 
 def run(args) -> int:
-    from tqdm import tqdm
-
     from triage_app.engine.verify import verify
     from triage_app.files.clean import clean_texts
 
@@ -17,8 +15,8 @@ def run(args) -> int:
     _, texts = options.read_tickets(args)
     settings = options.settings(args)
     classifier = options.classifier(args, settings)
-    with tqdm(unit="pass", file=sys.stderr, dynamic_ncols=True) as bar:
-        report = verify(classifier, clean_texts(texts, cleaning), args.probes, settings.run, progress=Told(bar))
+    with Told() as told:
+        report = verify(classifier, clean_texts(texts, cleaning), args.probes, settings.run, progress=told)
     for d in report.disagreements:
         kind = "near-tie" if d.near_tie else "DISAGREEMENT"
         print(f"  ticket {d.index}: reference {d.reference}, fast {d.fast} "
@@ -30,15 +28,24 @@ def run(args) -> int:
 class Told:
     """The verify's progress on stderr: its cost before it starts, a line per probe, the passes as a bar."""
 
-    def __init__(self, bar):
-        self.bar, self.probes_done = bar, None
+    def __init__(self):
+        self.bar, self.probes_done = None, 0
+
+    def __enter__(self) -> Told:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
     def __call__(self, progress) -> None:
-        if self.probes_done is None:
-            self.bar.write(cost_line(progress.probes, progress.passes), file=sys.stderr)
-            self.bar.reset(total=progress.passes)
+        from tqdm import tqdm
+
+        if self.bar is None:
+            print(cost_line(progress.probes, progress.passes), file=sys.stderr)
+            self.bar = tqdm(total=progress.passes, unit="pass", file=sys.stderr, dynamic_ncols=True)
         self.bar.update(progress.passes_done - self.bar.n)
-        if progress.probes_done != self.probes_done and progress.probes_done:
+        if progress.probes_done != self.probes_done:
             self.bar.write(f"probe {progress.probes_done}/{progress.probes} checked, {progress.passes_done:,} of "
                            f"{progress.passes:,} passes in {progress.seconds:.0f} s", file=sys.stderr)
         self.probes_done = progress.probes_done
@@ -46,4 +53,4 @@ class Told:
 
 def cost_line(probes: int, passes: int) -> str:
     return (f"verify: {probes} probe(s) through the reference loop, {passes:,} model passes over the whole prompt "
-            f"(about one per label for each probe and each calibration ticket)")
+            f"(up to one per label for each probe and each calibration ticket)")

@@ -167,7 +167,7 @@ class RunPanel(QGroupBox):
         self.bar.setFormat(f"Verify: {progress.probes_done} of {progress.probes} tickets, "
                            f"{progress.passes_done:,} / {progress.passes:,} model passes{left}")
         self._show_verify(f"Verifying {progress.probes} tickets against the reference loop: {progress.passes:,} "
-                          f"passes of the model over the whole prompt, about one per label for each…", "")
+                          f"passes of the model over the whole prompt, up to one per label for each…", "")
 
     def show_verify(self, report) -> str:
         """report: the engine's VerifyReport, with up to five disagreements; returns its headline."""
