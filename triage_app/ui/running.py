@@ -40,6 +40,7 @@ class Running(QObject):
         self._to_settle: dict[str, list[int]] = {}   # field -> rows learning asked to settle, not yet run
         self._settled: dict[str, set[int]] = {}      # field -> rows settling runs scored since its last other run
         self.ended_how = ""                 # how the latest run ended: "done", "cancelled", "failed" ("": not yet)
+        self.verifying = 0                  # the verify request in flight (0: none): Cancel stops it too
         w = window.worker
         # bound methods of this object, never lambdas: a lambda would run on the worker's thread
         w.started.connect(self._started)
@@ -49,6 +50,7 @@ class Running(QObject):
         w.finished.connect(self._finished)
         w.cancelled.connect(self._cancelled)
         w.failed.connect(self._failed)
+        w.verify_progress.connect(self._verify_progress)
         w.verify_done.connect(self._verify_done)
 
     @property
@@ -131,6 +133,9 @@ class Running(QObject):
             self.window.worker.cancel()
             self.window.run_panel.finish("cancelling after this batch…")
             self.window.statusBar().showMessage("Cancelling after the current batch…")
+        elif self.verifying:
+            self.window.worker.cancel()
+            self.window.statusBar().showMessage("Stopping verify after the current model pass…")
 
     def skip(self) -> None:
         """The person's labels answer as well as the model: stop it; learning answers what it did not reach."""
@@ -200,7 +205,9 @@ class Running(QObject):
         win.run_panel.show_verifying(probes)
         # the fast path batched as RunConfig() does, not at the remembered batch size: as it always was here
         settings = dataclasses.replace(win.remembered.run_settings(), run=RunConfig())
-        self._asked = (win.worker.verify(win.texts, win.axes, win.fields.current, settings, probes), self._asked[1])
+        self.verifying = win.worker.verify(win.texts, win.axes, win.fields.current, settings, probes)
+        self._asked = (self.verifying, self._asked[1])
+        win.update_actions()
 
     def preview_prompt(self, row: int | None) -> None:
         """The prompt as the model reads it, for this row's ticket (cleaned as a run would clean it)."""
@@ -253,12 +260,23 @@ class Running(QObject):
 
     def _failed(self, request: int, message: str) -> None:
         if request in self._asked:     # the latest verify or prompt preview: a message, nothing ends
+            self._verify_ended(request)
             self.window.show_error(message)
         else:
             self._end(request, "failed", message)
 
+    def _verify_progress(self, progress) -> None:
+        if self.verifying:
+            self.window.run_panel.show_verify_progress(progress)
+
     def _verify_done(self, report) -> None:
+        self._verify_ended(self.verifying)
         self.window.statusBar().showMessage(self.window.run_panel.show_verify(report), 10_000)
+
+    def _verify_ended(self, request: int) -> None:
+        if request and request == self.verifying:
+            self.verifying = 0
+            self.window.update_actions()
 
     def _end(self, run_id: int, how: str, message: str = "") -> None:
         if not self.latest.end(run_id):   # a stale end, or ended already (its model failed)

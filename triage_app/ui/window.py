@@ -320,10 +320,10 @@ class MainWindow(QMainWindow):
         return self.exporting.write(self.table, path)
 
     def update_actions(self) -> None:
-        has_file, a = self.table is not None, self.actions
-        a.run.setEnabled(has_file and not self.running)
-        a.cancel.setEnabled(self.running)
-        a.verify.setEnabled(has_file and not self.running)
+        has_file, a, busy = self.table is not None, self.actions, self.running or bool(self.runs.verifying)
+        a.run.setEnabled(has_file and not busy)
+        a.cancel.setEnabled(busy)
+        a.verify.setEnabled(has_file and not busy)
         a.export.setEnabled(has_file)
         a.load.setEnabled(not self.session.loading)
 

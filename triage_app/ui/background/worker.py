@@ -86,7 +86,8 @@ class EngineWorker(QObject):
     finished = Signal(int)            # run id: every row has an answer
     cancelled = Signal(int)           # run id: stopped between batches; finished rows were kept
     failed = Signal(int, str)         # request id (a run's is its run id), one line: the request failed
-    verify_done = Signal(object)      # the engine's VerifyReport
+    verify_progress = Signal(object)  # the engine's VerifyProgress: probes and reference passes so far
+    verify_done = Signal(object)      # the engine's VerifyReport (report.stopped: Cancel came first)
     prompt_ready = Signal(object)     # PromptInfo
 
     def __init__(self, db):
@@ -152,7 +153,8 @@ class EngineWorker(QObject):
         return self._next_request
 
     def cancel(self) -> None:
-        """Stop every run asked for so far after the batch in flight; thread-safe."""
+        """Stop every run asked for so far after the batch in flight, and a verify after the model pass
+        in flight; thread-safe."""
         self._cancelled_up_to = self._next_request
 
     def drop(self, run_id: int, fields: list[str]) -> None:
@@ -288,8 +290,10 @@ class EngineWorker(QObject):
 
         if self._closing:
             return
+        stop = lambda: self._closing or request <= self._cancelled_up_to   # noqa: E731  (between model passes)
         try:
-            self.verify_done.emit(verify(self._field_classifier(axes, field, settings), texts, probes, settings.run))
+            self.verify_done.emit(verify(self._field_classifier(axes, field, settings), texts, probes, settings.run,
+                                         progress=self.verify_progress.emit, stop=stop))
         except Exception as exc:
             self.failed.emit(request, _one_line("verify stopped", exc))
 
