@@ -66,8 +66,6 @@ def write_book(path, rows):
     return path
 
 
-@pytest.mark.xfail(strict=True, reason="needs files/sheets.py to read cells with table.cell_text "
-                                       "(issue 32 item 5); remove this mark then")
 def test_xlsx_ids_are_read_as_the_sheet_shows_them(tmp_path):
     written = write_book(tmp_path / "w.xlsx", [["id", "text"], [datetime(2026, 1, 2), "a"], ["  88 ", "b"],
                                                [0.25, "c"], [datetime(2026, 1, 2, 10, 30), "d"]])
@@ -102,8 +100,6 @@ def test_inspect_says_a_header_repeats_a_name(tmp_path, capsys):
     assert code == 0 and json.loads(out)["warnings"] == [REPEAT_NOTE]
 
 
-@pytest.mark.xfail(strict=True, reason="needs files/sheets.py to note table.repeated_names_note "
-                                       "(issue 32 item 12); remove this mark then")
 def test_a_repeated_header_name_in_a_workbook_is_said(tmp_path):
     path = write_book(tmp_path / "t.xlsx", [["id", "text", "id"], [1, "hello", 2]])
     assert read_tickets(path).warnings == [REPEAT_NOTE]

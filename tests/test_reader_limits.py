@@ -154,8 +154,6 @@ def test_inspect_refuses_a_file_over_a_limit_with_its_line(tmp_path, monkeypatch
     assert code == 2 and err[-1].endswith(rows_refusal("many.csv")) and not out
 
 
-@pytest.mark.xfail(strict=True, reason="needs files/sheets.py to stop at the rows asked for "
-                                       "(issue 32 item 7); remove this mark then")
 def test_a_workbook_is_parsed_no_further_than_the_rows_asked_for(tmp_path, monkeypatch):
     """Past the header and the tickets asked for (or one past the row limit), no row is parsed."""
     book = openpyxl.Workbook()

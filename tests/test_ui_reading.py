@@ -28,12 +28,12 @@ def test_the_window_handles_events_while_a_file_is_read(qtbot, make_window, tmp_
     ticked, readers = threading.Event(), []
     real_read = reader._read
 
-    def read_after_a_tick(file, sheet):
+    def read_after_a_tick(file, sheet, limit):
         readers.append(threading.get_ident())
         # read on the UI thread, this would wait for a tick that cannot come, and the file would fail
         if not ticked.wait(10):
             raise RuntimeError("the event loop did not run while the file was being read")
-        return real_read(file, sheet)
+        return real_read(file, sheet, limit)
 
     monkeypatch.setattr(reader, "_read", read_after_a_tick)
     timer = QTimer(interval=10)

@@ -124,10 +124,8 @@ def read_tickets(args):
     """The table (its first --limit rows) and its ticket texts, opened as the window opens a file."""
     from triage_app.files.opening import open_tickets
 
-    opened = open_tickets(args.input, args.sheet, args.text_column, guess=False)
+    opened = open_tickets(args.input, args.sheet, args.text_column, guess=False, limit=getattr(args, "limit", None))
     table = opened.table
-    if getattr(args, "limit", None):
-        table.frame = table.frame.head(args.limit)
     for note in opened.notes:
         print(f"note: {note}", file=sys.stderr)
     return table, table.texts(opened.text_column, opened.subject_column if args.with_subject else None)

@@ -58,8 +58,7 @@ def read_tickets(path: str | Path, sheet: str | int | None = None, limit: int | 
 def _read(path: Path, sheet: str | int | None, limit: int | None) -> TicketTable:
     suffix = path.suffix.lower()
     if suffix in (".xlsx", ".xlsm"):
-        limits.check_unpacked_bytes(path)
-        return _first_rows(read_xlsx(path, sheet), limit)
+        return _first_rows(read_xlsx(path, sheet, limit), limit)
     if suffix == ".json":
         limits.check_file_bytes(path)
         return _read_json(path, path.read_bytes(), limit)

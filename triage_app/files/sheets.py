@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from triage_app.files.table import MAX_CELLS, BadInput, TicketTable, filled, unique_names
+from triage_app.files import limits
+from triage_app.files.table import (MAX_CELLS, BadInput, TicketTable, cell_text, filled, repeated_names_note,
+                                    unique_names)
 
-# A few kilobytes of workbook must not unpack into gigabytes.
-MAX_UNPACKED_BYTES = 1 << 30
 
-
-def read_xlsx(path: Path, sheet: str | int | None) -> TicketTable:
-    """The sheet's used range as text, read cell by cell: the sheet's own claim of its size is not trusted."""
+def read_xlsx(path: Path, sheet: str | int | None, limit: int | None = None) -> TicketTable:
+    """The sheet's used range as text, read cell by cell: the sheet's own claim of its size is not trusted.
+    Read no further than `limit` tickets, or one past limits.MAX_ROWS (for the reader to refuse)."""
     import openpyxl
 
-    _check_unpacked_size(path)
+    limits.check_unpacked_bytes(path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # openpyxl's notes on styles and dates are not the user's concern
         try:
@@ -27,28 +27,17 @@ def read_xlsx(path: Path, sheet: str | int | None) -> TicketTable:
         try:
             sheets = book.sheetnames
             name = _sheet_name(sheets, sheet, path.name)
-            cells, blanks = _sheet_cells(book[name], path.name)
+            tickets = min(limit or limits.MAX_ROWS + 1, limits.MAX_ROWS + 1)
+            cells, blanks = _sheet_cells(book[name], path.name, tickets)
         finally:
             book.close()
         uncached = _uncached_formulas(path, name, cells) if blanks else []
-    frame = _sheet_frame(cells)
+    frame, header = _sheet_frame(cells)
     notes = [f"read sheet {name!r} of {len(sheets)}"] if len(sheets) > 1 else []
+    notes += repeated_names_note(header)
     if uncached:
         notes.append(_uncached_note(uncached, cells, frame))
     return TicketTable(path, frame, "xlsx", sheet=name, warnings=notes)
-
-
-def _check_unpacked_size(path: Path) -> None:
-    import zipfile
-
-    try:
-        with zipfile.ZipFile(path) as archive:
-            unpacked = sum(info.file_size for info in archive.infolist())
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise BadInput(f"{path.name}: not a readable Excel workbook ({exc.__class__.__name__})") from None
-    if unpacked > MAX_UNPACKED_BYTES:
-        raise BadInput(f"{path.name}: unpacks to {unpacked / 2**30:.1f} GiB, more than Triage reads "
-                       f"({MAX_UNPACKED_BYTES >> 30} GiB); save the tickets as CSV")
 
 
 def _sheet_name(sheets: list[str], sheet: str | int | None, file_name: str) -> str:
@@ -63,14 +52,17 @@ def _sheet_name(sheets: list[str], sheet: str | int | None, file_name: str) -> s
     return sheet
 
 
-def _sheet_cells(worksheet, file_name: str) -> tuple[dict[tuple[int, int], str], bool]:
-    """(row, column) -> text of every cell with a value, and whether any cell was present but blank."""
+def _sheet_cells(worksheet, file_name: str, tickets: int) -> tuple[dict[tuple[int, int], str], bool]:
+    """(row, column) -> text of every cell with a value, up to the header and this many rows of tickets,
+    and whether any cell was present but blank."""
     from openpyxl.utils import get_column_letter
 
     worksheet.reset_dimensions()  # rows then come as written, not padded to the <dimension> the file claims
     cells, blanks = {}, False
     top = left = bottom = right = None
+    filled_rows = 0
     for row in worksheet.iter_rows():
+        texts = []
         for cell in row:
             if cell.value is None:
                 blanks = blanks or hasattr(cell, "row")  # a real cell (a formula not yet computed, or styling)
@@ -82,21 +74,17 @@ def _sheet_cells(worksheet, file_name: str) -> tuple[dict[tuple[int, int], str],
                 raise BadInput(f"{file_name}: the sheet reaches cell {get_column_letter(c)}{r}, a range of "
                                f"{(bottom - top + 1) * (right - left + 1):,} cells, more than Triage reads "
                                f"({MAX_CELLS:,}); delete the stray cells or save the tickets as CSV")
-            cells[r, c] = _cell_text(cell.value)
+            texts.append(cells.setdefault((r, c), cell_text(cell.value)))
+        filled_rows += filled(texts)
+        if filled_rows > tickets:  # the header and the tickets asked for are in: the rest is never parsed
+            break
     return cells, blanks
 
 
-def _cell_text(value) -> str:
-    # as pandas' read_excel(dtype=str) writes them: 2.0 -> "2", a date -> "2026-11-30 00:00:00"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return value if isinstance(value, str) else str(value)
-
-
-def _sheet_frame(cells: dict[tuple[int, int], str]) -> pd.DataFrame:
-    """The used range: its first non-blank row is the header; blank rows are not tickets."""
+def _sheet_frame(cells: dict[tuple[int, int], str]) -> tuple[pd.DataFrame, list[str]]:
+    """The used range and its header: its first non-blank row; blank rows are not tickets."""
     if not cells:
-        return pd.DataFrame()
+        return pd.DataFrame(), []
     left = min(c for _, c in cells)
     width = max(c for _, c in cells) - left + 1
     rows: dict[int, list[str]] = {}
@@ -104,8 +92,8 @@ def _sheet_frame(cells: dict[tuple[int, int], str]) -> pd.DataFrame:
         rows.setdefault(r, [""] * width)[c - left] = text
     grid = [rows[r] for r in sorted(rows) if filled(rows[r])]
     if not grid:
-        return pd.DataFrame()
-    return pd.DataFrame(grid[1:], columns=unique_names(grid[0]), dtype=object)
+        return pd.DataFrame(), []
+    return pd.DataFrame(grid[1:], columns=unique_names(grid[0]), dtype=object), grid[0]
 
 
 def _uncached_formulas(path: Path, name: str, cells: dict) -> list[tuple[int, int]]:
@@ -116,7 +104,9 @@ def _uncached_formulas(path: Path, name: str, cells: dict) -> list[tuple[int, in
     try:
         worksheet = book[name]
         worksheet.reset_dimensions()
-        return [(cell.row, cell.column) for row in worksheet.iter_rows() for cell in row
+        # no further than the rows read: the rest of a long sheet is never parsed
+        rows = worksheet.iter_rows(max_row=max((r for r, _ in cells), default=1))
+        return [(cell.row, cell.column) for row in rows for cell in row
                 if cell.data_type == "f" and (cell.row, cell.column) not in cells]
     finally:
         book.close()
