@@ -162,7 +162,10 @@ def export_answers(table, axes, answers: list, args) -> None:
         frame = results_frame(table.frame, a.predictions, a.names, a.manual, a.review_below, a.sources)
     else:
         frame = axes_frame(table.frame, answers)
-    export(frame, args.output, excel_bom=args.excel_bom)
+    notes: list[str] = []
+    export(frame, args.output, excel_bom=args.excel_bom, notes=notes)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
 
 
 def print_summary(step, rows: int, output: str, axis: str, first: int = 0) -> None:
@@ -229,10 +232,12 @@ def write_updates(table, answers: list, gates: tuple[str, dict[str, float]], pat
     names = [a.axis.name for a in answers]
     updates.write(found, names, path)
     per_axis = ", ".join(f"{n} {sum(n in r['fields'] for r in found.records)} at {above[n]:g}+" for n in names)
-    print(f"updates: {len(found.records)} tickets, {found.fields} fields ({per_axis}; id column {column}) "
-          f"-> {path}", file=sys.stderr)
+    print(f"updates: {len(found.records) - len(found.refused)} tickets, {found.fields} fields ({per_axis}; "
+          f"id column {column}) -> {path}", file=sys.stderr)
     if found.without_id:
         print(f"note: {found.without_id} row(s) with a field to set have no id; left out of {path}", file=sys.stderr)
+    for note in found.notes:
+        print(f"note: {note}", file=sys.stderr)
 
 
 def person_labels(store, args, table, texts: list[str], axis) -> dict[int, str]:
