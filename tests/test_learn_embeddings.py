@@ -100,3 +100,15 @@ def test_paraphrases_told_apart_from_two_labels_each_where_words_cannot():
     labels = {r: NAMES[gold[r]] for r in range(6)}
     on_embeddings = learn(TicketFeatures(texts, embeddings=encoder.embed(texts)), z, labels, NAMES)
     assert np.mean(on_embeddings.labels[6:] == gold[6:]) >= 5 / 6
+
+
+def test_the_learning_curve_can_learn_on_embeddings():
+    from triage_app.quality.curve import learning_curve
+
+    vectors, gold = clustered(120, seed=4)
+    names = [NAMES[g] for g in gold]
+    z = lm_scores(gold, 0.4)
+    texts = [f"ticket {r}" for r in range(120)]     # words that tell nothing: only the embeddings can
+    on_words = learning_curve(texts, names, z, NAMES, ks=(5,), draws=2)
+    on_embeddings = learning_curve(texts, names, z, NAMES, ks=(5,), draws=2, embeddings=vectors)
+    assert on_embeddings.points[0].mean("learned") > 0.9 > (on_words.points[0].mean("learned") or 0)
