@@ -16,6 +16,15 @@ LAST_WAIT_MS = 20_000   # after the window closed: how long a busy engine gets b
 def main(argv: list[str] | None = None) -> int:
     """triage-app gui [FILE] [--screenshot PATH [--run N] [--model SPEC] [--tab labels|accuracy] [--review]]"""
     args = _parser().parse_args(argv)
+    if args.file and args.screenshot:
+        from triage_app.files import output_paths
+
+        try:
+            output_paths.check([("", args.file, "the ticket file")],
+                               [("--screenshot", args.screenshot, "the screenshot", "write the screenshot to another")])
+        except ValueError as exc:
+            print(f"triage-app: {exc}", file=sys.stderr)
+            return 2
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # a PNG needs no display
     from triage_app.ui import platform_check
