@@ -291,9 +291,10 @@ class EngineWorker(QObject):
         if self._closing:
             return
         stop = lambda: self._closing or request <= self._cancelled_up_to   # noqa: E731  (between model passes)
+        fast, progress = None, self.verify_progress.emit
         try:
-            self.verify_done.emit(verify(self._field_classifier(axes, field, settings), texts, probes, settings.run,
-                                         progress=self.verify_progress.emit, stop=stop))
+            classifier = self._field_classifier(axes, field, settings)
+            self.verify_done.emit(verify(classifier, texts, probes, settings.run, fast, progress, stop))
         except Exception as exc:
             self.failed.emit(request, _one_line("verify stopped", exc))
 
