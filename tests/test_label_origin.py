@@ -82,8 +82,6 @@ def test_labels_taken_from_a_column_are_kept_as_the_files_in_the_window_and_the_
         assert store.from_file_rows(file, window.manual.people["queue"].row_hashes, "queue") == taken - {row}
 
 
-@pytest.mark.xfail(strict=True, reason="needs triage_app/cli/classify.py to pass the stored origin to AxisAnswers "
-                                       "(helper B's report, item 15)")
 def test_classify_sends_back_no_label_the_window_took_from_the_files_own_column(
         tmp_path, capsys, tiny_model, tickets, axes_file):
     from triage_app.files.reader import read_tickets
@@ -102,8 +100,6 @@ def test_classify_sends_back_no_label_the_window_took_from_the_files_own_column(
     assert json.loads(updates.read_text()) == [{"id": "9005", "fields": {"queue": "account"}}]
 
 
-@pytest.mark.xfail(strict=True, reason="needs ui/background/file_reading.py to read the stored origin "
-                                       "(person.read(stored); helper B's report, item 15)")
 def test_a_window_opened_later_knows_which_labels_are_the_files(qtbot, make_window, half_filled, monkeypatch):
     path, _ = half_filled
     monkeypatch.setattr("triage_app.ui.learning.column_offer.LabelOfferDialog.exec",

@@ -37,16 +37,19 @@ def run(args) -> int:
         print(f"results database: {store.path}", file=sys.stderr)
         loaded = options.load_model(args)
         from triage_app.engine.build import axes_classifiers
+        from triage_app.files.ticket_keys import file_key, row_hashes
 
         classifiers = axes_classifiers(loaded, axes, settings)
         windows = [person_labels(store, args, table, texts, axis) for axis in axes]
+        from_file = [store.from_file_rows(file_key(args.input, table.sheet), row_hashes(table.frame), axis.name)
+                     for axis in axes]
         features = TicketFeatures(texts) if taught else None
         firsts = labelled_first(axes, classifiers, store, texts, settings, cleaning, features, taught, windows)
         runs = classified_axes(classifiers, store, texts, settings, args, cleaning, [f.weighed for f in firsts])
-        for axis, classifier, window, (predictions, step) in zip(axes, classifiers, windows, runs):
+        for axis, classifier, window, stored, (predictions, step) in zip(axes, classifiers, windows, from_file, runs):
             settle = lambda rows, c=classifier: classified(c, store, texts, settings, args, cleaning, exact=rows)[0]  # noqa: E731
             answers.append(axis_answers(axis, features, predictions, window, taught.get(axis.name),
-                                        review[axis.name], settle))
+                                        review[axis.name], settle, stored))
             steps.append(step)
     export_answers(table, axes, answers, args)
     # a run that reads nothing stored scored them again itself
@@ -140,16 +143,17 @@ def classified(classifier, store, texts: list[str], settings, args, cleaning, ex
 
 
 def axis_answers(axis, features, predictions, window: dict[int, str], taught: dict[int, str] | None, review_below,
-                 settle=None):
+                 settle=None, from_file: frozenset[int] = frozenset()):
     """One axis's answers: the model's, the person's (the window's win over the file's column), and the
     learned layer's where the file's column taught it. settle: rows -> their predictions in float32."""
     from triage_app.files.axes_export import AxisAnswers
 
+    stored = from_file & window.keys()     # the window's labels taken from the file's own column
     if taught is None:
-        return AxisAnswers(axis, predictions, window, None, review_below)
+        return AxisAnswers(axis, predictions, window, None, review_below, stored)
     manual = {**taught, **window}  # a label set in the window is the person's latest word
     predictions, sources = learned_answers(features, predictions, axis.names, manual, settle)
-    return AxisAnswers(axis, predictions, manual, sources, review_below, frozenset(set(taught) - set(window)))
+    return AxisAnswers(axis, predictions, manual, sources, review_below, frozenset(set(taught) - set(window)) | stored)
 
 
 def export_answers(table, axes, answers: list, args) -> None:

@@ -76,7 +76,7 @@ class FileReader(QObject):
             person = people[axis] = PersonLabels(file, hashes, axis=axis)
             stored = self.db.person_labels(file, hashes, opened.texts, axis)
             if stored is not None:
-                person.given, person.not_found = stored.labels, stored.not_found
+                person.read(stored)
         return people
 
     def _emit(self, signal, request: int, *values) -> None:
