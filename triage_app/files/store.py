@@ -36,7 +36,7 @@ from triage_app.engine.config import is_checked
 from triage_app.files import field_renames
 from triage_app.files.field_renames import RenameRefused, followed, refusal
 from triage_app.files.label_places import FILE, PERSON, TAKEN_BACK, FileLabels, place, placed_from_file
-from triage_app.files.store_errors import LOCK_TIMEOUT_S, StoreUnavailable, unavailable
+from triage_app.files.store_errors import LOCK_TIMEOUT_S, StoreUnavailable, starts_as_sqlite, unavailable
 from triage_app.paths import user_data_dir
 
 _SCHEMA = """
@@ -373,8 +373,8 @@ def _make_private(path: Path) -> None:
     """The database holds a person's labels and hashes of ticket texts (a short text's can be guessed):
     the user's alone, as the settings file is. Created so before SQLite makes it (SQLite gives the -wal
     and -shm files the database's own mode), and tightened where an older version made it readable."""
-    if path.is_dir():
-        return      # not ours to change; opening it says what is wrong
+    if path.is_dir() or (path.exists() and path.stat().st_size and not starts_as_sqlite(path)):
+        return      # not ours to change (a folder, a person's own file named by mistake): opening says why
     try:
         if not path.exists():
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))

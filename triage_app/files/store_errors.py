@@ -35,7 +35,7 @@ def _diagnosis(path: Path, error: sqlite3.Error | OSError, timeout: float) -> tu
     if isinstance(error, OSError):
         return f"cannot be created ({error.strerror or error})", "check the folder it goes in"
     code = getattr(error, "sqlite_errorcode", 0) & 0xFF   # the primary code; extended ones say more than we need
-    if code in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT) and not _starts_as_sqlite(path):
+    if code in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT) and not starts_as_sqlite(path):
         # another kind of file, as likely a person's own as a database gone bad: not told to move it
         return ("is damaged or not a SQLite database (it does not start as one)",
                 "if it is a results database, move it aside (a new one is made in its place)")
@@ -55,7 +55,7 @@ def _diagnosis(path: Path, error: sqlite3.Error | OSError, timeout: float) -> tu
     return f"cannot be used ({error})", "move it aside (a new one is made in its place)"
 
 
-def _starts_as_sqlite(path: Path) -> bool:
+def starts_as_sqlite(path: Path) -> bool:
     try:
         with open(path, "rb") as f:
             return f.read(len(SQLITE_HEADER)) == SQLITE_HEADER
