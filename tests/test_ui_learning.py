@@ -230,3 +230,19 @@ def test_how_long_a_retrain_on_a_big_file_stalls_the_window(qtbot, n, taught):
           f"{1000 * shown[None]:.0f} ms unsorted, {1000 * shown[1]:.0f} ms sorted by confidence")
     assert model.source(5000) == LEARNED
     assert learning.close(10_000)
+
+
+def test_labels_before_any_model_run_are_not_called_changes_of_the_models_answers(qtbot):
+    """Before a run the model has answered nothing: the learned answers change nothing of its (issue 32 item 21)."""
+    texts, gold = tickets(60)
+    model = TicketTableModel(pd.DataFrame({"text": texts}, dtype=object))
+    model.set_label_names(NAMES)
+    learning = LiveLearning(model)
+    for r in range(12):
+        model.set_manual(r, gold[r])
+    with qtbot.waitSignal(learning.retrained, timeout=60_000) as got:
+        learning.set_file(texts, NAMES)
+    result = got.args[0]
+    assert result.status().endswith(f"— {result.changed:,} answer(s) from your labels alone; no model run yet")
+    assert "changed since" not in result.status()
+    assert learning.close(10_000)

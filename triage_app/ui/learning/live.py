@@ -37,9 +37,12 @@ class Retrained:
     changed: int               # answers that differ from the previous retrain's (the model's, for the first)
     first: bool                # the first retrain on this file and label set
     seconds: float
+    modelled: bool = True      # the model had answered some row before it: there was something to change
 
     def status(self) -> str:
         """The window's line: learned from N labels (per label: …) — estimated accuracy, and what changed."""
+        if self.first and not self.modelled:
+            return f"{self.learned.status()} — {self.changed:,} answer(s) from your labels alone; no model run yet"
         since = "the model's answers" if self.first else "the last retrain"
         return f"{self.learned.status()} — {self.changed:,} answer(s) changed since {since}"
 
@@ -142,7 +145,7 @@ class LiveLearning(QObject):
             queue = next_to_label(learned, features, self.queue_size)
             before = last or learn(features, scores, {}, names, self.config)      # the model's own answers
             result = Retrained(learned, queue, len(learned.changed_since(before)), last is None,
-                               time.perf_counter() - started)
+                               time.perf_counter() - started, bool((before.labels >= 0).any()))
         except Exception as exc:   # a failed retrain must not end the window; it says one line
             traceback.print_exception(exc)
             result = exc
