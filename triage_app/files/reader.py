@@ -26,6 +26,9 @@ DELIMITERS = ",;\t|"
 SNIFF_CHARS, SNIFF_ROWS = 64 << 10, 50
 # A file asked for its first rows is read from a head this long, four times longer until they are in it.
 HEAD_BYTES = 1 << 20
+# json.loads makes a lone surrogate only from an escape: the file's text tells whether to look at all
+ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # A line as csv reads one from a file opened with newline="": it ends at \n, \r or \r\n.
 LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+")
 
@@ -277,8 +280,7 @@ def _read_json(path: Path, raw: bytes, limit: int | None) -> TicketTable:
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise BadInput(f"{path.name}: expected a JSON list of objects, one per ticket")
     limits.check_rows(path, len(data[:limit]))
-    return TicketTable(path, _records_frame(data[:limit], path.name), "json", decoded.encoding,
-                       warnings=_line_notes(decoded))
+    return _records_table(path, data[:limit], "json", decoded)
 
 
 def _read_jsonl(path: Path, raw: bytes, limit: int | None, cut: bool) -> TicketTable:
@@ -300,8 +302,7 @@ def _read_jsonl(path: Path, raw: bytes, limit: int | None, cut: bool) -> TicketT
         limits.check_rows(path, len(records))
     if not records:
         raise _CutShort() if cut else BadInput(f"{path.name}: the file is empty")
-    return TicketTable(path, _records_frame(records, path.name), "jsonl", decoded.encoding,
-                       warnings=_line_notes(decoded))
+    return _records_table(path, records, "jsonl", decoded)
 
 
 def _line_notes(decoded: Decoded) -> list[str]:
@@ -314,6 +315,27 @@ class _Number(str):
 
 def _json(text: str):
     return json.loads(text, parse_float=_Number, parse_int=_Number)
+
+
+def _records_table(path: Path, records: list[dict], fmt: str, decoded: Decoded) -> TicketTable:
+    frame, notes = _records_frame(records, path.name), _line_notes(decoded)
+    if ESCAPED_SURROGATE.search(decoded.text):
+        notes += _mend_surrogates(frame, path.name)
+    return TicketTable(path, frame, fmt, decoded.encoding, warnings=notes)
+
+
+def _mend_surrogates(frame: pd.DataFrame, file_name: str) -> list[str]:
+    """JSON can escape half of a UTF-16 pair alone (\\ud800): a string that is no text, which no tokenizer,
+    encoder or export takes. Read as U+FFFD, and said."""
+    mended = 0
+    for column in frame.columns:
+        cells = frame[column].tolist()
+        for row, cell in enumerate(cells):
+            if LONE_SURROGATE.search(cell):
+                cells[row], mended = LONE_SURROGATE.sub("\ufffd", cell), mended + 1
+        frame[column] = pd.Series(cells, index=frame.index, dtype=object)
+    return [f"{file_name}: {mended} cell(s) held half of a UTF-16 pair escaped alone (\\ud800-\\udfff), "
+            "which is no text: read as \ufffd"] if mended else []
 
 
 def _records_frame(records: list[dict], file_name: str) -> pd.DataFrame:
