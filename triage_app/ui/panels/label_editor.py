@@ -210,15 +210,24 @@ class LabelsPanel(QWidget):
         if any(e.text == text for e in self.label_set.examples):
             self._show_error("that ticket is already an example")
             return
-        self._apply(LabelSet(self.label_set.labels, self.label_set.examples + (Example(text, label),)))
+        try:    # a ticket's text that no prompt takes is said, never raised inside a slot
+            example = Example(text, label)
+        except ValueError as exc:
+            self._show_error(str(exc))
+            return
+        self._apply(LabelSet(self.label_set.labels, self.label_set.examples + (example,)))
 
     def add_corrections(self, corrections: list[tuple[str, str]], ask_first: bool) -> int | None:
         """(ticket, label) pairs a person chose become examples, those not examples already. ask_first:
         say why they may be poor examples and add them only if the user agrees. Returns how many were
         added (0: the user said no); None when none was new."""
         known = {e.text for e in self.label_set.examples}
-        new = tuple(Example(text, label) for text, label in ((str(t).strip(), l) for t, l in corrections)
-                    if text and text not in known)
+        try:
+            new = tuple(Example(text, label) for text, label in ((str(t).strip(), l) for t, l in corrections)
+                        if text and text not in known)
+        except ValueError as exc:
+            self._show_error(str(exc))
+            return None
         if not new:
             return None
         if ask_first and not self._confirm("Add corrections as examples?", CORRECTIONS_WARNING):
