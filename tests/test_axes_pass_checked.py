@@ -72,3 +72,16 @@ def test_the_window_runs_checked_fields_in_one_float32_pass_and_says_why(qtbot, 
     assert ("Running queue and priority in one pass, in float32 (faster than each field alone in "
             "bfloat16-checked)…") in lines
     assert_as_alone(window, alone(smollm2, window))      # float32's answers, as each field alone in float32
+
+
+def test_bench_axes_on_a_checked_placement_times_each_axis_alone_checked_beside_the_float32_pass(tiny_qwen):
+    """`bench --workload axes --dtype bfloat16-checked` (what auto picks on such a CPU) used to fail: the
+    one pass refused checked classifiers. Now its sides are float32's, and one more is the window's old way."""
+    from triage_app.engine.axes_bench import run_axes_bench
+
+    loaded = replace(tiny_qwen, placement=replace(tiny_qwen.placement, checked=torch.bfloat16), low=None)
+    result = run_axes_bench(loaded, 3, methods=(AFTER,), log=lambda line: None)
+    assert list(result["runs"]) == [f"{AFTER}, one pass", f"{AFTER}, one run per axis",
+                                    f"{AFTER}, bfloat16-checked, one run per axis", "direct, one run per axis"]
+    assert result["one_pass"][AFTER]["labels_identical"]           # the float32 pass against float32 alone
+    assert result["one_pass"][AFTER]["checked_ratio"] > 0
