@@ -19,10 +19,10 @@ from triage_app.axes_job import one_pass, run_axes_job
 from triage_app.engine.axes import Axes
 from triage_app.engine.build import axes_classifiers
 from triage_app.engine.checked import CheckedClassifier, low_copy
-from triage_app.engine.config import RunConfig, RunSettings, Scoring
+from triage_app.engine.config import RunSettings, Scoring
+from triage_app.engine.workloads import HELPDESK_AXES, HELPDESK_EXPORT, load_sample
 from triage_app.files.store import ResultStore
 from triage_app.job import run_key
-from triage_app.engine.workloads import HELPDESK_AXES, HELPDESK_EXPORT, load_sample
 from test_ui_axes_one_pass import AFTER, alone, assert_as_alone, passes, window_on  # noqa: F401
 from ui_helpers import Relay, make_window, run_and_wait, settings_file  # noqa: F401
 
