@@ -98,8 +98,21 @@ def cell_text(value) -> str:
     if isinstance(value, float):
         return str(int(value)) if value.is_integer() else repr(value)
     if isinstance(value, datetime) and value == datetime.combine(value.date(), datetime.min.time()):
-        return value.date().isoformat()
+        return SheetDate(value.date().isoformat(), str(value))
     return str(value)
+
+
+class SheetDate(str):
+    """A date cell as the sheet shows it (2026-01-02) that a row's hash reads as Triage read it before
+    (2026-01-02 00:00:00, files/ticket_keys.py): a person's labels on a workbook stay on their rows."""
+
+    def __new__(cls, shown: str, hashed: str):
+        cell = super().__new__(cls, shown)
+        cell.hashed = hashed
+        return cell
+
+    def __reduce__(self):   # a copy (pickled to a worker) keeps what its hash reads
+        return SheetDate, (str(self), self.hashed)
 
 
 def filled(row: list[str]) -> bool:

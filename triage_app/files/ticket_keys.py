@@ -25,5 +25,6 @@ def row_hashes(frame: pd.DataFrame) -> list[str]:
 
 def row_hash(cells) -> str:
     # each cell with its length before it: no two different rows make the same text
-    text = "".join(f"{len(cell)}:{cell}" for cell in map(str, cells))
+    # a workbook's date is hashed as Triage read it before (files/table.SheetDate)
+    text = "".join(f"{len(cell)}:{cell}" for cell in (getattr(c, "hashed", None) or str(c) for c in cells))
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
