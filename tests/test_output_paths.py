@@ -190,3 +190,11 @@ def test_a_command_that_always_reads_confidences_is_told_to_leave_out_prune_alon
     with pytest.raises(ValueError, match=r"and eval reads them: leave out --prune$"):
         options.refuse_pruned_confidences(argparse.Namespace(prune=True), {"eval": True})
     options.refuse_pruned_confidences(argparse.Namespace(prune=False), {"eval": True})
+
+
+def test_eval_refuses_prune_before_reading_anything(tmp_path, capsys):
+    from cli_helpers import run_main
+
+    code, _, err = run_main(capsys, "eval", tmp_path / "missing.csv", "--prune")
+    assert code == 2 and err == ["triage-app: --prune leaves the labels that cannot win unfinished (confidences and "
+                                 "probabilities are bounds), and eval reads them: leave out --prune"], err

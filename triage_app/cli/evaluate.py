@@ -14,6 +14,7 @@ def run(args) -> int:
     from triage_app.quality.metrics import reliability_plot
 
     check_curve_args(args)
+    options.refuse_pruned_confidences(args, {"eval": True})   # its calibration and gates read confidences
     cleaning = options.cleaning(args)
     table, texts = options.read_tickets(args)
     axes = options.axes(args) if args.labels_file else None
