@@ -98,9 +98,6 @@ def test_an_edit_of_the_field_running_drops_what_it_has_left_and_runs_it_again(q
     assert window.model.answers_of("priority").rows_answered == N
 
 
-# fields.labels_changed cancels the run on a label renamed, and leaves a direct field's edit to Run: the
-# lead's change there (report of issue 32 item 14) makes this pass; strict, so its mark goes with it
-@pytest.mark.xfail(strict=True, reason="needs ui/fields.py to let a run go on after an edit (issue 32 item 14)")
 def test_a_label_renamed_mid_run_under_direct_runs_that_field_again_after(qtbot, two_fields, monkeypatch):
     """The issue's case: direct scoring, a queue label renamed while priority runs."""
     window = two_fields

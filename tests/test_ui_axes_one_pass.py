@@ -182,7 +182,7 @@ def test_the_window_while_two_fields_run_in_one_pass(qtbot, make_window, smollm2
     progress.received.connect(mid_run)
     assert run_and_wait(qtbot, window, timeout=600_000) == "done"
     line, bar, answered = seen[0]
-    assert line == "Running queue and priority in one pass…" and bar.startswith(f"{answered[0]} / {n} ")
+    assert line == "Running queue and priority in one pass…" and bar.startswith(f"{answered[0]} / {n}")
     assert n // 2 <= answered[0] == answered[1] < n          # the bar counts tickets, both fields have them
 
 

@@ -35,6 +35,7 @@ def test_the_window_opens_on_the_default_labels_when_the_remembered_ones_do_not_
     # what the person had is not lost when the default is saved over it: kept beside, to mend and load
     kept = settings_file.parent / "label_set-unread.json"
     assert str(kept) in line and kept.read_text(encoding="utf-8") == NUMBERED
+    assert window.banner.isVisibleTo(window) and line in window.statusBar().currentMessage()   # said in the window
 
 
 def test_every_value_that_goes_back_to_its_default_says_so(tmp_path):

@@ -78,11 +78,12 @@ class Fields(QObject):
         w.axes = axes
         w.remembered.axes = axes
         w.remembered.save(w.settings)     # now: labels given from here on are under this set
-        if renamed:
-            w.runs.cancel()
+        if renamed:     # a run in flight goes on: its answers land only where a field's names are still its own
             self.show(axes)
         per_label = all(METHOD_FACTS[w.method_of(a.name)].per_label for a in edited)
-        if edited and per_label and w.runs.worth_again():
+        if edited and w.running:
+            w.runs.again([a.name for a in edited])    # after the run in flight, as its status line says
+        elif edited and per_label and w.runs.worth_again():
             # what the edit left alone is in the store: a run again scores only what it changed
             w.runs.again([a.name for a in edited])
             w.statusBar().showMessage("Labels changed: scoring what the edit changed…", 10_000)

@@ -74,6 +74,8 @@ class MainWindow(QMainWindow):
         self.session.failed.connect(self._model_failed)
         self._connect_worker()
         self.update_actions()
+        if self.remembered.reverted:      # a setting that did not read: the person sees which, and why
+            self.show_error(" ".join(self.remembered.reverted))
         FileDrops(self, self.open_file)
         self.setWindowTitle("Triage")
         self.resize(1440, 880)
@@ -176,9 +178,8 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"{table.path.name}: {len(table.frame):,} tickets", 10_000)
         if opened.notes:
             self.show_error(" ".join(opened.notes))
-        elif opened.gold_column and self.learning.worth_offering(table.frame[opened.gold_column].tolist()):
-            self.statusBar().showMessage(f"“{opened.gold_column}” has labels on some tickets: Labels ▸ "
-                                         "Labels from a column… learns from them.", 15_000)
+        elif hint := self.learning.column_hint(table.frame, opened.gold_column):
+            self.statusBar().showMessage(hint, 15_000)
         self.setWindowTitle(f"Triage — {table.path.name}")
         self.update_actions()
         self.say_what_an_edit_costs()

@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from triage_app.engine.labels import LabelSet
-from triage_app.ui.learning.column_offer import LabelOfferDialog, best_column, hinted_column, label_like, partly_filled
+from triage_app.ui.learning.column_offer import LabelOfferDialog, best_column, hinted_column, label_like
 from triage_app.ui.learning.live import LearningThread, LiveLearning
 from triage_app.ui.plain_text import tooltip as plain_tooltip
 from triage_app.ui.words import duration
@@ -150,11 +150,6 @@ class LearningSession(QObject):
             return None
         self.message.emit(offer.line())
         return offer.names, offer.labels
-
-    @staticmethod
-    def worth_offering(values: list) -> bool:
-        """A column of a few repeated values, filled on some rows but not all: a helpdesk's queue half filled in."""
-        return partly_filled(values) and label_like(values)
 
     @staticmethod
     def column_hint(frame, gold: str | None) -> str | None:
