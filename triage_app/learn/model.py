@@ -140,6 +140,9 @@ class Learned:
     text_scores: np.ndarray | None = None   # [N, L] b * P + c * S, all but the language model as weighed
                                             # (None: the language model alone)
     unsettled: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))   # [U] see settle()
+    # ([E, L] log-probabilities, [E] the person's labels): the labelled rows the estimate rests on, each
+    # answered by a model that never saw it (None: too few labels); what none_of_these is fitted on
+    cross_validated: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def confidence(self) -> np.ndarray:
@@ -264,7 +267,7 @@ def _learn(features, lm_scores, labels, names, config, similarity) -> Learned:
     notes = [f"{teaching.taught_labels} label(s) taught: the learned part needs two"] \
         if 0 < teaching.n and teaching.taught_labels < 2 else []
     held_out = cross_validated(features, teaching, config)                           # [T, L] or None
-    weights, estimate = _weighed(z, s, held_out, teaching, config)
+    weights, estimate, checked = _weighed(z, s, held_out, teaching, config)
     model = TextModel.fit(features.rows(teaching.rows), teaching.targets, len(names), config) if teaching.n else None
     text = _not_the_model(weights, model, features, s)
     if text is None:
@@ -276,30 +279,30 @@ def _learn(features, lm_scores, labels, names, config, similarity) -> Learned:
     out = answers.index.copy()
     out[teaching.rows] = teaching.targets
     sources[teaching.rows] = PERSON
-    return Learned(list(names), scores, out, sources, weights, teaching, estimate, model, answers, z, notes, text)
+    return Learned(list(names), scores, out, sources, weights, teaching, estimate, model, answers, z, notes, text,
+                   cross_validated=checked)
 
 
-def _weighed(z, s, held_out, teaching, config) -> tuple[Weights, Estimate | None]:
-    """The parts' weights and the estimate: fitted on the labelled rows' cross-validated scores where
-    there are any; with too few labels to cross-validate, the zero-shot rule."""
-    n_labels = len(teaching.names)
+def _weighed(z, s, held_out, teaching, config) -> tuple[Weights, Estimate | None, tuple | None]:
+    """The parts' weights, the estimate and the cross-validated answers it rests on ([E, L] log-probabilities,
+    [E] the person's labels): fitted on the labelled rows' held-out scores where there are any; with too few
+    labels to cross-validate, the zero-shot rule."""
     if held_out is None:
-        return (Weights() if s is None else Weights(similarity=ZERO_SHOT_WEIGHT)), None
+        return (Weights() if s is None else Weights(similarity=ZERO_SHOT_WEIGHT)), None, None
     rows, targets = teaching.rows, teaching.targets
-    labelled_s = None if s is None else s[rows]
     scored = np.isfinite(z[rows]).all(axis=1)
-    if scored.any():
-        weights = fit_weights(z[rows][scored], held_out[scored], targets[scored], config.max_weight,
-                              None if s is None else labelled_s[scored])
-        return weights, _estimate(z[rows][scored], held_out[scored], targets[scored], weights, n_labels,
-                                  None if s is None else labelled_s[scored])
-    # no labelled ticket has the model's scores yet: the labels (and the similarity) are all there is
-    weights = Weights(lm=0.0, learned=1.0) if s is None else \
-        replace(fit_weights(np.zeros_like(held_out), held_out, targets, config.max_weight, labelled_s), lm=0.0)
-    if not weights.is_learning:   # the labels teach nothing the similarity does not: still, answer from both
-        weights = replace(weights, learned=1.0)
-    return weights, replace(_estimate(np.zeros_like(held_out), held_out, targets, weights, n_labels, labelled_s),
-                            zero_shot=None)
+    has_lm = bool(scored.any())   # else the labels (and the similarity) are all there is, for now
+    lm, scored = (z[rows], scored) if has_lm else (np.zeros_like(held_out), np.ones(len(rows), dtype=bool))
+    parts = lm[scored], held_out[scored], targets[scored], None if s is None else s[rows][scored]
+    weights = fit_weights(*parts[:3], config.max_weight, parts[3]) if has_lm or s is not None \
+        else Weights(lm=0.0, learned=1.0)
+    estimate = _estimate(*parts[:3], weights, len(teaching.names), parts[3])
+    if not has_lm:   # answered from the labels, even where the similarity alone was fitted the stronger
+        weights = replace(weights, lm=0.0, learned=weights.learned or 1.0)
+        estimate = replace(estimate, zero_shot=None)
+    checked = log_softmax(weights.lm * parts[0] + weights.learned * parts[1]
+                          + (0.0 if parts[3] is None else weights.similarity * parts[3]), axis=1)
+    return weights, estimate, (checked, parts[2])
 
 
 def _not_the_model(weights: Weights, model: TextModel | None, features: TicketFeatures,
