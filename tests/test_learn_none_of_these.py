@@ -43,13 +43,13 @@ def test_with_no_misfit_given_it_keeps_all_but_a_few_right_answers_and_catches_m
     assert not flagged[learned.teaching.rows].any()               # the person's own: probability 1
 
 
-def test_misfits_the_person_marked_move_the_threshold_to_tell_them_apart(file_with_misfits):
+def test_misfits_the_person_marked_say_how_many_of_their_kind_it_catches(file_with_misfits):
     learned, kind = file_with_misfits
     misfits = learned.confidence[300:310]                          # ten the person said fit no label
     none = fit_none_of_these(learned.cross_validated, misfits)
-    assert none.caught is not None and none.caught + none.kept > 1.8
-    assert np.mean(none.fits_none(learned.confidence)[310:]) > 0.8
-    assert "cross-validated" in none.line()
+    assert none.threshold == fit_none_of_these(learned.cross_validated).threshold
+    assert none.caught == pytest.approx(np.mean(misfits < none.threshold)) and none.caught > 0.8
+    assert "of your misfits caught" in none.line() and "cross-validated" in none.line()
 
 
 def test_too_few_labels_fit_no_threshold():

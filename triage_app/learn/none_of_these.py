@@ -4,10 +4,10 @@ A threshold on the combined probability of the answer, fitted on the person's la
 each was answered by a model that never saw it (Learned.cross_validated): the answers below it are
 "none of these". Without an example of a ticket that fits no label, the threshold gives up at most
 `cost` of the cross-validated answers that were right (the rest of that share is the price of
-catching tickets no label fits). With tickets the person marked as fitting no label (their
-combined probabilities: Learned.confidence on those rows, from a model that never trained on them, as
-they are no label's), the threshold is the one that tells the
-two apart best: most right answers kept plus most misfits caught.
+catching tickets no label fits). Tickets the person marked as fitting no label (their combined
+probabilities: Learned.confidence on those rows, from a model that never trained on them, as they are
+no label's) say how many of their kind it catches; they do not move the threshold: fitted on ten of
+them, it either gave up far more right answers or caught none (docs/learning/none_of_these.md).
 How many it catches and what it costs on BANKING77: docs/learning/none_of_these.md.
 """
 
@@ -53,12 +53,6 @@ def fit_none_of_these(cross_validated: tuple[np.ndarray, np.ndarray] | None,
     right = confidence[scores.argmax(axis=1) == targets]                             # [R]
     if len(right) == 0:
         return None
-    if misfits is None or len(misfits) == 0:
-        threshold = float(np.quantile(right, cost, method="lower"))
-        return NoneOfThese(threshold, float(np.mean(right >= threshold)), None)
-    misfits = np.asarray(misfits, dtype=np.float64)
-    candidates = np.unique(np.concatenate([right, misfits, [0.0]]))                  # [C]
-    kept = (right[None, :] >= candidates[:, None]).mean(axis=1)                       # [C]
-    caught = (misfits[None, :] < candidates[:, None]).mean(axis=1)                    # [C]
-    best = int(np.argmax(kept + caught))
-    return NoneOfThese(float(candidates[best]), float(kept[best]), float(caught[best]))
+    threshold = float(np.quantile(right, cost, method="lower"))
+    caught = None if misfits is None or len(misfits) == 0 else float(np.mean(np.asarray(misfits) < threshold))
+    return NoneOfThese(threshold, float(np.mean(right >= threshold)), caught)
