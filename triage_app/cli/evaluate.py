@@ -157,13 +157,16 @@ def learning_curve(args, loaded, gold_set, label_set, table, column) -> int:
 
     settings = options.settings(args)
     classifier = options.classifier(args, settings, label_set, loaded)
+    encoder = curve_encoder()
     with TicketBars() as bars:
         curve, scored = learning_curve_eval(classifier, gold_set, settings.scoring, settings.run, args.draws,
-                                            log=lambda line: print(line, file=sys.stderr), progress=bars.update)
+                                            log=lambda line: print(line, file=sys.stderr), progress=bars.update,
+                                            encoder=encoder)
     out = dict(curve.to_dict(), set=table.path.stem, model=loaded.name, dtype=loaded.placement.dtype_name,
                file=str(table.path), gold_column=column, n=len(gold_set.texts), lm_seconds=scored.seconds,
                cleaning=list(gold_set.cleaning.steps))
-    print(f"{loaded.name} ({out['dtype']}): {len(gold_set.texts)} tickets, {len(curve.names)} labels; "
+    named = f", sentence encoder {encoder.name}" if encoder else ""
+    print(f"{loaded.name} ({out['dtype']}){named}: {len(gold_set.texts)} tickets, {len(curve.names)} labels; "
           f"{out['n_test']} test tickets, the same for every k; {curve.draws} seeded draws")
     print(curve.table())
     for target, met in curve.targets().items():
@@ -173,6 +176,17 @@ def learning_curve(args, loaded, gold_set, label_set, table, column) -> int:
     if args.plot:
         plot_curve(out, Path(args.plot))
     return 0
+
+
+def curve_encoder():
+    """The bundled sentence encoder, or None with a line saying the curve learns on TF-IDF alone."""
+    from triage_app.engine.encoder import EncoderRefused, SentenceEncoder
+
+    try:
+        return SentenceEncoder.load()
+    except EncoderRefused as exc:
+        print(f"{exc}; the learning curve learns on TF-IDF alone", file=sys.stderr)
+        return None
 
 
 def plot_curve(result: dict, png: Path) -> None:

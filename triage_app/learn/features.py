@@ -59,6 +59,13 @@ class TicketFeatures:
         tfidf = TfidfTransformer(sublinear_tf=True).fit(sparse.vstack(counts, format="csr"))
         self.matrix: sparse.csr_matrix = sparse.vstack([tfidf.transform(c) for c in counts], format="csr")  # [N, V]
 
+    @classmethod
+    def both(cls, texts: list[str], embeddings: np.ndarray) -> TicketFeatures:
+        """The words' TF-IDF and the sentence embedding side by side, one sparse matrix [N, V + D]."""
+        out = cls(texts)
+        out.matrix = sparse.hstack([out.matrix, sparse.csr_matrix(_embedding_matrix(texts, embeddings))], format="csr")
+        return out
+
     @property
     def n(self) -> int:
         return self.matrix.shape[0]

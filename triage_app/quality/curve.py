@@ -19,14 +19,20 @@ from html import escape
 import numpy as np
 
 from triage_app.learn.features import TicketFeatures
-from triage_app.learn.model import LearnConfig, learn
+from triage_app.learn.model import LearnConfig, TextModel, learn
 from triage_app.quality.metrics import evaluate
 
 KS = (0, 2, 5, 10, 20)
 PARTS = ("zero_shot", "learned", "combined")
-COLORS = {"zero_shot": "#9aa0a6", "learned": "#f29900", "combined": "#1a73e8"}
+# with sentence embeddings, the learned part on each kind of features side by side ("learned": embeddings)
+SIDE_BY_SIDE = ("zero_shot", "tfidf", "learned", "both", "combined")
+COLORS = {"zero_shot": "#9aa0a6", "tfidf": "#a142f4", "learned": "#f29900", "both": "#12b5cb",
+          "combined": "#1a73e8"}
 TITLES = {"zero_shot": "zero-shot (language model)", "learned": "learned only (TF-IDF + LR)",
           "combined": "combined (weights by cross-validation)"}
+EMBEDDING_TITLES = {"zero_shot": "zero-shot (language model + similarity)", "tfidf": "learned only, TF-IDF + LR",
+                    "learned": "learned only, embeddings + LR", "both": "learned only, TF-IDF and embeddings + LR",
+                    "combined": "combined (weights by cross-validation)"}
 # one panel: its width and height, the plot's offset in it, the plot's width and height
 W, H, LEFT, TOP, PW, PH = 330, 300, 50, 40, 250, 200
 
@@ -54,6 +60,8 @@ class Curve:
     test_rows: list[int]
     draws: int
     points: list[Point] = field(default_factory=list)
+    parts: tuple[str, ...] = PARTS
+    encoder: str | None = None          # the sentence encoder's name, where the curve used one
 
     def targets(self) -> dict[str, bool | None]:
         """The issue's targets: combined >= the better of the other two at every k >= 2; +5 points at k = 5."""
@@ -68,9 +76,10 @@ class Curve:
 
     def to_dict(self) -> dict:
         return {"names": self.names, "n_test": len(self.test_rows), "test_rows": self.test_rows, "draws": self.draws,
+                "parts": list(self.parts), "encoder": self.encoder,
                 "points": [{"k": p.k, "accuracy": p.accuracy, "macro_f1": p.macro_f1,
                             "mean": {part: {"accuracy": p.mean(part), "accuracy_std": p.std(part),
-                                            "macro_f1": p.mean(part, "macro_f1")} for part in PARTS}}
+                                            "macro_f1": p.mean(part, "macro_f1")} for part in self.parts}}
                            for p in self.points],
                 "targets": self.targets()}
 
@@ -79,10 +88,12 @@ class Curve:
 
     def table(self) -> str:
         """Markdown: accuracy mean ± std over the draws (macro-F1), per k."""
-        lines = ["| k per label | zero-shot | learned only | combined |", "|---|---|---|---|"]
+        titles = EMBEDDING_TITLES if self.encoder else TITLES
+        lines = ["| k per label | " + " | ".join(titles[part] for part in self.parts) + " |",
+                 "|---" * (len(self.parts) + 1) + "|"]
         for p in self.points:
             cells = []
-            for part in PARTS:
+            for part in self.parts:
                 acc = p.mean(part)
                 cells.append("–" if acc is None else
                              f"{100 * acc:.1f}% ± {100 * p.std(part):.1f} (F1 {p.mean(part, 'macro_f1'):.3f})")
@@ -108,32 +119,44 @@ def split(gold: list[str], names: list[str], max_k: int, test_share: float, seed
 
 def learning_curve(texts: list[str], gold: list[str], lm_scores: np.ndarray, names: list[str],
                    ks: tuple[int, ...] = KS, draws: int = 5, test_share: float = 0.5, seed: int = 0,
-                   config: LearnConfig = LearnConfig(), log=None, embeddings: np.ndarray | None = None) -> Curve:
+                   config: LearnConfig = LearnConfig(), log=None, embeddings: np.ndarray | None = None,
+                   similarity: np.ndarray | None = None, encoder: str | None = None) -> Curve:
     """lm_scores: [N, L] the language model's log-probabilities; rows whose gold is no label are left out.
-    embeddings: [N, D] sentence embeddings the learned part learns from instead of TF-IDF."""
+    embeddings: [N, D] sentence embeddings the learned part learns from instead of TF-IDF; with them the
+    curve also learns on TF-IDF alone and on both side by side, the encoder named. similarity: [N, L] the
+    encoder's zero-shot scores (learn.similarity), a third part combined (zero-shot included)."""
     features = TicketFeatures(texts, embeddings)
+    others = {} if embeddings is None else {"tfidf": TicketFeatures(texts), "both": TicketFeatures.both(texts, embeddings)}
     z = np.asarray(lm_scores, dtype=np.float64)
     pools, test = split(gold, names, max(ks), test_share, seed)
     truth = [gold[r] for r in test]
-    curve = Curve(list(names), test.tolist(), draws)
-    zero = _scores(truth, np.argmax(z[test], axis=1), names)
+    parts = PARTS if embeddings is None else SIDE_BY_SIDE
+    curve = Curve(list(names), test.tolist(), draws, parts=parts, encoder=encoder if embeddings is not None else None)
+    zero = _scores(truth, learn(features, z, {}, names, config, similarity=similarity).labels[test], names)
     for k in ks:
-        point = Point(k, {part: [] for part in PARTS}, {part: [] for part in PARTS})
+        point = Point(k, {part: [] for part in parts}, {part: [] for part in parts})
         for d in range(draws):
             order = {label: np.random.default_rng([seed, d, label]).permutation(rows) for label, rows in pools.items()}
             taught = {int(r): names[label] for label, rows in order.items() for r in rows[:k]}
-            learned = learn(features, z, taught, names, config)
-            alone = (np.argmax(learned.text_model.log_probs(features.rows(test)), axis=1)
-                     if learned.text_model else None)
-            results = {"zero_shot": zero, "learned": _scores(truth, alone, names),
+            learned = learn(features, z, taught, names, config, similarity=similarity)
+            results = {"zero_shot": zero, "learned": _scores(truth, _alone(learned.text_model, features, test), names),
                        "combined": _scores(truth, learned.labels[test], names)}
+            for part, other in others.items():
+                model = TextModel.fit(other.rows(learned.teaching.rows), learned.teaching.targets, len(names), config) \
+                    if learned.teaching.n else None
+                results[part] = _scores(truth, _alone(model, other, test), names)
             for part, (acc, f1) in results.items():
                 point.accuracy[part].append(acc)
                 point.macro_f1[part].append(f1)
         curve.points.append(point)
         if log:
-            log(f"k={k}: " + ", ".join(f"{part} {_fmt(point.mean(part))}" for part in PARTS))
+            log(f"k={k}: " + ", ".join(f"{part} {_fmt(point.mean(part))}" for part in parts))
     return curve
+
+
+def _alone(model: TextModel | None, features: TicketFeatures, rows: np.ndarray) -> np.ndarray | None:
+    """[R] the learned part's own answers, no language model; None: it has not learned (k < 2 labels)."""
+    return None if model is None else np.argmax(model.log_probs(features.rows(rows)), axis=1)
 
 
 def _scores(truth: list[str], predicted: np.ndarray | None, names: list[str]) -> tuple[float | None, float | None]:
@@ -153,9 +176,12 @@ def curves_svg(results: list[dict]) -> str:
     """An SVG with one panel per result (a Curve.to_dict() plus its "set" name), side by side."""
     width, height = max(W * len(results) + 20, 800), H + 40
     body = [e for i, r in enumerate(results) for e in _panel(r, 10 + W * i)]
-    legend = [e for j, (part, color) in enumerate(COLORS.items())
-              for e in (f'<rect x="{60 + 250 * j}" y="{H + 12}" width="14" height="4" fill="{color}"/>',
-                        f'<text x="{80 + 250 * j}" y="{H + 18}">{escape(TITLES[part])}</text>')]
+    shown = [part for part in COLORS if any(part in r.get("parts", PARTS) for r in results)]
+    titles = EMBEDDING_TITLES if any(r.get("encoder") for r in results) else TITLES
+    step = 250 if len(shown) <= 3 else 160
+    legend = [e for j, part in enumerate(shown)
+              for e in (f'<rect x="{60 + step * j}" y="{H + 12}" width="14" height="4" fill="{COLORS[part]}"/>',
+                        f'<text x="{80 + step * j}" y="{H + 18}">{escape(titles[part])}</text>')]
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
             f'font-family="sans-serif" font-size="12"><rect width="100%" height="100%" fill="white"/>'
             + "".join(body + legend) + "</svg>\n")
@@ -173,7 +199,8 @@ def _panel(result: dict, left: int) -> list[str]:
     for i, k in enumerate(ks):
         out.append(f'<text x="{x(i):.1f}" y="{TOP + PH + 18}" text-anchor="middle">{k}</text>')
     out.append(f'<text x="{left + LEFT + PW / 2}" y="{TOP + PH + 36}" text-anchor="middle">labels per label (k)</text>')
-    for part, color in COLORS.items():
+    for part in result.get("parts", PARTS):
+        color = COLORS[part]
         points = [(x(i), y(p["mean"][part]["accuracy"])) for i, p in enumerate(result["points"])
                   if p["mean"][part]["accuracy"] is not None]
         out.append(f'<polyline fill="none" stroke="{color}" stroke-width="2.5" points="'

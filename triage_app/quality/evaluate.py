@@ -19,6 +19,7 @@ from triage_app.engine.config import LENGTHS, METHODS, RunConfig, Scoring
 from triage_app.engine.labels import Example, LabelSet
 from triage_app.engine.scoring import combine, decide, normalise, prior
 from triage_app.files.clean import TextCleaning, clean_texts
+from triage_app.learn.similarity import label_texts, label_vectors, similarity_scores
 from triage_app.quality.curve import Curve, learning_curve
 from triage_app.quality.metrics import Report, evaluate, fit_temperature
 
@@ -219,11 +220,20 @@ def run_eval(make_classifier, gold: GoldSet, label_set: LabelSet, scoring: Scori
 
 
 def learning_curve_eval(classifier: Classifier, gold: GoldSet, scoring: Scoring, config: RunConfig, draws: int,
-                        log=print, progress: Progress | None = None) -> tuple[Curve, Scored]:
-    """eval --learning-curve: the language model runs once; every k and draw reuses its scores."""
+                        log=print, progress: Progress | None = None, encoder=None) -> tuple[Curve, Scored]:
+    """eval --learning-curve: the language model runs once; every k and draw reuses its scores. With a
+    sentence encoder (engine.encoder.SentenceEncoder), every ticket is embedded once too: the curve learns
+    on TF-IDF, embeddings and both side by side, and combines the similarity to each label."""
     scored = score(classifier, gold.texts, config, progress)
     lm = scored.scores(scoring).double().numpy()                                      # [N, L]
-    return learning_curve(gold.texts, gold.gold, lm, classifier.label_set.names, draws=draws, log=log), scored
+    names = classifier.label_set.names
+    if encoder is None:
+        return learning_curve(gold.texts, gold.gold, lm, names, draws=draws, log=log), scored
+    embeddings = encoder.embed(gold.texts, progress=progress)                         # [N, D]
+    texts, owners = label_texts(classifier.label_set)
+    similarity = similarity_scores(embeddings, label_vectors(encoder.embed(texts), owners, len(names)))
+    return learning_curve(gold.texts, gold.gold, lm, names, draws=draws, log=log, embeddings=embeddings,
+                          similarity=similarity, encoder=encoder.name), scored
 
 
 def corrections_experiment(make_classifier, label_set: LabelSet, held: GoldSet, scores: torch.Tensor,
