@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-import triage_app.job
+import triage_app.run.job
 from test_ui_axes_one_pass import window_on
 from ui_helpers import Relay, make_window, settings_file  # noqa: F401
 
@@ -23,7 +23,7 @@ N = 6
 def held_field(monkeypatch, names: list[str]) -> threading.Event:
     """The first run of the field with these label names waits after its first batch of answers until
     the event is set (by the test, on the main thread, once the window has shown that batch)."""
-    gate, real = threading.Event(), triage_app.job.run_job
+    gate, real = threading.Event(), triage_app.run.job.run_job
 
     def held(classifier, *args, **kwargs):
         for step in real(classifier, *args, **kwargs):
@@ -31,7 +31,7 @@ def held_field(monkeypatch, names: list[str]) -> threading.Event:
             if classifier.label_set.names == names and step.predictions and not gate.is_set():
                 assert gate.wait(60)
 
-    monkeypatch.setattr(triage_app.job, "run_job", held)
+    monkeypatch.setattr(triage_app.run.job, "run_job", held)
     return gate
 
 

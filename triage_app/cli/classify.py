@@ -83,8 +83,8 @@ def labelled_first(axes, classifiers: list, store, texts: list[str], settings, c
     """Per axis, its labelled rows scored first and what they teach a checked run of its own
     (taught_job.scored_first); nothing for an axis without labels, or one that runs in the shared pass,
     in float32."""
-    from triage_app.axes_job import one_pass
-    from triage_app.taught_job import ScoredFirst, scored_first
+    from triage_app.run.one_pass import one_pass
+    from triage_app.run.taught import ScoredFirst, scored_first
 
     shared = one_pass(classifiers, settings.run)
     return [scored_first(c, store, texts, settings.run, cleaning, features, {**taught[axis.name], **window},
@@ -95,7 +95,7 @@ def labelled_first(axes, classifiers: list, store, texts: list[str], settings, c
 def classified_axes(classifiers: list, store, texts: list[str], settings, args, cleaning, weighed: list) -> list[tuple]:
     """Every axis's (predictions, last step): those that can share one pass over the tickets
     (axes_job.one_pass) in one, the rest each in a run of its own (read with its learned part, weighed)."""
-    from triage_app.axes_job import one_pass
+    from triage_app.run.one_pass import one_pass
 
     shared = one_pass(classifiers, settings.run)
     out = dict(zip(shared, classified_together([classifiers[k] for k in shared], store, texts, settings, args,
@@ -110,7 +110,7 @@ def classified_together(classifiers: list, store, texts: list[str], settings, ar
     """Several direct-after axes in one pass: each axis's (predictions, last step), stored per axis."""
     from tqdm import tqdm
 
-    from triage_app.axes_job import run_axes_job
+    from triage_app.run.one_pass import run_axes_job
 
     predictions = [[] for _ in classifiers]
     with tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
@@ -128,7 +128,7 @@ def classified(classifier, store, texts: list[str], settings, args, cleaning, ex
     learned part a checked run reads its answers with."""
     from tqdm import tqdm
 
-    from triage_app.job import run_job
+    from triage_app.run.job import run_job
 
     predictions = []
     fresh = (args.fresh or args.reference) and not len(exact)
@@ -287,7 +287,7 @@ def learned_answers(features, predictions: list, names: list[str], taught: dict[
     from dataclasses import replace
 
     from triage_app.learn import MODEL
-    from triage_app.taught_job import settled
+    from triage_app.run.taught import settled
 
     predictions, learned = settled(features, predictions, names, taught, settle, log=_say)
     print(learned.status(), file=sys.stderr)

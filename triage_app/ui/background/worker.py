@@ -210,7 +210,7 @@ class EngineWorker(QObject):
 
     @Slot(int, object, object, object, object, bool, int, object, object, object)
     def _run(self, run_id, texts, axes, fields, settings, fresh, after_load, cleaning, exact, taught):
-        from triage_app.axes_job import one_pass
+        from triage_app.run.one_pass import one_pass
         from triage_app.files.clean import TextCleaning
 
         from triage_app.ui.background.results_db import STORE_ERRORS, store_line
@@ -255,9 +255,9 @@ class EngineWorker(QObject):
     def _run_part(self, run_id, names, classifiers, store, texts, config, fresh, cleaning, exact=(), taught=None) -> bool:
         """One field in a run of its own, or several in one pass (axes_job: never a checked precision, so
         nothing to settle); False: cancelled. Dropped fields stop their part, and the run goes on."""
-        from triage_app.axes_job import run_axes_job
+        from triage_app.run.one_pass import run_axes_job
         from triage_app.engine.checked import Weighed
-        from triage_app.job import run_job
+        from triage_app.run.job import run_job
 
         together = len(classifiers) > 1
         weighed = None if taught is None else Weighed(*taught)

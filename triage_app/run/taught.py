@@ -25,7 +25,7 @@ from triage_app.engine.classifier import Classifier, Prediction
 from triage_app.engine.config import RunConfig
 from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.store import ResultStore
-from triage_app.job import run_job
+from triage_app.run.job import run_job
 from triage_app.learn import Learned, TicketFeatures, learn
 
 

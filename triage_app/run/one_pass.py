@@ -1,5 +1,5 @@
 """Several direct-after axes as one job: one pass over each ticket (engine/axes_pass.py), and each
-axis's results stored under the very key its one-axis run uses (job.py's run_key), so a later
+axis's results stored under the very key its one-axis run uses (run/job.py's run_key), so a later
 one-axis run, or this job after a crash, resumes from them.
 
 A text is scored again only where some axis lacks it; an axis that had it keeps its stored answer.
@@ -18,7 +18,7 @@ from triage_app.engine.config import RunConfig
 from triage_app.engine.stats import RunStats
 from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.store import ResultStore, StoredResult, text_hash
-from triage_app.job import JobProgress, fan_out, run_key
+from triage_app.run.job import JobProgress, fan_out, run_key
 
 
 def one_pass(classifiers: list[Classifier], config: RunConfig) -> list[int]:

@@ -12,7 +12,7 @@ does not cut is kept under the key of the limit every result had before methods 
 (label_keys_of), so a channel run at its own shorter limit still finds what a run at that one stored for
 every ticket short enough, and runs the model again only for those it now cuts. What a user sees is
 normalised over the whole set and calibrated by the set's prior, so it is decided again from the raw
-scores on every run (label_scores.py), never stored. Direct scoring reads every label in one prompt:
+scores on every run (run/label_scores.py), never stored. Direct scoring reads every label in one prompt:
 its results stay keyed by the whole set (run_key). So does a checked low precision (engine/checked.py):
 whether a low-precision score may stand depends on the whole set's margin; its answers are stored under
 its own dtype name ("bfloat16-checked"), never mixed with float32's, each with the drift it beat; rows
@@ -35,7 +35,7 @@ from triage_app.engine.scoring import CONTENT_FREE
 from triage_app.engine.stats import RunStats
 from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.store import ResultStore, RunKey, StoredResult, text_hash
-from triage_app.label_scores import LabelKeys, RawScores
+from triage_app.run.label_scores import LabelKeys, RawScores
 
 
 @dataclass(slots=True)
