@@ -31,7 +31,7 @@ from triage_app.run.job import run_job
 from triage_app.learn import TicketFeatures
 from triage_app.run.taught import settled, taught_part
 
-QUEUES = Path(__file__).resolve().parents[1] / "resources" / "helpdesk_labels.json"
+QUEUES = Path(__file__).resolve().parents[2] / "resources" / "helpdesk_labels.json"
 EVERY = 10   # a person's label on every tenth ticket: a tenth of a file reviewed
 
 

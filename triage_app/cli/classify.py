@@ -45,9 +45,11 @@ def run(args) -> int:
                      for axis in axes]
         features = TicketFeatures(texts) if taught else None
         firsts = labelled_first(axes, classifiers, store, texts, settings, cleaning, features, taught, windows)
-        runs = classified_axes(classifiers, store, texts, settings, args, cleaning, [f.weighed for f in firsts])
+        runs = classified(axes.names, classifiers, store, texts, settings, args, cleaning,
+                          weighed={a.name: f.weighed for a, f in zip(axes, firsts) if f.weighed is not None})
         for axis, classifier, window, stored, (predictions, step) in zip(axes, classifiers, windows, from_file, runs):
-            settle = lambda rows, c=classifier: classified(c, store, texts, settings, args, cleaning, exact=rows)[0]  # noqa: E731
+            settle = lambda rows, a=axis.name, c=classifier: classified(  # noqa: E731
+                [a], [c], store, texts, settings, args, cleaning, exact={a: rows})[0][0]
             answers.append(axis_answers(axis, features, predictions, window, taught.get(axis.name),
                                         review[axis.name], settle, stored))
             steps.append(step)
@@ -81,65 +83,46 @@ def on_ray(args, settings, axes, review, cleaning) -> int:
 def labelled_first(axes, classifiers: list, store, texts: list[str], settings, cleaning, features, taught: dict,
                    windows: list[dict]) -> list:
     """Per axis, its labelled rows scored first and what they teach a checked run of its own
-    (taught_job.scored_first); nothing for an axis without labels, or one that runs in the shared pass,
-    in float32."""
-    from triage_app.run.one_pass import one_pass
+    (run/taught.py scored_first); nothing for an axis without labels, or one that shares a pass, in float32."""
+    from triage_app.run.fields import passes
     from triage_app.run.taught import ScoredFirst, scored_first
 
-    shared = one_pass(classifiers, settings.run)
+    alone = {part[0] for part in passes(classifiers, settings.run) if len(part) == 1}
     return [scored_first(c, store, texts, settings.run, cleaning, features, {**taught[axis.name], **window},
-                         log=_say) if axis.name in taught and k not in shared else ScoredFirst(None)
+                         log=_say) if axis.name in taught and k in alone else ScoredFirst(None)
             for k, (axis, c, window) in enumerate(zip(axes, classifiers, windows))]
 
 
-def classified_axes(classifiers: list, store, texts: list[str], settings, args, cleaning, weighed: list) -> list[tuple]:
-    """Every axis's (predictions, last step): those that can share one pass over the tickets
-    (axes_job.one_pass) in one, the rest each in a run of its own (read with its learned part, weighed)."""
-    from triage_app.run.one_pass import one_pass
-
-    shared = one_pass(classifiers, settings.run)
-    out = dict(zip(shared, classified_together([classifiers[k] for k in shared], store, texts, settings, args,
-                                               cleaning))) if shared else {}
-    for k, classifier in enumerate(classifiers):
-        if k not in out:
-            out[k] = classified(classifier, store, texts, settings, args, cleaning, weighed=weighed[k])
-    return [out[k] for k in range(len(classifiers))]
-
-
-def classified_together(classifiers: list, store, texts: list[str], settings, args, cleaning) -> list[tuple]:
-    """Several direct-after axes in one pass: each axis's (predictions, last step), stored per axis."""
+def classified(names: list[str], classifiers: list, store, texts: list[str], settings, args, cleaning, exact=None,
+               weighed=None) -> list[tuple]:
+    """Each named axis's (predictions, last step), run as run/fields.py decides, with a progress bar per part.
+    exact: per axis, rows learning settles (run/job.py), after the run, which stored every other row;
+    weighed: per axis, the learned part a checked run reads its answers with."""
     from tqdm import tqdm
 
-    from triage_app.run.one_pass import run_axes_job
+    from triage_app.run.fields import PartStarted, run_fields
 
-    predictions = [[] for _ in classifiers]
-    with tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
-        for steps in run_axes_job(classifiers, store, texts, settings.run, fresh=args.fresh, cleaning=cleaning):
-            for found, step in zip(predictions, steps):
-                found += step.predictions
-            bar.update(len(steps[0].predictions))
-            bar.set_postfix_str(f"{len(classifiers)} axes in one pass, {steps[0].stats.items_per_s:.1f} items/s")
-    return [(found, step) for found, step in zip(predictions, steps)]
-
-
-def classified(classifier, store, texts: list[str], settings, args, cleaning, exact=(), weighed=None):
-    """One label set's run over the texts, through the store: its predictions and the last step.
-    exact: rows learning settles (job.run_job), after the run, which stored every other row; weighed: the
-    learned part a checked run reads its answers with."""
-    from tqdm import tqdm
-
-    from triage_app.run.job import run_job
-
-    predictions = []
-    fresh = (args.fresh or args.reference) and not len(exact)
-    with tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
-        for step in run_job(classifier, store, texts, settings.run, fresh=fresh, cleaning=cleaning, exact=exact,
-                            weighed=weighed):
-            predictions += step.predictions
-            bar.update(len(step.predictions))
-            bar.set_postfix_str(f"{step.stats.items_per_s:.1f} items/s, "
-                                f"padding {100 * step.stats.padding_fraction:.1f}%")
-    return predictions, step
+    found = {name: ([], None) for name in names}
+    fresh = (args.fresh or args.reference) and not exact
+    bar = None
+    try:
+        for event in run_fields(names, classifiers, store, texts, settings.run, fresh, cleaning, exact, weighed):
+            if isinstance(event, PartStarted):
+                if bar is not None:
+                    bar.close()
+                bar = tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True)
+                continue
+            for name, step in zip(event.names, event.steps):
+                found[name] = (found[name][0] + step.predictions, step)
+            bar.update(len(event.steps[0].predictions))
+            stats = event.steps[0].stats
+            bar.set_postfix_str(f"{len(event.names)} axes in one pass, {stats.items_per_s:.1f} items/s"
+                                if len(event.names) > 1 else
+                                f"{stats.items_per_s:.1f} items/s, padding {100 * stats.padding_fraction:.1f}%")
+    finally:
+        if bar is not None:
+            bar.close()
+    return [found[name] for name in names]
 
 
 def axis_answers(axis, features, predictions, window: dict[int, str], taught: dict[int, str] | None, review_below,
