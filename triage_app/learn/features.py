@@ -21,18 +21,24 @@ of labels per label they tell paraphrases apart where words cannot (docs/learnin
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections import defaultdict
 
 import numpy as np
 from scipy import sparse
+from sklearn.cluster import KMeans
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
+from threadpoolctl import threadpool_limits
 
 SLICE = 500                 # rows per call that holds the GIL: a few ms each
 SHARDS = 256                # dicts the vocabulary is spread over (see _counts)
+REGION_SAMPLE = 10_000      # tickets the regions of the embedding space are fitted on
 
 
 class TicketFeatures:
     def __init__(self, texts: list[str], embeddings: np.ndarray | None = None):
+        self._regions: dict[int, np.ndarray] = {}
         if embeddings is not None:
             self.matrix = _embedding_matrix(texts, embeddings)                           # [N, D]
             return
@@ -64,12 +70,36 @@ class TicketFeatures:
     def rows(self, rows: np.ndarray) -> sparse.csr_matrix | np.ndarray:
         return self.matrix[rows]
 
+    def regions(self, count: int) -> np.ndarray:
+        """[N] each ticket's region of the embedding space: k-means into `count` regions (fewer on a
+        small file), seeded, fitted once per count and kept: the embeddings never change with the labels."""
+        count = max(1, min(count, self.n))
+        if count not in self._regions:
+            self._regions[count] = _regions(self.matrix, count)
+        return self._regions[count]
+
 
 def _embedding_matrix(texts: list[str], embeddings: np.ndarray) -> np.ndarray:
     matrix = np.asarray(embeddings, dtype=np.float32)
     if matrix.ndim != 2 or matrix.shape[0] != len(texts):
         raise ValueError(f"embeddings of shape {matrix.shape} for {len(texts)} tickets: one row per ticket needed")
     return matrix
+
+
+def _regions(matrix: np.ndarray, count: int) -> np.ndarray:
+    if not isinstance(matrix, np.ndarray):
+        raise ValueError("regions of the space need sentence embeddings, not TF-IDF")
+    # fitted on a seeded sample: regions for a queue of tens need no more, and k-means over all of
+    # a 100,000-ticket file would hold up its first queue
+    sample = np.random.default_rng(0).permutation(len(matrix))[:REGION_SAMPLE] if len(matrix) > REGION_SAMPLE \
+        else np.arange(len(matrix))
+    kmeans = KMeans(n_clusters=count, random_state=0, n_init=1, max_iter=30)
+    # one thread: OpenMP's threads spin waiting for each other on a busy CPU (docs/learning/embeddings.md)
+    with warnings.catch_warnings(), threadpool_limits(limits=1):
+        warnings.simplefilter("ignore", ConvergenceWarning)   # duplicates can leave fewer distinct points than regions
+        kmeans.fit(matrix[sample])
+        return np.concatenate([kmeans.predict(matrix[i:i + 10 * SLICE]) for i in range(0, len(matrix), 10 * SLICE)]
+                              ).astype(np.int64)
 
 
 def _counts(texts: list[str]) -> tuple[list[sparse.csr_matrix], int]:

@@ -1,14 +1,16 @@
 """The person's labels, learned: logistic regression on TF-IDF or sentence embeddings, weighed
-against the language model.
+against the language model (and the encoder's similarity to each label, where given).
 
-Two parts score every ticket: the language model's log-probabilities Z (stored, never
-recomputed here) and a logistic regression on the ticket's features (its words, or its sentence
+Up to three parts score every ticket: the language model's log-probabilities Z (stored, never
+recomputed here), a logistic regression on the ticket's features (its words, or its sentence
 embedding where TicketFeatures was given them), trained on the person's labels, giving
-log-probabilities P. The answer is softmax(a * Z + b * P). The weights a and b
-are fitted to the cross-validated P of the labelled rows (each row scored by a regression that
-never saw it), minimising their log-loss: with few or inconsistent labels b stays small and the
-language model decides; as the labels teach more, b grows. No labels, or a b of zero, returns
-the zero-shot answer itself.
+log-probabilities P, and the similarity scorer's S (learn/similarity.py), which needs no labels.
+The answer is softmax(a * Z + b * P + c * S). The weights are fitted to the cross-validated P of
+the labelled rows (each row scored by a regression that never saw it), minimising their log-loss:
+with few or inconsistent labels b stays small and the language model (or the similarity) decides;
+as the labels teach more, b grows; a language model the labels find right more often gets a
+larger a. No labels: Z alone, or with S the fixed rule similarity.zero_shot. No labels and no S,
+or weights b = c = 0, returns the language model's answer itself.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from scipy import optimize, sparse
-from scipy.special import log_softmax, logsumexp
+from scipy import sparse
+from scipy.special import log_softmax
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import RepeatedStratifiedKFold
@@ -28,7 +30,9 @@ from threadpoolctl import threadpool_limits
 
 from triage_app.engine.prediction import Answers, answered, stands
 from triage_app.learn.features import TicketFeatures
+from triage_app.learn.similarity import ZERO_SHOT_WEIGHT
 from triage_app.learn.teaching import Teaching
+from triage_app.learn.weights import Weights, fit_weights
 
 PERSON, LEARNED, MODEL = "person", "learned", "model"
 PREDICT_SLICE = 5000         # rows per prediction call
@@ -97,16 +101,6 @@ class TextModel:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class Weights:
-    lm: float = 1.0
-    learned: float = 0.0
-
-    @property
-    def is_learning(self) -> bool:
-        return self.learned > 0
-
-
 @dataclass(slots=True)
 class Estimate:
     """Cross-validated accuracy on the person's labels (each row judged by a model that never saw it)."""
@@ -143,7 +137,8 @@ class Learned:
     answers: Answers                # what `scores` answer, row by row (read here, off the UI thread)
     lm: np.ndarray                 # [N, L] the language model's scores it learned from (NaN: not scored)
     notes: list[str] = field(default_factory=list)
-    text_scores: np.ndarray | None = None   # [N, L] b * P, the learned part as weighed (None: not learning)
+    text_scores: np.ndarray | None = None   # [N, L] b * P + c * S, all but the language model as weighed
+                                            # (None: the language model alone)
     unsettled: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))   # [U] see settle()
 
     @property
@@ -161,11 +156,12 @@ class Learned:
 
     @property
     def part(self) -> tuple[float, np.ndarray] | None:
-        """(a, [N, L] b x P): what the answer combines the language model's scores with, where its weights
-        were fitted on those scores (a checked run reads its answers with it: engine/checked.py, Weighed);
-        None zero-shot, or before any labelled row has scores (then a and b are a guess)."""
-        fitted = self.estimate is not None and self.estimate.zero_shot is not None
-        return (self.weights.lm, self.text_scores) if fitted and self.text_scores is not None else None
+        """(a, [N, L] b x P + c x S): what the answer combines the language model's scores with, where its
+        weights were fitted on those scores or are the fixed zero-shot rule (a checked run reads its answers
+        with it: engine/checked.py, Weighed); None with the language model alone, or before any labelled
+        row has scores (then the weights are a guess)."""
+        guessed = self.estimate is not None and self.estimate.zero_shot is None
+        return (self.weights.lm, self.text_scores) if not guessed and self.text_scores is not None else None
 
     def combine(self, rows: np.ndarray, lm_scores: np.ndarray) -> np.ndarray:
         """[R, L] the answer for rows the language model scored after this was learned: what learn()
@@ -210,19 +206,21 @@ class Learned:
 
 
 def learn(features: TicketFeatures, lm_scores: np.ndarray, labels: Mapping[int, str] | Teaching,
-          names: list[str], config: LearnConfig = LearnConfig(), drift: np.ndarray | None = None) -> Learned:
+          names: list[str], config: LearnConfig = LearnConfig(), drift: np.ndarray | None = None,
+          similarity: np.ndarray | None = None) -> Learned:
     """Every ticket's label after learning from the person's labels.
 
     lm_scores: [N, L] the language model's log-probabilities over `names` (Prediction.scores);
     a row of NaN is a ticket the model has not scored (blank, or skipped): the learned part alone
     answers it once it counts. labels: ticket row -> label name the person gave. drift: [N] per row,
     the bound a checked low precision's scores beat (Prediction.drift; None or 0: float32's own
-    scores): the rows where it could decide the answer are Learned.unsettled.
+    scores): the rows where it could decide the answer are Learned.unsettled. similarity: [N, L] the
+    encoder's zero-shot log-probabilities (similarity.similarity_scores), a third part to weigh.
     """
     # numpy's and scipy's BLAS threads, woken for every small product, made a retrain far slower
     # on a busy CPU (measured: docs/learning/README.md)
     with threadpool_limits(limits=1, user_api="blas"):
-        learned = _learn(features, lm_scores, labels, names, config)
+        learned = _learn(features, lm_scores, labels, names, config, similarity)
     if drift is not None:
         learned.unsettled = settle(learned, np.asarray(drift, dtype=np.float64))
     return learned
@@ -255,32 +253,25 @@ def settle(learned: Learned, drift: np.ndarray) -> np.ndarray:
     return np.flatnonzero(out)
 
 
-def _learn(features, lm_scores, labels, names, config) -> Learned:
+def _learn(features, lm_scores, labels, names, config, similarity) -> Learned:
     teaching = labels if isinstance(labels, Teaching) else Teaching.from_labels(labels, names)
     z = np.array(lm_scores, dtype=np.float64)           # [N, L] a copy: Learned.lm must stay what it read
     if z.shape != (features.n, len(names)):
         raise ValueError(f"the language model's scores are {z.shape}, not {(features.n, len(names))}")
+    s = None if similarity is None else np.asarray(similarity, dtype=np.float64)    # [N, L]
+    if s is not None and s.shape != z.shape:
+        raise ValueError(f"the similarity's scores are {s.shape}, not {z.shape}")
     notes = [f"{teaching.taught_labels} label(s) taught: the learned part needs two"] \
         if 0 < teaching.n and teaching.taught_labels < 2 else []
     held_out = cross_validated(features, teaching, config)                           # [T, L] or None
-    scored = np.isfinite(z[teaching.rows]).all(axis=1) if teaching.n else np.zeros(0, bool)
-    weights, estimate = Weights(), None
-    if held_out is not None and scored.any():
-        weights = fit_weights(z[teaching.rows][scored], held_out[scored], teaching.targets[scored], config)
-        estimate = _estimate(z[teaching.rows][scored], held_out[scored], teaching.targets[scored], weights,
-                             len(names))
-    elif held_out is not None:   # no labelled ticket has the model's scores yet: the labels are all there is
-        weights = Weights(lm=0.0, learned=1.0)
-        estimate = replace(_estimate(np.zeros_like(held_out), held_out, teaching.targets, weights, len(names)),
-                           zero_shot=None)
+    weights, estimate = _weighed(z, s, held_out, teaching, config)
     model = TextModel.fit(features.rows(teaching.rows), teaching.targets, len(names), config) if teaching.n else None
-    text = None
-    if model is None or not weights.is_learning:
-        scores, sources = z.copy(), np.full(features.n, MODEL, dtype=object)
+    text = _not_the_model(weights, model, features, s)
+    if text is None:
+        scores = z.copy()
     else:
-        text = weights.learned * model.log_probs(features.matrix)                    # [N, L]
         scores = _combined(weights, z, text)
-        sources = np.full(features.n, LEARNED, dtype=object)
+    sources = np.full(features.n, LEARNED if text is not None and weights.is_learning else MODEL, dtype=object)
     answers = Answers.of(scores)
     out = answers.index.copy()
     out[teaching.rows] = teaching.targets
@@ -288,8 +279,44 @@ def _learn(features, lm_scores, labels, names, config) -> Learned:
     return Learned(list(names), scores, out, sources, weights, teaching, estimate, model, answers, z, notes, text)
 
 
+def _weighed(z, s, held_out, teaching, config) -> tuple[Weights, Estimate | None]:
+    """The parts' weights and the estimate: fitted on the labelled rows' cross-validated scores where
+    there are any; with too few labels to cross-validate, the zero-shot rule."""
+    n_labels = len(teaching.names)
+    if held_out is None:
+        return (Weights() if s is None else Weights(similarity=ZERO_SHOT_WEIGHT)), None
+    rows, targets = teaching.rows, teaching.targets
+    labelled_s = None if s is None else s[rows]
+    scored = np.isfinite(z[rows]).all(axis=1)
+    if scored.any():
+        weights = fit_weights(z[rows][scored], held_out[scored], targets[scored], config.max_weight,
+                              None if s is None else labelled_s[scored])
+        return weights, _estimate(z[rows][scored], held_out[scored], targets[scored], weights, n_labels,
+                                  None if s is None else labelled_s[scored])
+    # no labelled ticket has the model's scores yet: the labels (and the similarity) are all there is
+    weights = Weights(lm=0.0, learned=1.0) if s is None else \
+        replace(fit_weights(np.zeros_like(held_out), held_out, targets, config.max_weight, labelled_s), lm=0.0)
+    if not weights.is_learning:   # the labels teach nothing the similarity does not: still, answer from both
+        weights = replace(weights, learned=1.0)
+    return weights, replace(_estimate(np.zeros_like(held_out), held_out, targets, weights, n_labels, labelled_s),
+                            zero_shot=None)
+
+
+def _not_the_model(weights: Weights, model: TextModel | None, features: TicketFeatures,
+                   s: np.ndarray | None) -> np.ndarray | None:
+    """[N, L] b x P + c x S, what the answer adds to a x Z; None: the language model's answer alone."""
+    learning = model is not None and weights.is_learning
+    if not learning and not weights.similarity:
+        return None
+    text = weights.learned * model.log_probs(features.matrix) if learning else 0.0   # [N, L]
+    return text + weights.similarity * s if weights.similarity else text
+
+
 def _combined(weights: Weights, z: np.ndarray, text: np.ndarray) -> np.ndarray:
-    """[N, L] softmax(a z + text) as log-probabilities; a row of NaN in z (not scored) is the learned part alone."""
+    """[N, L] softmax(a z + text) as log-probabilities; a row of NaN in z (not scored) is the rest alone
+    once the person's labels count, and stays unanswered under the zero-shot rule (the model leads there)."""
+    if not weights.is_learning:
+        return log_softmax(weights.lm * z + text, axis=1)
     blank = ~np.isfinite(z).all(axis=1)                                              # [N]
     return log_softmax(weights.lm * np.where(blank[:, None], 0.0, z) + text, axis=1)
 
@@ -323,31 +350,15 @@ def cross_validated(features: TicketFeatures, teaching: Teaching, config: LearnC
     return out
 
 
-def fit_weights(z: np.ndarray, p: np.ndarray, targets: np.ndarray, config: LearnConfig) -> Weights:
-    """a, b >= 0 minimising the mean log-loss of softmax(a z + b p) on the labelled rows.
-
-    The loss is convex in (a, b) (a linear map into a softmax), so the bounded optimum is found
-    from any start; the start is the zero-shot answer, a = 1, b = 0.
-    """
-    def loss(ab):
-        logits = ab[0] * z + ab[1] * p                                               # [T, L]
-        probs = np.exp(log_softmax(logits, axis=1))
-        picked = np.arange(len(targets)), targets
-        value = np.mean(logsumexp(logits, axis=1) - logits[picked])
-        grad = [np.mean((probs * z).sum(axis=1) - z[picked]), np.mean((probs * p).sum(axis=1) - p[picked])]
-        return value, np.array(grad)
-
-    best = optimize.minimize(loss, np.array([1.0, 0.0]), jac=True, method="L-BFGS-B",
-                             bounds=[(0.0, config.max_weight)] * 2)
-    a, b = (float(v) for v in best.x)
-    return Weights(a, b) if b > 1e-6 else Weights()
-
-
-def _estimate(z: np.ndarray, p: np.ndarray, targets: np.ndarray, weights: Weights, n_labels: int) -> Estimate:
-    combined = np.argmax(weights.lm * z + weights.learned * p, axis=1) == targets
+def _estimate(z: np.ndarray, p: np.ndarray, targets: np.ndarray, weights: Weights, n_labels: int,
+              s: np.ndarray | None = None) -> Estimate:
+    """learned_only: the answer without the language model (b p + c s), what skipping it would give."""
+    rest = weights.learned * p + (weights.similarity * s if s is not None and weights.similarity else 0.0)
+    combined = np.argmax(weights.lm * z + rest, axis=1) == targets
     n, right = len(targets), int(combined.sum())
     shrunk = (right + 2) / (n + 4)
-    learned_only = float(np.mean(np.argmax(p, axis=1) == targets))
+    without_lm = rest if weights.is_learning else p
+    learned_only = float(np.mean(np.argmax(without_lm, axis=1) == targets))
     return Estimate(n, right / n, float(np.sqrt(shrunk * (1 - shrunk) / (n + 4))), learned_only,
                     float(np.mean(np.argmax(z, axis=1) == targets)),
                     int(np.bincount(targets, minlength=n_labels).min()))

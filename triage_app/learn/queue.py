@@ -4,8 +4,12 @@ The least certain tickets (smallest top-1 minus top-2 probability) teach most, b
 20 least certain are often near-copies of one ticket, all predicted the same label. So the
 queue takes a pool of the least certain, then fills itself label by label in turn (each
 predicted label gets a place before any gets a second), each time picking the ticket that is
-least certain and least like those already queued (cosine of TF-IDF or embeddings): maximal
-marginal relevance.
+least certain and least like those already queued (cosine of TF-IDF): maximal marginal relevance.
+
+Given sentence embeddings, the space itself is cut into regions (k-means over every ticket of the
+file, fitted once and kept by TicketFeatures) and the queue takes the least certain ticket of each
+region, regions the person's labels cover least first: near-duplicates share a region, so they are
+not offered together, and a kind of ticket nobody has labelled yet comes before a well-taught one.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ def next_to_label(learned: Learned, features: TicketFeatures, n: int = 20, pool:
     """
     open_rows = np.flatnonzero((learned.sources != PERSON) & (learned.labels >= 0))
     margin = learned.margin
+    if features.are_embeddings:
+        return spread_over_regions(learned, features, open_rows, n)
     order = open_rows[np.lexsort((open_rows, margin[open_rows]))]
     rows = order[:max(pool or 10 * n, n)]                                             # [P]
     if len(rows) == 0:
@@ -52,4 +58,22 @@ def next_to_label(learned: Learned, features: TicketFeatures, n: int = 20, pool:
             nearest = np.maximum(nearest, likeness[pick])
             if len(queue) == n:
                 break
+    return queue
+
+
+def spread_over_regions(learned: Learned, features: TicketFeatures, open_rows: np.ndarray, n: int) -> list[int]:
+    """The least certain open ticket of each region, the least covered regions first (ties: the less
+    certain region first); a second round through the regions only once every region has given one."""
+    region = features.regions(2 * n)                                                 # [N] region of each row
+    covered = np.bincount(region[learned.teaching.rows], minlength=int(region.max()) + 1)   # [R]
+    margin = learned.margin
+    by_certainty = open_rows[np.lexsort((open_rows, margin[open_rows]))]              # least certain first
+    queue: list[int] = []
+    left = by_certainty
+    while len(queue) < n and len(left):
+        _, first = np.unique(region[left], return_index=True)                        # each region's least certain
+        picks = left[first]
+        picks = picks[np.lexsort((picks, margin[picks], covered[region[picks]]))]
+        queue += picks[:n - len(queue)].tolist()
+        left = left[~np.isin(left, picks)]
     return queue
