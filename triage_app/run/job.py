@@ -96,10 +96,7 @@ def run_job(classifier: Classifier, store: ResultStore | None, texts: list[str],
     resumed, nothing saved. The store's StoreUnavailable comes out of the first step (lookup) or
     of any later one (the batch's save), before that batch is yielded.
     """
-    clean = model_texts(texts, cleaning)
-    rows_of: dict[str, list[int]] = {}
-    for row, text in enumerate(clean):
-        rows_of.setdefault(text_hash(text), []).append(row)
+    clean, rows_of = distinct_texts(texts, cleaning)
     unique = {h: clean[rows[0]] for h, rows in rows_of.items()}
     if classifier.label_fingerprints is None:
         settle = {text_hash(clean[row]) for row in exact}
@@ -227,6 +224,16 @@ def _decided(classifier: Classifier, raw: RawScores, hashes: list[str], log_prio
     if not hashes:
         return {}
     return raw.results(hashes, classifier.probabilities(raw.token_logprobs(hashes), log_prior), classifier.flags_cuts)
+
+
+def distinct_texts(texts: list[str], cleaning: TextCleaning) -> tuple[list[str], dict[str, list[int]]]:
+    """The texts as the model reads them (cleaned), and per distinct one (its hash) the rows that hold it:
+    each is scored once and fanned out (fan_out)."""
+    clean = model_texts(texts, cleaning)
+    rows_of: dict[str, list[int]] = {}
+    for row, text in enumerate(clean):
+        rows_of.setdefault(text_hash(text), []).append(row)
+    return clean, rows_of
 
 
 def fan_out(rows_of: dict[str, list[int]], names: list[str], results: dict[str, StoredResult]) -> list[Prediction]:
