@@ -40,9 +40,10 @@ def run(args) -> int:
         from triage_app.files.ticket_keys import file_key, row_hashes
 
         classifiers = axes_classifiers(loaded, axes, settings)
-        windows = [person_labels(store, args, table, texts, axis) for axis in axes]
-        from_file = [store.from_file_rows(file_key(args.input, table.sheet), row_hashes(table.frame), axis.name)
-                     for axis in axes]
+        stored_as = [stored_field(store, file_key(args.input, table.sheet), axis.name) for axis in axes]
+        windows = [person_labels(store, args, table, texts, axis, name) for axis, name in zip(axes, stored_as)]
+        from_file = [store.from_file_rows(file_key(args.input, table.sheet), row_hashes(table.frame), name)
+                     for name in stored_as]
         features = TicketFeatures(texts) if taught else None
         firsts = labelled_first(axes, classifiers, store, texts, settings, cleaning, features, taught, windows)
         runs = classified(axes.names, classifiers, store, texts, settings, args, cleaning,
@@ -227,20 +228,31 @@ def write_updates(table, answers: list, gates: tuple[str, dict[str, float]], pat
         print(f"note: {note}", file=sys.stderr)
 
 
-def person_labels(store, args, table, texts: list[str], axis) -> dict[int, str]:
-    """The labels a person gave this file's rows on this axis, those of its label names, read as the window reads
-    them (an older database's adopted, a ticket that moved found at its row). With --limit the rest of
-    the file is not read: only labels in place count, and nothing is adopted or moved."""
+def stored_field(store, file: str, name: str) -> str:
+    """The name the axis's labels are stored under for this file: a field the window renamed is said, and
+    followed (one name per field per file)."""
+    now = store.field_now(file, name)
+    if now != name:
+        print(f"note: the field {name!r} of this file was renamed {now!r} in the window; its labels are read "
+              f"from there (rename it in the label-set file too)", file=sys.stderr)
+    return now
+
+
+def person_labels(store, args, table, texts: list[str], axis, stored_as: str) -> dict[int, str]:
+    """The labels a person gave this file's rows on this axis (stored under stored_as), those of its label
+    names, read as the window reads them (an older database's adopted, a ticket that moved found at its
+    row). With --limit the rest of the file is not read: only labels in place count, and nothing is
+    adopted or moved."""
     from triage_app.files.store import place
     from triage_app.files.ticket_keys import file_key, row_hashes
 
     key, hashes = file_key(args.input, table.sheet), row_hashes(table.frame)
     if getattr(args, "limit", None):
-        stored = [(row, h, label) for row, h, label in store.stored_person_labels(key, True, axis.name)
+        stored = [(row, h, label) for row, h, label in store.stored_person_labels(key, True, stored_as)
                   if row < len(hashes) and hashes[row] == h]
         found = place(stored, hashes)[0]
     else:
-        found = store.person_labels(key, hashes, texts, axis.name).labels
+        found = store.person_labels(key, hashes, texts, stored_as).labels
     return {row: label for row, label in found.items() if label in axis.names}
 
 
