@@ -13,7 +13,7 @@ import sys
 def main() -> int:
     args = [a for a in sys.argv[1:] if not a.startswith("-psn_")]
     if args[:1] == ["--self-test"]:
-        from triage_app.selftest import main as self_test
+        from triage_app.cli.selftest import main as self_test
 
         return self_test()
     from triage_app.cli import main as triage_app

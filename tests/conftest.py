@@ -37,7 +37,7 @@ def tiny_qwen():
 
 @pytest.fixture(scope="session")
 def sample_rows():
-    from triage_app.engine.workloads import load_sample
+    from triage_app.bench.workloads import load_sample
 
     return load_sample()
 

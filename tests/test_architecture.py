@@ -1,6 +1,6 @@
 """The layout is the architecture: the engine, file handling, quality metrics and scale-out never import Qt.
 
-Only ui/ and selftest.py (which drives the whole app, window included, like a user) may.
+Only ui/ and cli/selftest.py (which drives the whole app, window included, like a user) may.
 """
 
 import ast
@@ -28,7 +28,7 @@ def imported_modules(path: Path) -> set[str]:
 def test_engine_and_files_never_import_qt():
     offenders = [
         f"{path.relative_to(PACKAGE)} imports {name}"
-        for folder in ("engine", "files", "quality", "review", "learn", "scale")
+        for folder in ("engine", "files", "quality", "review", "learn", "scale", "run", "bench")
         for path in (PACKAGE / folder).rglob("*.py")
         for name in imported_modules(path)
         if name.split(".")[0] in QT
@@ -47,14 +47,22 @@ def test_the_check_sees_imports(tmp_path):
     assert imported_modules(sample) == {"PySide6.QtCore", "torch"}
 
 
-# The import graph: engine <- files/quality <- scale/cli/ui, nothing upward. A layer that imports
-# from above it drags the layers above along (and their imports, Qt among them), and makes loops.
-LAYERS_ABOVE = {
-    "engine": ("files", "quality", "learn", "review", "scale", "cli", "ui", "job", "label_scores", "taught_job"),
-    "files": ("scale", "cli", "ui", "review"),
-    "review": ("scale", "cli", "ui", "job", "taught_job"),
-    "quality": ("scale", "cli", "ui"),
-}
+# The import graph, floor by floor: a package imports only from the floors below its own. One that
+# imports from above drags the floors above along (and their imports, Qt among them), and makes loops.
+# docs/architecture.md shows the graph as the code has it (`python tests/test_architecture.py` prints it).
+FLOORS = (
+    ("paths",),
+    ("engine",),
+    ("files",),
+    ("learn",),
+    ("quality", "review", "run", "scale"),
+    ("bench",),
+    ("ui",),
+    ("cli",),
+    ("__main__",),
+)
+FLOOR = {name: k for k, names in enumerate(FLOORS) for name in names}
+DOC_BLOCK = re.compile(r"<!-- imports -->\n(.*?)<!-- /imports -->", re.S)
 
 
 def imported_targets(path: Path) -> set[str]:
@@ -67,32 +75,45 @@ def imported_targets(path: Path) -> set[str]:
     return names
 
 
-def upward_imports(folder: str, above: tuple[str, ...]) -> list[str]:
-    """Every import in triage_app/<folder> (function-level ones included) of a module named in above."""
-    return sorted({
-        f"{path.relative_to(PACKAGE)} imports triage_app.{parts[1]}"
-        for path in (PACKAGE / folder).rglob("*.py")
-        for parts in (name.split(".") for name in imported_targets(path))
-        if parts[0] == "triage_app" and len(parts) > 1 and parts[1] in above
-    })
+def package_graph(package: Path) -> dict[str, set[str]]:
+    """Each package (a folder, or a module at the top of triage_app) -> the packages it imports."""
+    graph: dict[str, set[str]] = {}
+    for path in package.rglob("*.py"):
+        rel = path.relative_to(package)
+        source = rel.parts[0] if len(rel.parts) > 1 else rel.stem
+        graph.setdefault(source, set())
+        for parts in (name.split(".") for name in imported_targets(path)):
+            if parts[0] == "triage_app" and len(parts) > 1 and parts[1] != source and (
+                    (package / parts[1]).is_dir() or (package / f"{parts[1]}.py").exists()):
+                graph[source].add(parts[1])
+    graph.pop("__init__", None)
+    return graph
 
 
-@pytest.mark.parametrize("folder", list(LAYERS_ABOVE))
-def test_no_layer_imports_the_layers_above_it(folder):
-    assert upward_imports(folder, LAYERS_ABOVE[folder]) == []
+def graph_text(graph: dict[str, set[str]]) -> str:
+    """The graph as docs/architecture.md shows it: top floor first, each package with what it imports."""
+    lines = []
+    for names in reversed(FLOORS):
+        for name in names:
+            if name in graph:
+                below = ", ".join(f"`{n}`" for n in sorted(graph[name], key=lambda n: (-FLOOR.get(n, 0), n)))
+                lines.append(f"- `{name}` → {below or 'nothing of ours'}")
+    return "\n".join(lines) + "\n"
 
 
-def test_scale_imports_neither_the_command_line_nor_the_window():
-    assert upward_imports("scale", ("cli", "ui")) == []
+def test_every_package_has_a_floor():
+    assert sorted(set(package_graph(PACKAGE)) - set(FLOOR)) == []
 
 
-def test_the_graph_check_sees_an_upward_import(tmp_path, monkeypatch):
-    (tmp_path / "engine").mkdir()
-    (tmp_path / "engine" / "x.py").write_text("def f():\n    from triage_app.ui import window\n")
-    (tmp_path / "engine" / "y.py").write_text("from triage_app import cli, paths\n")
-    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", tmp_path)
-    assert upward_imports("engine", ("ui", "cli")) == ["engine/x.py imports triage_app.ui",
-                                                        "engine/y.py imports triage_app.cli"]
+def test_no_package_imports_one_on_its_own_floor_or_above():
+    graph = package_graph(PACKAGE)
+    assert sorted(f"{a} imports {b}" for a, targets in graph.items() for b in targets
+                  if FLOOR.get(b, len(FLOORS)) >= FLOOR.get(a, -1)) == []
+
+
+def test_the_architecture_doc_shows_the_graph_the_code_has():
+    found = DOC_BLOCK.search((PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    assert found and found.group(1) == graph_text(package_graph(PACKAGE))
 
 
 # Product code runs from a wheel or the app bundle, where scripts/ does not exist: what it needs
@@ -160,3 +181,17 @@ def test_the_cycle_check_sees_a_cycle(tmp_path):
     (tmp_path / "triage_app" / "files" / "b.py").write_text("def f():\n    from triage_app.files import a\n")
     (tmp_path / "triage_app" / "files" / "c.py").write_text("from triage_app.files import a\n")
     assert import_cycles(module_graph(tmp_path / "triage_app")) == ["triage_app.files.a", "triage_app.files.b"]
+
+
+def test_the_floor_check_sees_an_import_from_above(tmp_path):
+    for folder, text in (("engine", "def f():\n    from triage_app.ui import window\n"),
+                         ("ui", "from triage_app.engine import config\n")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.py").write_text(text)
+    graph = package_graph(tmp_path)
+    assert graph == {"engine": {"ui"}, "ui": {"engine"}}
+    assert graph_text(graph) == "- `ui` → `engine`\n- `engine` → `ui`\n"
+
+
+if __name__ == "__main__":
+    print(graph_text(package_graph(PACKAGE)), end="")

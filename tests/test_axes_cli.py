@@ -54,7 +54,7 @@ def test_todays_labels_file_keeps_todays_columns_and_resumes_results_stored_the_
     from triage_app.cli.parser import build_parser
     from triage_app.engine.build import classifier_for
     from triage_app.files.store import ResultStore
-    from triage_app.job import run_job
+    from triage_app.run.job import run_job
 
     labels = tmp_path / "labels.json"
     QUEUE.save(labels)

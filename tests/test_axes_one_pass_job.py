@@ -11,14 +11,14 @@ import json
 import pytest
 from cli_helpers import read_rows, run_main, write_rows
 
-from triage_app.axes_job import run_axes_job
-from triage_app.engine.after import DirectAfterMethod
+from triage_app.run.one_pass import run_axes_job
+from triage_app.engine.methods.direct_after import DirectAfterMethod
 from triage_app.engine.axes import Axes, Axis
 from triage_app.engine.classifier import Classifier
 from triage_app.engine.config import RunConfig, Scoring
 from triage_app.engine.labels import LabelSet
 from triage_app.files.store import ResultStore
-from triage_app.job import run_job
+from triage_app.run.job import run_job
 
 QUEUE = LabelSet.from_names(["billing", "technical", "account"])
 PRIORITY = LabelSet.from_names(["urgent", "normal"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from triage_app.engine.after import DirectAfterMethod
+from triage_app.engine.methods.direct_after import DirectAfterMethod
 from triage_app.engine.axes import Axes
 from triage_app.engine.axes_pass import AxesPass, can_share
 from triage_app.engine.classifier import Classifier

@@ -15,14 +15,14 @@ from dataclasses import replace
 import pytest
 import torch
 
-from triage_app.axes_job import one_pass, run_axes_job
+from triage_app.run.one_pass import one_pass, run_axes_job
 from triage_app.engine.axes import Axes
 from triage_app.engine.build import axes_classifiers
 from triage_app.engine.checked import CheckedClassifier, low_copy
 from triage_app.engine.config import RunSettings, Scoring
-from triage_app.engine.workloads import HELPDESK_AXES, HELPDESK_EXPORT, load_sample
+from triage_app.bench.workloads import HELPDESK_AXES, HELPDESK_EXPORT, load_sample
 from triage_app.files.store import ResultStore
-from triage_app.job import run_key
+from triage_app.run.job import run_key
 from test_ui_axes_one_pass import AFTER, alone, assert_as_alone, passes, window_on  # noqa: F401
 from ui_helpers import Relay, make_window, run_and_wait, settings_file  # noqa: F401
 
@@ -77,7 +77,7 @@ def test_the_window_runs_checked_fields_in_one_float32_pass_and_says_why(qtbot, 
 def test_bench_axes_on_a_checked_placement_times_each_axis_alone_checked_beside_the_float32_pass(tiny_qwen):
     """`bench --workload axes --dtype bfloat16-checked` (what auto picks on such a CPU) used to fail: the
     one pass refused checked classifiers. Now its sides are float32's, and one more is the window's old way."""
-    from triage_app.engine.axes_bench import run_axes_bench
+    from triage_app.bench.axes import run_axes_bench
 
     loaded = replace(tiny_qwen, placement=replace(tiny_qwen.placement, checked=torch.bfloat16), low=None)
     result = run_axes_bench(loaded, 3, methods=(AFTER,), log=lambda line: None)

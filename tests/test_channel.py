@@ -6,7 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from triage_app.engine.channel import ChannelPrompt
+from triage_app.engine.methods.channel import ChannelPrompt
 from triage_app.engine.classifier import Classifier
 from triage_app.engine.config import RunConfig
 from triage_app.engine.labels import Example, Label, LabelSet

@@ -20,7 +20,7 @@ from triage_app.engine.labels import LabelSet
 from triage_app.engine.scoring import CONTENT_FREE
 from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.store import ResultStore, StoredResult, text_hash
-from triage_app.job import label_keys, label_keys_of, run_job, run_key
+from triage_app.run.job import label_keys, label_keys_of, run_job, run_key
 
 LABELS = LabelSet.default()
 SHORT = ["Refund my last payment please", "The app crashes when I open settings", "How do I change my email?",

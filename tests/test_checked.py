@@ -19,7 +19,7 @@ from triage_app.engine.prediction import stands
 from triage_app.engine.config import RunConfig, Scoring
 from triage_app.engine.labels import Label, LabelSet
 from triage_app.engine.verify import compare, verify
-from triage_app.engine.workloads import first_sentence
+from triage_app.bench.workloads import first_sentence
 
 
 def test_the_drift_bound_is_per_length_range_and_never_shrinks_with_length():
@@ -191,7 +191,7 @@ def test_the_reference_loop_is_float32s(checked_smollm2, smollm2, short_tickets)
     got, _ = answers(checked, short_tickets[:2], config=RunConfig(reference=True))
     want, _ = answers(Classifier(smollm2, NEAR_TIES, scoring=scoring), short_tickets[:2], config=RunConfig(reference=True))
     assert [got[i].scores for i in range(2)] == [want[i].scores for i in range(2)]
-    assert checked.label_fingerprints is None   # job.py stores a checked run's answers by the whole set
+    assert checked.label_fingerprints is None   # run/job.py stores a checked run's answers by the whole set
 
 
 def test_on_a_checked_placement_a_per_label_method_runs_float32_and_keeps_its_per_label_results(checked_smollm2):

@@ -23,7 +23,7 @@ from triage_app.engine.checked import Check, CheckedClassifier, low_copy
 from triage_app.engine.classifier import Classifier
 from triage_app.engine.config import Scoring
 from triage_app.engine.labels import Label, LabelSet
-from triage_app.engine.workloads import first_sentence, load_sample
+from triage_app.bench.workloads import first_sentence, load_sample
 
 with torch.backends.mkldnn.verbose(torch.backends.mkldnn.VERBOSE_ON):   # oneDNN names its ISA and kernel
     torch.nn.functional.linear(torch.ones(8, 64, dtype=torch.bfloat16), torch.ones(64, 64, dtype=torch.bfloat16))

@@ -150,7 +150,7 @@ def test_classify_learning_from_a_checked_run_gives_float32s_learned_answers(tmp
     from triage_app.cli.classify import learned_answers
     from triage_app.engine.build import classifier_for
     from triage_app.engine.config import RunSettings, Scoring
-    from triage_app.job import run_job
+    from triage_app.run.job import run_job
 
     classifier = classifier_for(checked_tiny, LabelSet.from_names(LABELS[1].split(",")),
                                 RunSettings(scoring=Scoring(method="direct")))
@@ -238,7 +238,7 @@ def test_the_taught_bench_times_three_runs_and_every_learned_label_is_float32s(m
     """bench --workload taught, on the tiny model: float32, checked with no labels, checked read zero-shot,
     checked read taught, each end to end through its own database, with the labels learned from every tenth
     ticket's queue."""
-    from triage_app.taught_bench import compare_taught, report
+    from triage_app.bench.taught import compare_taught, report
 
     monkeypatch.setattr(checked.Decision, "pays", property(lambda self: True))
     result = compare_taught(checked_tiny, 60, log=lambda line: None)
@@ -284,7 +284,7 @@ def test_a_stored_answer_kept_on_a_learned_margin_is_scored_again_by_a_run_that_
     from triage_app.engine.classifier import Classifier
     from triage_app.engine.config import RunSettings, Scoring
     from triage_app.files.store import text_hash
-    from triage_app.job import run_job, run_key
+    from triage_app.run.job import run_job, run_key
 
     names = ["billing", "technical", "account"]
     label_set = LabelSet.from_names(names)

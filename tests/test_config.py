@@ -51,12 +51,12 @@ def test_each_method_reads_its_own_ticket_tokens_where_no_limit_is_set():
 
 
 def test_every_method_name_resolves_to_a_scoring_method_class():
-    from triage_app.engine.after import DirectAfterMethod
-    from triage_app.engine.channel import ChannelMethod
-    from triage_app.engine.direct import DirectMethod
-    from triage_app.engine.fields import DirectFieldsMethod
+    from triage_app.engine.methods.direct_after import DirectAfterMethod
+    from triage_app.engine.methods.channel import ChannelMethod
+    from triage_app.engine.methods.direct import DirectMethod
+    from triage_app.engine.methods.direct_fields import DirectFieldsMethod
 
-    from triage_app.engine.methods import method_class
+    from triage_app.engine.methods.registry import method_class
 
     assert config.METHODS == ("channel", "direct", "direct-after", "direct-fields")
     assert [method_class(name) for name in config.METHODS] == [ChannelMethod, DirectMethod, DirectAfterMethod,
@@ -72,7 +72,7 @@ def test_what_the_window_knows_of_a_method_is_what_its_class_does():
     """METHOD_FACTS (torch-free, for the window) agree with the classes: a method scores each label
     on a prompt of its own exactly when it can score some labels alone (PerLabelMethod)."""
     from triage_app.engine.config import METHOD_FACTS, METHODS
-    from triage_app.engine.methods import METHOD_CLASSES, method_class
+    from triage_app.engine.methods.registry import METHOD_CLASSES, method_class
 
     assert set(METHOD_FACTS) == set(METHODS) == set(METHOD_CLASSES)
     for name, facts in METHOD_FACTS.items():

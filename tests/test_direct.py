@@ -11,7 +11,7 @@ from triage_app.engine.classifier import Classifier
 from triage_app.engine.config import RunConfig
 from triage_app.engine.labels import LabelSet
 from triage_app.engine.prefix_cache import PrefixCache
-from triage_app.engine.direct import score_batch
+from triage_app.engine.methods.direct import score_batch
 from triage_app.engine.forward import LabelTree, decoder_of
 from triage_app.engine.config import Scoring
 from triage_app.engine.verify import collect, compare, probe_indices

@@ -96,7 +96,7 @@ def test_channels_own_limit_keeps_a_short_tickets_keys_and_pins_a_cut_ones(smoll
     from triage_app.engine.config import RunSettings
     from triage_app.files.clean import TextCleaning
     from triage_app.files.store import text_hash
-    from triage_app.job import label_keys_of
+    from triage_app.run.job import label_keys_of
 
     own = classifier_for(smollm2, LABEL_SETS[label_set], RunSettings())
     short, long = "Refund my last payment", "The invoice export times out every time I run it. " * 40

@@ -24,7 +24,7 @@ from triage_app.engine.labels import LabelSet
 from triage_app.files.clean import TextCleaning
 from triage_app.files.store import ResultStore, RunKey, StoredResult, text_hash
 from triage_app.engine.scoring import CONTENT_FREE
-from triage_app.job import label_keys, run_job, run_key
+from triage_app.run.job import label_keys, run_job, run_key
 
 
 def test_store_is_keyed_by_text_prompt_model_dtype_and_device(tmp_path):

@@ -18,7 +18,7 @@ from triage_app.engine.labels import Example, Label, LabelSet
 from triage_app.engine.scoring import CONTENT_FREE
 from triage_app.files.clean import TextCleaning, clean_texts
 from triage_app.files.store import ResultStore
-from triage_app.job import label_keys, run_job
+from triage_app.run.job import label_keys, run_job
 
 N = 6
 THREE = LabelSet.default()

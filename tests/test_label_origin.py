@@ -115,3 +115,35 @@ def test_a_window_opened_later_knows_which_labels_are_the_files(qtbot, make_wind
     again.labels_panel.load(str(HELPDESK_AXES))
     open_file(qtbot, again, path)
     assert taken and again.manual.from_file("queue") == taken
+
+
+def test_classify_with_a_label_set_from_before_a_fields_rename_reads_its_labels_and_says_so(
+        tmp_path, capsys, tiny_model):
+    """The window renamed priority to urgency; a label-set file still says priority: the person's labels
+    are read from urgency, and the command says so, never sent back as if nobody had labelled (review of
+    issue 32 item 3)."""
+    import json
+
+    from cli_helpers import run_main, write_rows
+
+    from triage_app.engine.axes import Axes, Axis
+    from triage_app.engine.labels import LabelSet
+    from triage_app.files.reader import read_tickets
+    from triage_app.files.store import ResultStore
+    from triage_app.files.ticket_keys import file_key, row_hashes
+
+    tickets = write_rows(tmp_path / "t.csv", [{"id": str(k), "text": t} for k, t in
+                                              enumerate(["card lost", "refund please", "app crashes"])])
+    axes = tmp_path / "axes.json"
+    Axes((Axis("priority", LabelSet.from_names(["urgent", "normal"])),)).save(axes)
+    hashes = row_hashes(read_tickets(tickets).frame)
+    with ResultStore(tmp_path / "r.db") as store:
+        store.set_person_labels(file_key(tickets), {1: (hashes[1], "urgent")}, axis="priority")
+        store.rename_axis(file_key(tickets), "priority", "urgency")
+    updates = tmp_path / "u.json"
+    code, _, err = run_main(capsys, "classify", tickets, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
+                            "--method", "direct", "--labels-file", axes, "--updates", updates,
+                            "--apply-above", "1")
+    assert code == 0, err
+    assert any("the field 'priority' of this file was renamed 'urgency' in the window" in line for line in err)
+    assert json.loads(updates.read_text()) == [{"id": "1", "fields": {"priority": "urgent"}}]

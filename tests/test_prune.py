@@ -1,4 +1,4 @@
-"""Pruned direct scoring (engine/prune.py): the whole trie's labels, with fewer label tokens scored."""
+"""Pruned direct scoring (engine/methods/prune.py): the whole trie's labels, with fewer label tokens scored."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from triage_app.engine.classifier import Classifier
 from triage_app.engine.config import RunConfig, Scoring
 from triage_app.engine.forward import LabelTree
 from triage_app.engine.labels import LabelSet
-from triage_app.engine.prune import TrieIndex
+from triage_app.engine.methods.prune import TrieIndex
 from triage_app.engine.verify import collect
-from triage_app.engine.workloads import BANKING77, many_labels
+from triage_app.bench.workloads import BANKING77, many_labels
 
 TOLERANCE = 1e-3
 WHOLE, PRUNED = RunConfig(prune=False, batch_size=8), RunConfig(prune=True, batch_size=8)
@@ -113,7 +113,7 @@ def test_only_summed_scores_are_pruned(tiny_qwen, sample_rows, length):
 
 @pytest.mark.skipif(not BANKING77.is_file(), reason="BANKING77 (../shared/data/) is not beside this checkout")
 def test_bench_times_many_labels_against_few(tiny_qwen):
-    from triage_app.engine.bench import many_labels_table, run_many_labels
+    from triage_app.bench.throughput import many_labels_table, run_many_labels
 
     results = run_many_labels(tiny_qwen, 6, (12, 4), log=lambda line: None)
     assert [(r.labels, r.prune) for r in results] == [(12, False), (12, True), (4, False), (4, True)]
@@ -127,7 +127,7 @@ def test_a_pruned_runs_bounds_are_never_resumed_as_scores(tiny_qwen, sample_rows
     every label's score (the export's p_<label>, learning) scores those tickets itself; a pruned run
     resumes what either stored."""
     from triage_app.files.store import ResultStore
-    from triage_app.job import run_job
+    from triage_app.run.job import run_job
 
     classifier = Classifier(tiny_qwen, LabelSet.from_names(SHARED), scoring=Scoring(method="direct"))
     texts = [r["text"] for r in sample_rows[:8]]

@@ -22,7 +22,7 @@ def test_self_test_passes_and_says_each_step():
 
 
 def test_self_test_fails_with_a_reason():
-    done = _self_test("-c", "import triage_app.selftest as s; from pathlib import Path; "
+    done = _self_test("-c", "import triage_app.cli.selftest as s; from pathlib import Path; "
                       "s.sample_path = lambda: Path('/nonexistent/sample.csv'); raise SystemExit(s.main())")
     assert done.returncode == 1
     assert "self-test FAILED: the bundled sample is missing: /nonexistent/sample.csv" in done.stdout

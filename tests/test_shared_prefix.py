@@ -1,4 +1,4 @@
-"""Packed rows after a shared prefix (engine/shared_prefix.py) against the padded, expanded forward
+"""Packed rows after a shared prefix (engine/methods/shared_prefix.py) against the padded, expanded forward
 direct scoring's whole trie runs: the same hidden states, rows of different lengths, real SmolLM2."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import torch
 
 from triage_app.engine.forward import LabelTree, batch_attention_mask, batch_input_ids, batch_position_ids, decoder_of
 from triage_app.engine.prefix_cache import PrefixCache
-from triage_app.engine.shared_prefix import RowCache
+from triage_app.engine.methods.shared_prefix import RowCache
 
 TOLERANCE = 1e-4
 TREE = LabelTree.build([[5, 6, 7], [5, 8], [9, 10, 11, 12]])   # shared first token, chains of depth 3
@@ -97,7 +97,7 @@ def test_later_rounds_see_nodes_fed_in_earlier_ones(smollm2, parts):
 
 def test_the_fused_cpu_kernel_and_the_plain_one_give_the_same_attention_and_log_sum_exp():
     """Other devices take the plain path: it must agree with the fused one the CPU tests run."""
-    from triage_app.engine.shared_prefix import _attention_with_lse, _plain_attention_with_lse
+    from triage_app.engine.methods.shared_prefix import _attention_with_lse, _plain_attention_with_lse
 
     g = torch.Generator().manual_seed(1)
     q, k, v = (torch.randn(2, 3, n, 64, generator=g) for n in (12, 20, 20))

@@ -1,4 +1,4 @@
-"""A workbook's date cell reads as the sheet shows it (2026-01-02, no 00:00:00: issue 32 item 5), and a row's
+"""A workbook's date cell and a JSON number read as the file spells them (issue 32 item 5), and a row's
 hash still reads it as Triage read it before, so a person's labels stored then stay on their rows."""
 
 from __future__ import annotations
@@ -38,5 +38,24 @@ def test_a_label_stored_before_the_change_is_found_on_its_row(tmp_path):
         store.set_person_labels(file_key(path), {0: (row_hash(["2026-01-02 00:00:00", "my card has not come"]),
                                                      "card")})
         table = read_tickets(path)
+        found = store.person_labels(file_key(path), row_hashes(table.frame), table.frame["text"].tolist())
+    assert found.labels == {0: "card"} and not found.not_found
+
+
+def test_a_json_number_reads_as_spelled_and_hashes_as_before(tmp_path):
+    """JSON numbers keep the file's spelling (12.50, 1e5: issue 32 item 5); a label stored when they read
+    as json's own float (12.5, 100000.0) stays on its row."""
+    import json
+
+    path = tmp_path / "t.json"
+    path.write_text('[{"id": 1e5, "amount": 12.50, "tags": [1.0, "a"], "text": "my card has not come"},'
+                    ' {"id": 7, "amount": 3, "tags": [], "text": "refund please"}]', encoding="utf-8")
+    table = read_tickets(path)
+    assert table.frame.iloc[0].tolist() == ["1e5", "12.50", '[1.0, "a"]', "my card has not come"]
+    before = [row_hash(["100000.0", "12.5", json.dumps([1.0, "a"]), "my card has not come"]),
+              row_hash(["7", "3", "[]", "refund please"])]
+    assert row_hashes(table.frame) == before
+    with ResultStore(tmp_path / "r.db") as store:
+        store.set_person_labels(file_key(path), {0: (before[0], "card")})
         found = store.person_labels(file_key(path), row_hashes(table.frame), table.frame["text"].tolist())
     assert found.labels == {0: "card"} and not found.not_found

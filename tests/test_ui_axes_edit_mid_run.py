@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-import triage_app.job
+import triage_app.run.job
 from test_ui_axes_one_pass import window_on
 from ui_helpers import Relay, make_window, settings_file  # noqa: F401
 
@@ -23,7 +23,7 @@ N = 6
 def held_field(monkeypatch, names: list[str]) -> threading.Event:
     """The first run of the field with these label names waits after its first batch of answers until
     the event is set (by the test, on the main thread, once the window has shown that batch)."""
-    gate, real = threading.Event(), triage_app.job.run_job
+    gate, real = threading.Event(), triage_app.run.job.run_job
 
     def held(classifier, *args, **kwargs):
         for step in real(classifier, *args, **kwargs):
@@ -31,7 +31,7 @@ def held_field(monkeypatch, names: list[str]) -> threading.Event:
             if classifier.label_set.names == names and step.predictions and not gate.is_set():
                 assert gate.wait(60)
 
-    monkeypatch.setattr(triage_app.job, "run_job", held)
+    monkeypatch.setattr(triage_app.run.job, "run_job", held)
     return gate
 
 
@@ -119,3 +119,27 @@ def test_a_label_renamed_mid_run_under_direct_runs_that_field_again_after(qtbot,
     assert window.model.answers_of("queue").label_names[0] == "Deliveries"
     for axis in ("queue", "priority"):
         assert window.model.answers_of(axis).rows_answered == N
+
+
+def test_an_edit_of_a_field_the_run_does_not_classify_waits_for_run_under_direct(qtbot, two_fields, monkeypatch):
+    """A run of priority alone: a direct queue edit meanwhile is left to Run, as with no run going, never
+    queued behind it as a full run nobody asked for (review of issue 32 item 14)."""
+    window = two_fields
+    window.remembered.method = "direct"
+    gate = held_field(monkeypatch, window.axes.named("priority").names)
+    progress, ended, said = Relay(window.worker.progress), [], []
+    window.run_ended.connect(ended.append)
+    window.statusBar().messageChanged.connect(said.append)
+
+    def halfway(step):
+        if window.latest.now == ("priority",) and step.rows_done and not gate.is_set():
+            window.labels_panel.choose_axis("queue")
+            window.labels_panel.labels.item(0, 0).setText("Deliveries")
+            gate.set()
+
+    progress.received.connect(halfway)
+    window.runs.start(fields=["priority"])
+    qtbot.waitUntil(lambda: len(ended) == 1, timeout=120_000)
+    qtbot.wait(200)
+    assert ended == ["done"] and not window.running
+    assert "Labels changed: Run again to label the tickets with them." in said

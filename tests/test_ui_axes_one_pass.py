@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from triage_app.engine import axes_pass
-from triage_app.engine.after import DirectAfterMethod
+from triage_app.engine.methods.direct_after import DirectAfterMethod
 from triage_app.engine.build import axes_classifiers
 from triage_app.files.clean import clean_texts
 from test_ui_axes import HELPDESK_AXES, helpdesk_rows, select, stored, write_helpdesk

@@ -105,3 +105,25 @@ def test_a_window_still_showing_a_fields_old_name_writes_under_the_new_one_and_i
     a.db.flush()
     assert stored(tmp_path, file) == {"urgency": {0: "High", 1: "Minor", 2: "Normal"}, "priority": {3: "Low"}}
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_busy_database_writer_holds_a_field_rename_half_a_second_at_most(qtbot, make_window, tmp_path):
+    """The rename asks the database on the UI thread; a writer busy with a big file's labels must not
+    freeze the window: the window's own rule answers, the writer checks again (review of issue 32 item 2)."""
+    import threading
+    import time
+
+    path = write_helpdesk(tmp_path, helpdesk_rows()[:6])
+    window = make_window(autoload=False)
+    assert window.labels_panel.load(str(HELPDESK_AXES))
+    open_file(qtbot, window, path)
+    key(window, 0, "priority", "Urgent")
+    release = threading.Event()
+    window.db._submit(window.db._write, lambda store: release.wait(20))     # the writer, held
+    started = time.perf_counter()
+    try:
+        assert window.manual.axis_rename_problem("queue", "priority") is not None   # the window's labels
+        assert window.manual.axis_rename_problem("queue", "team") is None
+    finally:
+        release.set()
+    assert time.perf_counter() - started < 2.5

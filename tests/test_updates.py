@@ -74,7 +74,9 @@ def test_the_files_own_label_on_a_repeated_id_is_not_overwritten_by_the_model():
     # row 0's queue is the helpdesk's own (--learn-from); the model's different answer on row 1 must not replace it
     found = found_for(["4711", "4711"], [None, "Shipping"], [None, None], manual={0: "Payments"},
                       from_file=frozenset({0}))
-    assert found.records == [] and found.settled == ["4711"]
+    assert found.records == [] and found.kept == ["4711"] and found.settled == []
+    assert found.notes == ["1 ticket id(s) are on several rows with different values; the file's own value "
+                           "decided, so nothing is sent: '4711'"]
 
 
 @pytest.mark.parametrize("id_", ["4711", "-17", "+5", "  88 ", "0.30000000000000004", "PROJ-12", "1e5"])

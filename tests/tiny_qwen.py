@@ -11,7 +11,7 @@ import torch
 
 from triage_app.engine import device
 from triage_app.engine.models import LoadedModel
-from triage_app.engine.workloads import load_sample
+from triage_app.bench.workloads import load_sample
 
 CHATML = ("{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + "
           "'<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}")

@@ -221,7 +221,7 @@ def keys_timing(n: int, loaded) -> list[str]:
     times, and seconds channel takes to score 16 of them at that limit, on this machine."""
     from triage_app.files.clean import model_texts
     from triage_app.files.store import text_hash
-    from triage_app.job import label_keys_of
+    from triage_app.run.job import label_keys_of
 
     table = reader.read_tickets(ROOT / "resources/helpdesk_export.csv")
     base = model_texts(table.texts(reader.detect_text_column(table)), TextCleaning())

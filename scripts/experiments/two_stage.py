@@ -33,7 +33,7 @@ from triage_app.engine import device, models  # noqa: E402
 from triage_app.engine.classifier import Classifier  # noqa: E402
 from triage_app.engine.config import RunConfig, Scoring  # noqa: E402
 from triage_app.engine.labels import LabelSet  # noqa: E402
-from triage_app.engine.workloads import banking77  # noqa: E402
+from triage_app.bench.workloads import banking77  # noqa: E402
 from triage_app.quality.evaluate import score  # noqa: E402
 
 CACHED = ROOT / "docs" / "learning" / "scores"

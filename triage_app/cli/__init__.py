@@ -18,7 +18,7 @@ EXIT_BAD_INPUT = 2
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["--self-test"]:
-        from triage_app.selftest import main as self_test
+        from triage_app.cli.selftest import main as self_test
 
         return self_test()
     parser = build_parser()

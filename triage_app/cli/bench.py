@@ -12,8 +12,8 @@ import triage_app.cli.options as options
 def run(args) -> int:
     from dataclasses import asdict
 
-    from triage_app.engine.bench import MODES, dense_rate, run_modes, table
-    from triage_app.engine.workloads import workload
+    from triage_app.bench.throughput import MODES, dense_rate, run_modes, table
+    from triage_app.bench.workloads import workload
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     unknown = [m for m in modes if m not in MODES]
@@ -49,8 +49,8 @@ def run(args) -> int:
 
 def _many_labels(args) -> int:
     """Direct scoring with 77 labels against 10 on the same messages, the whole label trie against
-    the pruned one (engine/prune.py): items/s and whether the labels are identical."""
-    from triage_app.engine.bench import many_labels_table, run_many_labels
+    the pruned one (engine/methods/prune.py): items/s and whether the labels are identical."""
+    from triage_app.bench.throughput import many_labels_table, run_many_labels
 
     results = run_many_labels(options.load_model(args), args.n, batch_size=args.batch_size,
                               token_budget=args.token_budget, log=lambda line: print(line, file=sys.stderr))
@@ -63,7 +63,7 @@ def _export(args) -> int:
     minutes per 10,000 tickets, the re-scored share, and labels different from float32 (exit 1 if any)."""
     import argparse
 
-    from triage_app.engine.precision_bench import compare_precisions, export_texts, report
+    from triage_app.bench.precision import compare_precisions, export_texts, report
 
     dtype = args.dtype if args.dtype.endswith("-checked") else "bfloat16-checked"
     loaded = options.load_model(argparse.Namespace(**{**vars(args), "dtype": dtype}))
@@ -76,12 +76,12 @@ def _export(args) -> int:
 
 
 def _taught(args) -> int:
-    """float32 against the checked low precision once a person has taught (taught_bench.py): items/s, the
+    """float32 against the checked low precision once a person has taught (bench/taught.py): items/s, the
     answers kept in low precision, re-scored in the run and settled after it, and labels different from
     float32's learned ones (exit 1 if any)."""
     import argparse
 
-    from triage_app.taught_bench import compare_taught, report
+    from triage_app.bench.taught import compare_taught, report
 
     dtype = args.dtype if args.dtype.endswith("-checked") else "bfloat16-checked"
     loaded = options.load_model(argparse.Namespace(**{**vars(args), "dtype": dtype}))
@@ -93,10 +93,10 @@ def _taught(args) -> int:
 
 
 def _axes(args) -> int:
-    """Three axes in one pass against one run per axis (engine/axes_bench.py): seconds, items/s, the
+    """Three axes in one pass against one run per axis (bench/axes.py): seconds, items/s, the
     ratio, and whether every axis's labels are identical (exit 1 if not). --method direct-after or
     direct-fields times that method's one pass alone; any other, both."""
-    from triage_app.engine.axes_bench import TICKET_FIRST, axes_report, run_axes_bench
+    from triage_app.bench.axes import TICKET_FIRST, axes_report, run_axes_bench
 
     methods = (args.method,) if args.method in TICKET_FIRST else TICKET_FIRST
     result = run_axes_bench(options.load_model(args), args.n, batch_size=args.batch_size,

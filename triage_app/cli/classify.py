@@ -40,14 +40,17 @@ def run(args) -> int:
         from triage_app.files.ticket_keys import file_key, row_hashes
 
         classifiers = axes_classifiers(loaded, axes, settings)
-        windows = [person_labels(store, args, table, texts, axis) for axis in axes]
-        from_file = [store.from_file_rows(file_key(args.input, table.sheet), row_hashes(table.frame), axis.name)
-                     for axis in axes]
+        stored_as = [stored_field(store, file_key(args.input, table.sheet), axis.name) for axis in axes]
+        windows = [person_labels(store, args, table, texts, axis, name) for axis, name in zip(axes, stored_as)]
+        from_file = [store.from_file_rows(file_key(args.input, table.sheet), row_hashes(table.frame), name)
+                     for name in stored_as]
         features = TicketFeatures(texts) if taught else None
         firsts = labelled_first(axes, classifiers, store, texts, settings, cleaning, features, taught, windows)
-        runs = classified_axes(classifiers, store, texts, settings, args, cleaning, [f.weighed for f in firsts])
+        runs = classified(axes.names, classifiers, store, texts, settings, args, cleaning,
+                          weighed={a.name: f.weighed for a, f in zip(axes, firsts) if f.weighed is not None})
         for axis, classifier, window, stored, (predictions, step) in zip(axes, classifiers, windows, from_file, runs):
-            settle = lambda rows, c=classifier: classified(c, store, texts, settings, args, cleaning, exact=rows)[0]  # noqa: E731
+            settle = lambda rows, a=axis.name, c=classifier: classified(  # noqa: E731
+                [a], [c], store, texts, settings, args, cleaning, exact={a: rows})[0][0]
             answers.append(axis_answers(axis, features, predictions, window, taught.get(axis.name),
                                         review[axis.name], settle, stored))
             steps.append(step)
@@ -81,65 +84,46 @@ def on_ray(args, settings, axes, review, cleaning) -> int:
 def labelled_first(axes, classifiers: list, store, texts: list[str], settings, cleaning, features, taught: dict,
                    windows: list[dict]) -> list:
     """Per axis, its labelled rows scored first and what they teach a checked run of its own
-    (taught_job.scored_first); nothing for an axis without labels, or one that runs in the shared pass,
-    in float32."""
-    from triage_app.axes_job import one_pass
-    from triage_app.taught_job import ScoredFirst, scored_first
+    (run/taught.py scored_first); nothing for an axis without labels, or one that shares a pass, in float32."""
+    from triage_app.run.fields import passes
+    from triage_app.run.taught import ScoredFirst, scored_first
 
-    shared = one_pass(classifiers, settings.run)
+    alone = {part[0] for part in passes(classifiers, settings.run) if len(part) == 1}
     return [scored_first(c, store, texts, settings.run, cleaning, features, {**taught[axis.name], **window},
-                         log=_say) if axis.name in taught and k not in shared else ScoredFirst(None)
+                         log=_say) if axis.name in taught and k in alone else ScoredFirst(None)
             for k, (axis, c, window) in enumerate(zip(axes, classifiers, windows))]
 
 
-def classified_axes(classifiers: list, store, texts: list[str], settings, args, cleaning, weighed: list) -> list[tuple]:
-    """Every axis's (predictions, last step): those that can share one pass over the tickets
-    (axes_job.one_pass) in one, the rest each in a run of its own (read with its learned part, weighed)."""
-    from triage_app.axes_job import one_pass
-
-    shared = one_pass(classifiers, settings.run)
-    out = dict(zip(shared, classified_together([classifiers[k] for k in shared], store, texts, settings, args,
-                                               cleaning))) if shared else {}
-    for k, classifier in enumerate(classifiers):
-        if k not in out:
-            out[k] = classified(classifier, store, texts, settings, args, cleaning, weighed=weighed[k])
-    return [out[k] for k in range(len(classifiers))]
-
-
-def classified_together(classifiers: list, store, texts: list[str], settings, args, cleaning) -> list[tuple]:
-    """Several direct-after axes in one pass: each axis's (predictions, last step), stored per axis."""
+def classified(names: list[str], classifiers: list, store, texts: list[str], settings, args, cleaning, exact=None,
+               weighed=None) -> list[tuple]:
+    """Each named axis's (predictions, last step), run as run/fields.py decides, with a progress bar per part.
+    exact: per axis, rows learning settles (run/job.py), after the run, which stored every other row;
+    weighed: per axis, the learned part a checked run reads its answers with."""
     from tqdm import tqdm
 
-    from triage_app.axes_job import run_axes_job
+    from triage_app.run.fields import PartStarted, run_fields
 
-    predictions = [[] for _ in classifiers]
-    with tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
-        for steps in run_axes_job(classifiers, store, texts, settings.run, fresh=args.fresh, cleaning=cleaning):
-            for found, step in zip(predictions, steps):
-                found += step.predictions
-            bar.update(len(steps[0].predictions))
-            bar.set_postfix_str(f"{len(classifiers)} axes in one pass, {steps[0].stats.items_per_s:.1f} items/s")
-    return [(found, step) for found, step in zip(predictions, steps)]
-
-
-def classified(classifier, store, texts: list[str], settings, args, cleaning, exact=(), weighed=None):
-    """One label set's run over the texts, through the store: its predictions and the last step.
-    exact: rows learning settles (job.run_job), after the run, which stored every other row; weighed: the
-    learned part a checked run reads its answers with."""
-    from tqdm import tqdm
-
-    from triage_app.job import run_job
-
-    predictions = []
-    fresh = (args.fresh or args.reference) and not len(exact)
-    with tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True) as bar:
-        for step in run_job(classifier, store, texts, settings.run, fresh=fresh, cleaning=cleaning, exact=exact,
-                            weighed=weighed):
-            predictions += step.predictions
-            bar.update(len(step.predictions))
-            bar.set_postfix_str(f"{step.stats.items_per_s:.1f} items/s, "
-                                f"padding {100 * step.stats.padding_fraction:.1f}%")
-    return predictions, step
+    found = {name: ([], None) for name in names}
+    fresh = (args.fresh or args.reference) and not exact
+    bar = None
+    try:
+        for event in run_fields(names, classifiers, store, texts, settings.run, fresh, cleaning, exact, weighed):
+            if isinstance(event, PartStarted):
+                if bar is not None:
+                    bar.close()
+                bar = tqdm(total=len(texts), unit="ticket", file=sys.stderr, dynamic_ncols=True)
+                continue
+            for name, step in zip(event.names, event.steps):
+                found[name] = (found[name][0] + step.predictions, step)
+            bar.update(len(event.steps[0].predictions))
+            stats = event.steps[0].stats
+            bar.set_postfix_str(f"{len(event.names)} axes in one pass, {stats.items_per_s:.1f} items/s"
+                                if len(event.names) > 1 else
+                                f"{stats.items_per_s:.1f} items/s, padding {100 * stats.padding_fraction:.1f}%")
+    finally:
+        if bar is not None:
+            bar.close()
+    return [found[name] for name in names]
 
 
 def axis_answers(axis, features, predictions, window: dict[int, str], taught: dict[int, str] | None, review_below,
@@ -244,20 +228,31 @@ def write_updates(table, answers: list, gates: tuple[str, dict[str, float]], pat
         print(f"note: {note}", file=sys.stderr)
 
 
-def person_labels(store, args, table, texts: list[str], axis) -> dict[int, str]:
-    """The labels a person gave this file's rows on this axis, those of its label names, read as the window reads
-    them (an older database's adopted, a ticket that moved found at its row). With --limit the rest of
-    the file is not read: only labels in place count, and nothing is adopted or moved."""
+def stored_field(store, file: str, name: str) -> str:
+    """The name the axis's labels are stored under for this file: a field the window renamed is said, and
+    followed (one name per field per file)."""
+    now = store.field_now(file, name)
+    if now != name:
+        print(f"note: the field {name!r} of this file was renamed {now!r} in the window; its labels are read "
+              f"from there (rename it in the label-set file too)", file=sys.stderr)
+    return now
+
+
+def person_labels(store, args, table, texts: list[str], axis, stored_as: str) -> dict[int, str]:
+    """The labels a person gave this file's rows on this axis (stored under stored_as), those of its label
+    names, read as the window reads them (an older database's adopted, a ticket that moved found at its
+    row). With --limit the rest of the file is not read: only labels in place count, and nothing is
+    adopted or moved."""
     from triage_app.files.store import place
     from triage_app.files.ticket_keys import file_key, row_hashes
 
     key, hashes = file_key(args.input, table.sheet), row_hashes(table.frame)
     if getattr(args, "limit", None):
-        stored = [(row, h, label) for row, h, label in store.stored_person_labels(key, True, axis.name)
+        stored = [(row, h, label) for row, h, label in store.stored_person_labels(key, True, stored_as)
                   if row < len(hashes) and hashes[row] == h]
         found = place(stored, hashes)[0]
     else:
-        found = store.person_labels(key, hashes, texts, axis.name).labels
+        found = store.person_labels(key, hashes, texts, stored_as).labels
     return {row: label for row, label in found.items() if label in axis.names}
 
 
@@ -287,7 +282,7 @@ def learned_answers(features, predictions: list, names: list[str], taught: dict[
     from dataclasses import replace
 
     from triage_app.learn import MODEL
-    from triage_app.taught_job import settled
+    from triage_app.run.taught import settled
 
     predictions, learned = settled(features, predictions, names, taught, settle, log=_say)
     print(learned.status(), file=sys.stderr)

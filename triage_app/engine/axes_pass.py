@@ -1,7 +1,7 @@
 """Several axes in one pass over each ticket: the prefix and the ticket once, every axis's own tokens after it.
 
-Each axis of a ticket-first method (engine/after.py's TicketFirstMethod: direct-after, whose question
-is the axis's label list, or direct-fields, engine/fields.py, whose "question" is a short cue naming
+Each axis of a ticket-first method (engine/methods/direct_after.py's TicketFirstMethod: direct-after, whose question
+is the axis's label list, or direct-fields, engine/methods/direct_fields.py, whose "question" is a short cue naming
 the field) reads the same prefix and the same ticket tokens; only the question after the ticket, and
 the labels after that, differ. So a batch runs the ticket rows once, after the prefix cache, and
 feeds every axis's question tokens followed by its label trie as branches of one trie in the same
@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 import torch
 import torch.nn.functional as F
 
-from triage_app.engine.after import TicketFirstMethod
+from triage_app.engine.methods.direct_after import TicketFirstMethod
 from triage_app.engine.batches import padded_width, plan_buckets
 from triage_app.engine.checked import CheckedClassifier, float32_twins
 from triage_app.engine.classifier import Classifier, account, encode_chunks

@@ -229,7 +229,7 @@ class CheckedClassifier(Classifier):
         """As Classifier.run; the reference loop stays float32's. drift: a bound measured before (verify),
         so no probes run and the low precision answers every ticket it can. weighed: the learned part the
         answers are read with (None: zero-shot), so an answer stands on its own margin. exact: texts whose
-        answers must be float32's own (job.py: the rows learning settles), run first, in float32."""
+        answers must be float32's own (run/job.py: the rows learning settles), run first, in float32."""
         if config.reference:
             yield from super().run(texts, config)
             return

@@ -15,8 +15,8 @@ from triage_app.engine.config import (DEFAULT_MAX_TICKET_TOKENS, METHOD_FACTS, M
                                       check_ticket_limit, own_ticket_tokens)
 from triage_app.engine.forward import decoder_of
 from triage_app.engine.labels import LabelSet
-from triage_app.engine.method import ScoringMethod
-from triage_app.engine.methods import method_class
+from triage_app.engine.methods.base import ScoringMethod
+from triage_app.engine.methods.registry import method_class
 from triage_app.engine.models import LoadedModel
 from triage_app.engine.prediction import Prediction
 from triage_app.engine.prefix_cache import PrefixCache
@@ -82,7 +82,7 @@ class Classifier:
     @property
     def label_fingerprints(self) -> list[str] | None:
         """Per label, a fingerprint of everything besides model and dtype that decides its token log-probs,
-        for a method that scores each label on its own prompt (engine/method.py's PerLabelMethod); None
+        for a method that scores each label on its own prompt (engine/methods/base.py's PerLabelMethod); None
         where one label's score depends on the whole set (direct)."""
         parts = self.method.label_parts()
         return None if parts is None else [_digest(p) for p in parts]
@@ -105,7 +105,7 @@ class Classifier:
 
     def with_limit(self, max_ticket_tokens: int | str | None) -> Classifier:
         """This classifier with another ticket limit, on the same model: for the keys a ticket is stored
-        under (job.py); itself where the limit is the same."""
+        under (run/job.py); itself where the limit is the same."""
         if max_ticket_tokens == self.max_ticket_tokens:
             return self
         return Classifier(self.loaded, self.label_set, self.prompt.style, max_ticket_tokens, self.scoring)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 @dataclass(frozen=True, slots=True)
 class MethodFacts:
     """What the window and the command line know of a scoring method without importing torch; its
-    class answers the rest (engine/method.py). tests/test_config.py holds the two to each other."""
+    class answers the rest (engine/methods/base.py). tests/test_config.py holds the two to each other."""
 
     per_label: bool      # each label is scored on a prompt of its own: an edit re-scores only that label
     edit_note: str       # what an edit of the label set costs, said before the edit
@@ -38,7 +38,7 @@ METHOD_FACTS = {
     "direct-fields": MethodFacts(False, "Direct scoring of every field in one prompt: any edit of any field's "
                                         "labels re-scores every ticket, in every field of this method."),
 }
-# The scoring methods by name; their classes are in engine/methods.py (a test holds the two together).
+# The scoring methods by name; their classes are in engine/methods/registry.py (a test holds the two together).
 METHODS = tuple(METHOD_FACTS)
 DEFAULT_METHOD = "channel"   # measured: docs/quality/README.md
 LENGTHS = ("sum", "mean", "first")
@@ -56,7 +56,7 @@ DEFAULT_BATCH_SIZE = 32
 DEFAULT_TOKEN_BUDGET = 1024
 # The limit of every method that reads a ticket whole (MethodFacts.ticket_tokens None), and the one every
 # stored result had before methods had their own: a ticket it does not cut is stored under its key
-# whatever the run's limit (job.py), so databases written then keep answering it.
+# whatever the run's limit (run/job.py), so databases written then keep answering it.
 DEFAULT_MAX_TICKET_TOKENS = 1024
 # RunSettings.max_ticket_tokens: no limit set, each method reads as it chooses (own_ticket_tokens)
 METHOD_LIMIT = "method"
@@ -85,7 +85,7 @@ class RunConfig:
     prefix_cache: bool = True
     buckets: bool = True
     full_head: bool = False
-    prune: bool = False          # direct, --length sum: labels that cannot win stay unfinished (engine/prune.py)
+    prune: bool = False          # direct, --length sum: labels that cannot win stay unfinished (engine/methods/prune.py)
     reference: bool = False      # the slow loop that defines the right answer; ignores the rest
     batch_size: int = DEFAULT_BATCH_SIZE                  # most rows in one batch
     token_budget: int | None = DEFAULT_TOKEN_BUDGET      # most rows x width in one batch (None: rows alone decide)

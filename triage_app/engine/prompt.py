@@ -25,7 +25,7 @@ class PromptStyle:
     instruction: str = DEFAULT_INSTRUCTION
     describe_labels: bool = True
     use_examples: bool = True
-    # direct-fields (engine/fields.py) only: every field of the run, (name, LabelSet) in order, and the one
+    # direct-fields (engine/methods/direct_fields.py) only: every field of the run, (name, LabelSet) in order, and the one
     # this classifier asks; every other method's prompt is its own label set's alone
     fields: tuple = ()
     field: str = ""
@@ -55,7 +55,7 @@ class EncodedTicket:
 class PromptPrefix:
     """The static part of the prompt for one label set, its token ids and the label continuations."""
 
-    LABEL_LEAD = ""   # what the prompt's end and a label are written apart by (engine/fields.py: a space)
+    LABEL_LEAD = ""   # what the prompt's end and a label are written apart by (engine/methods/direct_fields.py: a space)
 
     def __init__(self, tokenizer, label_set: LabelSet, style: PromptStyle = PromptStyle(),
                  context_tokens: int = 8192, max_ticket_tokens: int | None = DEFAULT_MAX_TICKET_TOKENS):

@@ -2,9 +2,9 @@
 
 Four choices, each measured by `triage-app eval` (the numbers: docs/quality/README.md), held by a
 Scoring (engine/config.py):
-- method: channel (the ticket's tokens after each label, engine/channel.py; one log-prob per
+- method: channel (the ticket's tokens after each label, engine/methods/channel.py; one log-prob per
   label, D = 1; the default: far more accurate with small models, one pass per label) or direct
-  (the label's tokens after the ticket, engine/direct.py; one pass in all);
+  (the label's tokens after the ticket, engine/methods/direct.py; one pass in all);
 - length: how a multi-token label's token log-probs combine (sum = the label's exact
   log-probability; mean = per token; first = its first token only);
 - calibrate: contextual calibration (Zhao et al., 2021). A small model has a prior for some

@@ -61,7 +61,7 @@ class RunStats:
 @dataclass(slots=True)
 class LabelNodes:
     """Label-trie nodes a direct classifier has put through the model, against what the whole trie
-    for every row would have been: what pruning (engine/prune.py) saves."""
+    for every row would have been: what pruning (engine/methods/prune.py) saves."""
 
     fed: int = 0
     full: int = 0

@@ -6,11 +6,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from triage_app.engine.channel import ChannelMethod
+from triage_app.engine.methods.channel import ChannelMethod
 from triage_app.engine.classifier import Classifier, Prediction
 from triage_app.engine.config import RunConfig, is_checked
-from triage_app.engine.method import method_tolerance
-from triage_app.engine.methods import method_class
+from triage_app.engine.methods.base import method_tolerance
+from triage_app.engine.methods.registry import method_class
 from triage_app.engine.scoring import CONTENT_FREE
 
 # A method's tolerance (its TOLERANCE, per dtype) is the largest label-score difference between its

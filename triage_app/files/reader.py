@@ -15,7 +15,7 @@ import pandas as pd
 from triage_app.files import limits
 from triage_app.files.encoding import Decoded, decode, listed, mixed_note
 from triage_app.files.sheets import read_xlsx
-from triage_app.files.table import (MAX_CELLS, BadInput, TicketTable, filled, repeated_names_note,
+from triage_app.files.table import (MAX_CELLS, BadInput, TicketTable, filled, repeated_names_note, respelled,
                                     unique_names)
 
 TEXT_COLUMNS = ("text", "body", "description", "message", "ticket", "comment", "content")
@@ -350,14 +350,35 @@ def _records_frame(records: list[dict], file_name: str) -> pd.DataFrame:
 def _cell(value) -> str:
     """A value as the file writes it: a string as itself, a number as spelled, a list or object as JSON."""
     if isinstance(value, _Number):
-        return str(value)  # a plain str: the cell goes on to the store and the export
+        return respelled(str(value), _before(value, str(value)))
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        return "[" + ", ".join(_json_text(v) for v in value) + "]"
+        shown = "[" + ", ".join(_json_text(v) for v in value) + "]"
+        return respelled(shown, _before(value, shown))
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{_json_text(k)}: {_json_text(v)}" for k, v in value.items()) + "}"
+        shown = "{" + ", ".join(f"{_json_text(k)}: {_json_text(v)}" for k, v in value.items()) + "}"
+        return respelled(shown, _before(value, shown))
     return json.dumps(value)
+
+
+def _before(value, shown: str) -> str:
+    """The cell as Triage read it before numbers kept their spelling (json's own float and int); a number
+    too long for int() did not read then, so its spelling is all there is."""
+    try:
+        return json.dumps(_plain(value), ensure_ascii=False)
+    except ValueError:
+        return shown
+
+
+def _plain(value):
+    if isinstance(value, _Number):
+        return float(value) if any(c in value for c in ".eE") else int(value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
 
 
 def _json_text(value) -> str:

@@ -98,13 +98,14 @@ def cell_text(value) -> str:
     if isinstance(value, float):
         return str(int(value)) if value.is_integer() else repr(value)
     if isinstance(value, datetime) and value == datetime.combine(value.date(), datetime.min.time()):
-        return SheetDate(value.date().isoformat(), str(value))
+        return Respelled(value.date().isoformat(), str(value))
     return str(value)
 
 
-class SheetDate(str):
-    """A date cell as the sheet shows it (2026-01-02) that a row's hash reads as Triage read it before
-    (2026-01-02 00:00:00, files/ticket_keys.py): a person's labels on a workbook stay on their rows."""
+class Respelled(str):
+    """A cell read as the file spells it (a sheet's date 2026-01-02, a JSON number 1e5 or 12.50) that a
+    row's hash reads as Triage read it before (2026-01-02 00:00:00, 100000.0, 12.5; files/ticket_keys.py),
+    so a person's labels on the file's rows stay on them."""
 
     def __new__(cls, shown: str, hashed: str):
         cell = super().__new__(cls, shown)
@@ -112,7 +113,12 @@ class SheetDate(str):
         return cell
 
     def __reduce__(self):   # a copy (pickled to a worker) keeps what its hash reads
-        return SheetDate, (str(self), self.hashed)
+        return Respelled, (str(self), self.hashed)
+
+
+def respelled(shown: str, hashed: str) -> str:
+    """shown, hashed as before where that differs."""
+    return shown if shown == hashed else Respelled(shown, hashed)
 
 
 def filled(row: list[str]) -> bool:

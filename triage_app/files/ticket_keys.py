@@ -25,6 +25,6 @@ def row_hashes(frame: pd.DataFrame) -> list[str]:
 
 def row_hash(cells) -> str:
     # each cell with its length before it: no two different rows make the same text
-    # a workbook's date is hashed as Triage read it before (files/table.SheetDate)
+    # a cell now read as the file spells it is hashed as Triage read it before (files/table.Respelled)
     text = "".join(f"{len(cell)}:{cell}" for cell in (getattr(c, "hashed", None) or str(c) for c in cells))
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()

@@ -43,6 +43,7 @@ class Updates:
     without_id: int = 0      # rows with a field to set but a blank id: nothing to send them to
     conflicts: dict[str, list[str]] = field(default_factory=dict)  # id -> axes its rows disagree on, left out
     settled: list[str] = field(default_factory=list)   # ids whose rows disagreed, decided by a person's label
+    kept: list[str] = field(default_factory=list)      # ...decided by the file's own value: nothing to send
     refused: list[str] = field(default_factory=list)   # ids left out of the file written last (write says why)
 
     @property
@@ -61,6 +62,9 @@ class Updates:
         if self.settled:
             out.append(f"{len(self.settled)} ticket id(s) are on several rows with different values; "
                        f"a person's label decided: {_first(list(map(repr, self.settled)))}")
+        if self.kept:
+            out.append(f"{len(self.kept)} ticket id(s) are on several rows with different values; the file's "
+                       f"own value decided, so nothing is sent: {_first(list(map(repr, self.kept)))}")
         if self.refused:
             out.append(f"{len(self.refused)} ticket(s) left out of the CSV: a spreadsheet would run their id or "
                        f"value as a formula, and the helpdesk must get them unchanged; write the updates as .json "
@@ -134,8 +138,9 @@ def _one_value(ticket: str, axis: str, given: list[Answer], out: Updates) -> str
     if len(values) > 1:
         out.conflicts.setdefault(ticket, []).append(axis)
         return None
-    if len({a.value for a in given}) > 1 and ticket not in out.settled:
-        out.settled.append(ticket)
+    decided = out.kept if deciding and all(a.who == "file" for a in deciding) else out.settled
+    if len({a.value for a in given}) > 1 and ticket not in decided:
+        decided.append(ticket)
     if not deciding or all(a.who == "file" for a in deciding):
         return None    # nothing given, or the helpdesk holds this value already
     return values.pop()

@@ -100,7 +100,7 @@ def _import_engine() -> None:
     import triage_app.engine.device  # noqa: F401
     import triage_app.engine.models  # noqa: F401
     import triage_app.engine.verify  # noqa: F401
-    import triage_app.job  # noqa: F401
+    import triage_app.run.job  # noqa: F401
 
 
 def _parser() -> argparse.ArgumentParser:

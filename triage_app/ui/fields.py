@@ -80,14 +80,18 @@ class Fields(QObject):
         w.remembered.save(w.settings)     # now: labels given from here on are under this set
         if renamed:     # a run in flight goes on: its answers land only where a field's names are still its own
             self.show(axes)
-        per_label = all(METHOD_FACTS[w.method_of(a.name)].per_label for a in edited)
-        if edited and w.running:
-            w.runs.again([a.name for a in edited])    # after the run in flight, as its status line says
-        elif edited and per_label and w.runs.worth_again():
-            # what the edit left alone is in the store: a run again scores only what it changed
-            w.runs.again([a.name for a in edited])
+        # a field the run in flight classifies (not a settling run's few rows) runs again after it, as its
+        # status line says; any other as when no run goes: where the edit left the stored alone, or on Run
+        run = w.runs.latest
+        in_run = [a.name for a in edited if w.running and not run.exact and a.name in run.fields]
+        rest = [a for a in edited if a.name not in in_run]
+        rest_again = bool(rest) and all(METHOD_FACTS[w.method_of(a.name)].per_label for a in rest) \
+            and w.runs.worth_again()
+        if in_run or rest_again:
+            w.runs.again(in_run + [a.name for a in rest] * rest_again)
+        if rest_again:
             w.statusBar().showMessage("Labels changed: scoring what the edit changed…", 10_000)
-        elif answered and edited:
+        elif rest and answered:
             w.statusBar().showMessage("Labels changed: Run again to label the tickets with them.", 10_000)
         w.manual.axes_changed(axes)     # after: its line on labels set aside matters more
         w.summary.schedule()

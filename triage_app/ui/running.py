@@ -23,6 +23,7 @@ from PySide6.QtCore import QObject, Signal
 
 from triage_app.engine.config import RunConfig
 from triage_app.files.clean import clean
+from triage_app.run.settling import Settling
 from triage_app.ui.background.run import Run
 
 
@@ -37,8 +38,7 @@ class Running(QObject):
         self.generation = 0                 # what the rows mean: one more with every new file or text column
         self._asked = (0, 0)                # the latest verify and prompt requests: their failures are shown
         self._again: list[str] = []         # fields whose labels were edited mid-run: run once it has ended
-        self._to_settle: dict[str, list[int]] = {}   # field -> rows learning asked to settle, not yet run
-        self._settled: dict[str, set[int]] = {}      # field -> rows settling runs scored since its last other run
+        self.settling = Settling()          # which rows go back to float32 next (run/settling.py)
         self.ended_how = ""                 # how the latest run ended: "done", "cancelled", "failed" ("": not yet)
         self.verifying = 0                  # the verify request in flight (0: none): Cancel stops it too
         w = window.worker
@@ -61,7 +61,7 @@ class Running(QObject):
         """A new file or text column: a batch of an earlier one never lands on these rows, and a run
         asked for again on the old rows is not started on these."""
         self._again, self.ended_how = [], ""
-        self._to_settle, self._settled = {}, {}
+        self.settling = Settling()
         self.cancel()
         self.generation += 1
 
@@ -87,8 +87,7 @@ class Running(QObject):
             win.session.load()
         texts = win.texts[:limit] if limit else win.texts
         if not exact:   # a run may score those rows again in low precision (fresh): settled no more
-            for axis in axes:
-                self._settled.pop(axis.name, None)
+            self.settling.scored_again(axis.name for axis in axes)
         run_id = win.worker.run(texts, win.axes, win.remembered.run_settings(), fresh, win.remembered.cleaning,
                                 [axis.name for axis in axes], exact, self._taught([axis.name for axis in axes]))
         self.latest = Run(run_id, self.generation, {axis.name: axis.label_set for axis in axes}, fresh, limit,
@@ -162,22 +161,18 @@ class Running(QObject):
     def settle(self, axis: str, rows: list[int]) -> None:
         """Learning's answers on these rows of a field rest on low-precision scores closer than their drift:
         a short run scores them in float32 (every other row comes back from the store) and learning
-        follows it. Only after a run that finished; asked while one goes, it waits for its end. Each
-        settling run also scores again every row settled before it (without the database they would come
-        back in low precision), so the rows settled only grow; rows all settled already are not run again."""
-        if not set(rows) <= self._settled.get(axis, set()):
-            self._to_settle[axis] = list(rows)
+        follows it. Only after a run that finished; asked while one goes, it waits for its end. Which
+        rows each settling run takes is run/settling.py's to say."""
+        self.settling.ask(axis, rows)
         self._settle_next()
 
     def _settle_next(self) -> None:
         if self.running or self.ended_how != "done" or self.latest.skipped:
             return
-        while self._to_settle:   # a field removed meanwhile is passed over
-            axis = next(iter(self._to_settle))
-            rows = sorted(set(self._to_settle.pop(axis)) | self._settled.get(axis, set()))
-            if axis in self.window.model.axes:
-                self.start(limit=self.latest.limit, fields=[axis], exact={axis: rows})
-                return
+        found = self.settling.next(self.window.model.axes)
+        if found is not None:
+            axis, rows = found
+            self.start(limit=self.latest.limit, fields=[axis], exact={axis: rows})
 
     def no_model(self) -> None:
         """The model the run waited for failed to load: the run never started (not "cancelled")."""
@@ -283,10 +278,10 @@ class Running(QObject):
             return
         win, run = self.window, self.latest
         if how == "done":
-            for axis, rows in run.exact.items():
-                self._settled.setdefault(axis, set()).update(rows)
-        for axis in run.now or tuple(run.fields)[:1]:
-            self._to_settle.pop(axis, None)   # asked on its scores so far: the retrain that follows asks again
+            self.settling.ran(run.exact)
+        ended = run.now or tuple(run.fields)[:1]
+        self.settling.forget(ended)       # asked on their scores so far: the retrain that follows asks again
+        for axis in ended:
             win.learning.run_done(axis)
         # the fields it ran last (fields removed meanwhile left out): the slowest says how far it got
         answered = [win.model.answers_of(axis) for axis in run.now if axis in win.model.axes]

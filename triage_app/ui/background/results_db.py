@@ -24,6 +24,7 @@ from triage_app.files.field_renames import RenameRefused
 from triage_app.files.store import FileLabels, ResultStore, StoreUnavailable, default_path
 
 STORE_ERRORS = (StoreUnavailable, sqlite3.Error)   # sqlite3's own: a database that broke after it opened
+RENAME_WAIT_S = 0.5     # the longest a field rename holds the UI thread for the database's word
 
 
 class ResultsDb(QObject):
@@ -86,9 +87,10 @@ class ResultsDb(QObject):
     def axis_rename_problem(self, file: str, old: str, new: str) -> str | None:
         """Why the database refuses this rename (files.field_renames.refusal), after every change queued
         before; None when it allows it or cannot be used. The window asks before anything changes: it waits
-        for the writer, which holds a few labels' writes at most."""
+        for the writer, which usually holds a few labels' writes, but no longer than RENAME_WAIT_S (the
+        writer may be reading a big file's labels): then TimeoutError, and the writer checks again itself."""
         return self._submit(self._read, lambda store: store.axis_rename_problem(
-            file, old, new, self._known.get(file, frozenset()))).result()
+            file, old, new, self._known.get(file, frozenset()))).result(timeout=RENAME_WAIT_S)
 
     def rename_axis(self, file: str, old: str, new: str) -> None:
         """Refused on the way (a label given in another window meanwhile): said (refused), nothing changed."""

@@ -4,9 +4,9 @@ Requests are signals emitted on the main thread and served in order on the worke
 (queued connections), so "load, then run" needs no bookkeeping: the run waits behind the load.
 Cancel is a number, not a signal: a queued signal would only be seen after the run it should stop.
 Every run up to that id stops between batches, so a new Run after Cancel is never cancelled itself.
-A run classifies every field (axis) asked: those that can share one pass over each ticket
-(axes_job.one_pass) first, as one job, then each other field in a run of its own; fields_started says
-which before their first batch. A field whose labels were edited mid-run is dropped from it (drop):
+A run classifies every field (axis) asked, in the parts run/fields.py decides (those that can share one
+pass over each ticket first, then each other field alone); fields_started says which before their first
+batch. A field whose labels were edited mid-run is dropped from it (drop):
 its part stops after the batch in flight, or never starts; the run goes on with the others.
 Closing is a flag for the same reason: every request still queued is skipped, and a run stops at
 its next step (the engine's run is a generator: steps are the stored results read, then batches).
@@ -210,8 +210,9 @@ class EngineWorker(QObject):
 
     @Slot(int, object, object, object, object, bool, int, object, object, object)
     def _run(self, run_id, texts, axes, fields, settings, fresh, after_load, cleaning, exact, taught):
-        from triage_app.axes_job import one_pass
+        from triage_app.engine.checked import Weighed
         from triage_app.files.clean import TextCleaning
+        from triage_app.run.fields import PartStarted, run_fields
 
         from triage_app.ui.background.results_db import STORE_ERRORS, store_line
 
@@ -222,24 +223,21 @@ class EngineWorker(QObject):
         try:
             built = self._classifiers_for(axes, settings)
             asked = [k for k, axis in enumerate(axes) if fields is None or axis.name in fields]
-            classifiers = [built[k] for k in asked]
             self.started.emit(run_id)
             store = self.db.open()      # None while the database is unavailable: nothing resumed or saved
-            together = one_pass(classifiers, settings.run)
-            parts = [together] * bool(together) + [[k] for k in range(len(classifiers)) if k not in together]
-            for part in parts:
-                if run_id <= self._cancelled_up_to:     # Cancel between two fields: the next never starts
+            events = run_fields([axes.axes[k].name for k in asked], [built[k] for k in asked], store, texts,
+                                settings.run, fresh, cleaning or TextCleaning(), exact,
+                                {name: Weighed(*part) for name, part in taught.items()},
+                                lambda names: self._is_dropped(run_id, names))
+            for event in events:
+                if not isinstance(event, PartStarted):
+                    self._show_step(run_id, event)
+                if run_id <= self._cancelled_up_to:     # after a batch, or between two fields: the next never starts
+                    events.close()
                     self.cancelled.emit(run_id)
                     return
-                names = [axes.axes[asked[k]].name for k in part]
-                if self._is_dropped(run_id, names):
-                    continue
-                self.fields_started.emit(RunFields(run_id, names))
-                if not self._run_part(run_id, names, [classifiers[k] for k in part], store, texts, settings.run,
-                                      fresh, cleaning or TextCleaning(), exact.get(names[0], ()),
-                                      taught.get(names[0])):
-                    self.cancelled.emit(run_id)
-                    return
+                if isinstance(event, PartStarted):
+                    self.fields_started.emit(RunFields(run_id, list(event.names)))
         except STORE_ERRORS as exc:     # full or broken mid-run: the batches shown so far stay
             self.db.give_up(store_line(exc, self.db.path))
             self.failed.emit(run_id, "the run stopped: the results database failed; Run again to go on without it")
@@ -252,37 +250,17 @@ class EngineWorker(QObject):
                 store.close()
         self.finished.emit(run_id)
 
-    def _run_part(self, run_id, names, classifiers, store, texts, config, fresh, cleaning, exact=(), taught=None) -> bool:
-        """One field in a run of its own, or several in one pass (axes_job: never a checked precision, so
-        nothing to settle); False: cancelled. Dropped fields stop their part, and the run goes on."""
-        from triage_app.axes_job import run_axes_job
-        from triage_app.engine.checked import Weighed
-        from triage_app.job import run_job
-
-        together = len(classifiers) > 1
-        weighed = None if taught is None else Weighed(*taught)
-        steps = (run_axes_job(classifiers, store, texts, config, fresh=fresh, cleaning=cleaning) if together
-                 else run_job(classifiers[0], store, texts, config, fresh=fresh, cleaning=cleaning, exact=exact,
-                              weighed=weighed))
-        for step in steps:
-            per_field = step if together else [step]
-            # a finished batch is already saved, so it is shown even when Cancel came meanwhile
-            # (the window drops it if its table was replaced since: a generation per table)
-            for name, found in zip(names, per_field):
-                if found.predictions:
-                    self.batch_done.emit(RunBatch(run_id, found.predictions, name))
-            # a ticket is done once every field of the pass has it (a field may have had it stored)
-            slowest = min(per_field, key=lambda found: found.rows_done)
-            self.progress.emit(RunProgress(run_id, slowest.rows_done, slowest.rows_total,
-                                           min(found.resumed for found in per_field),
-                                           dataclasses.replace(per_field[0].stats)))
-            if run_id <= self._cancelled_up_to:
-                steps.close()
-                return False
-            if self._is_dropped(run_id, names):
-                steps.close()
-                return True
-        return True
+    def _show_step(self, run_id: int, event) -> None:
+        """One step of a part (run/fields.py FieldsStep): each field's finished rows, then the progress."""
+        # a finished batch is already saved, so it is shown even when Cancel came meanwhile
+        # (the window drops it if its table was replaced since: a generation per table)
+        for name, found in zip(event.names, event.steps):
+            if found.predictions:
+                self.batch_done.emit(RunBatch(run_id, found.predictions, name))
+        slowest = event.slowest
+        self.progress.emit(RunProgress(run_id, slowest.rows_done, slowest.rows_total,
+                                       min(found.resumed for found in event.steps),
+                                       dataclasses.replace(event.steps[0].stats)))
 
     @Slot(int, object, object, str, object, int)
     def _verify(self, request, texts, axes, field, settings, probes):

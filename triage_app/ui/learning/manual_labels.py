@@ -14,6 +14,8 @@ field is removed (back when a field of that name is). What names no field works 
 
 from __future__ import annotations
 
+from concurrent.futures import TimeoutError as FutureTimeout
+
 from PySide6.QtCore import QObject, Signal
 
 from triage_app.engine.axes import Axes
@@ -124,9 +126,12 @@ class ManualLabels(QObject):
         person = self.person_of(old)
         if not person.file or old == new:
             return None
-        problem = self.db.axis_rename_problem(person.file, old, new)
-        if self.db.problem is None:
-            return problem
+        try:
+            problem = self.db.axis_rename_problem(person.file, old, new)
+            if self.db.problem is None:
+                return problem
+        except FutureTimeout:       # the writer is busy: the window's own rule now, the writer's on the way
+            pass
         held = self.people.get(new)
         return refusal(new, len(held.given) + held.not_found if held else 0)
 

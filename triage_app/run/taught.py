@@ -10,7 +10,8 @@ the person's rows. Two things follow, and both are here, for the command line an
 - settled: after the run, the rows whose learned answer low-precision scores could still decide
   (Learned.unsettled) are scored again in float32 and learned again, until none could.
 
-The window does the same with its own runs (ui/running.py: _taught, settle).
+Which rows each settling round takes is run/settling.py's rule; the window follows the same rule with
+its own runs (ui/running.py: _taught, settle).
 """
 
 from __future__ import annotations
@@ -25,8 +26,11 @@ from triage_app.engine.classifier import Classifier, Prediction
 from triage_app.engine.config import RunConfig
 from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.store import ResultStore
-from triage_app.job import run_job
 from triage_app.learn import Learned, TicketFeatures, learn
+from triage_app.run.job import run_job
+from triage_app.run.settling import Settling
+
+FIELD = "label"   # settled one field at a time: the caller's
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,19 +79,23 @@ def settled(features: TicketFeatures, predictions: list[Prediction], names: list
     """predictions (the run's, in their order) with the rows learning could not trust to low-precision
     scores scored again in float32 by settle (rows -> their predictions), and what is learned from them.
     Each round settles rows for good (their drift is 0 from then on), the person's own first, so it ends."""
-    by_row = {p.index: p for p in predictions}
+    by_row, settling = {p.index: p for p in predictions}, Settling()
     while True:
         lm = _scores(list(by_row.values()), features.n, len(names))
         drift = np.zeros(features.n)                                                # [N]
         for p in by_row.values():
             drift[p.index] = p.drift
         learned = learn(features, lm, labels, names, drift=drift)
-        if settle is None or not len(learned.unsettled):
+        if settle is not None:
+            settling.ask(FIELD, learned.unsettled.tolist())
+        found = settling.next([FIELD])
+        if found is None:
             return [by_row[p.index] for p in predictions], learned
-        rows = set(learned.unsettled.tolist())
-        log(f"{len(rows)} learned answer(s) rest on low-precision scores closer than their drift: scored again "
-            f"in float32")
-        by_row |= {p.index: p for p in settle(sorted(rows)) if p.index in rows}
+        rows = found[1]
+        log(f"{len(learned.unsettled)} learned answer(s) rest on low-precision scores closer than their drift: "
+            f"scored again in float32")
+        by_row |= {p.index: p for p in settle(rows) if p.index in set(rows)}
+        settling.ran({FIELD: rows})
         if any(by_row[r].drift > 0 for r in rows):   # never expected: it would loop
             raise RuntimeError("scoring again in float32 left a low-precision answer in place")
 

@@ -5,7 +5,7 @@ its body (real length, quoted replies and signatures kept; the export's escaped 
 breaks), against ten labels, some of them close in meaning (Returns / Refunds, Payments / Invoices), as
 a real label set has them.
 
-    python -m triage_app.engine.precision_bench --model smollm2-135m --method channel --n 40
+    python -m triage_app.bench.precision --model smollm2-135m --method channel --n 40
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from triage_app.engine.config import DEFAULT_MAX_TICKET_TOKENS, RunConfig, Scori
 from triage_app.engine.forward import (LabelTree, batch_attention_mask, batch_input_ids, batch_position_ids,
                                        decoder_of)
 from triage_app.engine.labels import Label, LabelSet
-from triage_app.engine.method import ScoredBatch
+from triage_app.engine.methods.base import ScoredBatch
 from triage_app.engine.models import LoadedModel
 from triage_app.engine.prefix_cache import PrefixCache, stacked
 from triage_app.engine.prompt import EncodedTicket, PromptPrefix, clean, split_at_ticket, ticket_limit, truncate

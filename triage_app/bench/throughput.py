@@ -12,7 +12,7 @@ from triage_app.engine.config import DEFAULT_BATCH_SIZE, DEFAULT_TOKEN_BUDGET, R
 from triage_app.engine.forward import decoder_of
 from triage_app.engine.models import LoadedModel
 from triage_app.engine.verify import collect, compare
-from triage_app.engine.workloads import Workload, many_labels
+from triage_app.bench.workloads import Workload, many_labels
 
 MODES = {
     "reference": RunConfig(reference=True),
@@ -106,7 +106,7 @@ def run_many_labels(loaded: LoadedModel, n: int, label_counts: tuple[int, ...] =
                     batch_size: int = DEFAULT_BATCH_SIZE, token_budget: int | None = DEFAULT_TOKEN_BUDGET,
                     log=print) -> list[ManyLabelsResult]:
     """Direct scoring of the same BANKING77 messages with many labels and with few, the whole label
-    trie against the pruned one (engine/prune.py). A classifier per run: each pays its prefix cache."""
+    trie against the pruned one (engine/methods/prune.py). A classifier per run: each pays its prefix cache."""
     results = []
     for count in label_counts:
         work = many_labels(n, count)

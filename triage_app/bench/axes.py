@@ -18,14 +18,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from triage_app.engine.after import TicketFirstMethod
+from triage_app.engine.methods.direct_after import TicketFirstMethod
 from triage_app.engine.axes_pass import AxesPass
 from triage_app.engine.build import axes_classifiers
 from triage_app.engine.checked import float32_view
 from triage_app.engine.config import DEFAULT_BATCH_SIZE, DEFAULT_TOKEN_BUDGET, RunConfig, RunSettings, Scoring
-from triage_app.engine.methods import METHOD_CLASSES
+from triage_app.engine.methods.registry import METHOD_CLASSES
 from triage_app.engine.models import LoadedModel
-from triage_app.engine.workloads import axes_workload
+from triage_app.bench.workloads import axes_workload
 
 # the methods whose axes share a pass, read from the registry
 TICKET_FIRST = tuple(name for name, cls in METHOD_CLASSES.items() if issubclass(cls, TicketFirstMethod))

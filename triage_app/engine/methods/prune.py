@@ -8,9 +8,9 @@ runner-up: the best finished label but one. The first round finishes the labels 
 first (the runner-up must be finished for anything to be pruned); later rounds feed every label
 still in reach one token further, so each token scored tightens its bound before the next is
 paid for. Rows are packed without padding and the prompt prefix is read, never copied
-(engine/shared_prefix.py), so a round costs its nodes and little more.
+(engine/methods/shared_prefix.py), so a round costs its nodes and little more.
 
-What that gives, against the whole trie (engine/direct.py score_batch):
+What that gives, against the whole trie (engine/methods/direct.py score_batch):
 - the label (argmax) and the runner-up are finished, so the label, the log-margin and both
   their summed log-probs are the whole trie's (up to the rounding `slack` is for);
 - a label left unfinished keeps NaN past the tokens scored, so its summed log-prob is its upper
@@ -29,7 +29,7 @@ import torch.nn.functional as F
 
 from triage_app.engine.forward import LabelTree
 from triage_app.engine.prefix_cache import PrefixCache
-from triage_app.engine.shared_prefix import RowCache
+from triage_app.engine.methods.shared_prefix import RowCache
 
 FIRST_FINISHED = 3        # labels finished in the first round: the runner-up needs two, a third is cheap insurance
 _HEAD_CHUNK = 256         # node rows per pass through the LM head: bounds the [rows, vocab] logits

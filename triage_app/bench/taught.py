@@ -1,6 +1,6 @@
 """float32 against checked low precision once a person has taught, in one process: the helpdesk export
 (subject and body, real length) with its five queues, a person's label on every tenth ticket (the file's
-own queue column), answers learned from them as `classify --learn-from` learns them (taught_job.py).
+own queue column), answers learned from them as `classify --learn-from` learns them (run/taught.py).
 
 Four runs, each end to end through its own results database (scoring, learning, and any row settled
 in float32 after it): float32; checked low precision with no labels (the export bench's run, held to
@@ -24,14 +24,14 @@ from triage_app.engine.classifier import Classifier
 from triage_app.engine.config import RunConfig, Scoring
 from triage_app.engine.labels import LabelSet
 from triage_app.engine.models import LoadedModel
-from triage_app.engine.precision_bench import EXPORT, export_texts
+from triage_app.bench.precision import EXPORT, export_texts
 from triage_app.files.clean import TextCleaning
 from triage_app.files.store import ResultStore
-from triage_app.job import run_job
+from triage_app.run.job import run_job
 from triage_app.learn import TicketFeatures
-from triage_app.taught_job import settled, taught_part
+from triage_app.run.taught import settled, taught_part
 
-QUEUES = Path(__file__).resolve().parents[1] / "resources" / "helpdesk_labels.json"
+QUEUES = Path(__file__).resolve().parents[2] / "resources" / "helpdesk_labels.json"
 EVERY = 10   # a person's label on every tenth ticket: a tenth of a file reviewed
 
 

@@ -8,7 +8,7 @@ the prompt and its own ancestors only (tree attention, engine/forward.py), so on
 every label.
 
 With many labels that trie is most of the work; with `--length sum`, RunConfig.prune scores only
-the labels that can still beat the runner-up (engine/prune.py). Calibration is part of that
+the labels that can still beat the runner-up (engine/methods/prune.py). Calibration is part of that
 bound, so the content-free tickets the prior is measured on always get the whole trie, and the
 method keeps the prior it sees them give.
 """
@@ -22,11 +22,11 @@ from triage_app.engine.batches import Bucket, padded_width
 from triage_app.engine.config import RunConfig, Scoring
 from triage_app.engine.forward import (LabelTree, batch_attention_mask, batch_input_ids,  # noqa: F401
                                        batch_position_ids, decoder_of)
-from triage_app.engine.method import ScoredBatch, method_tolerance
+from triage_app.engine.methods.base import ScoredBatch, method_tolerance
 from triage_app.engine.models import LoadedModel
 from triage_app.engine.prefix_cache import PrefixCache
 from triage_app.engine.prompt import EncodedTicket, PromptPrefix
-from triage_app.engine.prune import TrieIndex, score_pruned
+from triage_app.engine.methods.prune import TrieIndex, score_pruned
 from triage_app.engine.scoring import CONTENT_FREE, prior
 from triage_app.engine.stats import LabelNodes
 

@@ -4,7 +4,7 @@ Today's direct prompt puts the label list in the system text, before the ticket,
 prefix differs per label set. Here the system text is the same for every label set, the ticket is
 its own user turn, and the question (the label list, the answer's form, any examples) is a second
 user turn after it, then the assistant's start and the label trie, scored as direct scores it
-(engine/direct.py: the same fast path, the same reference, on this prompt).
+(engine/methods/direct.py: the same fast path, the same reference, on this prompt).
 
 What that buys: every label set's prompt starts with the same prefix and the same ticket tokens,
 so several axes can read one ticket pass and each ask its own question on the ticket's cached keys
@@ -17,7 +17,7 @@ docs/quality/axes_after_ticket.md.
 from __future__ import annotations
 
 from triage_app.engine.config import DEFAULT_MAX_TICKET_TOKENS, Scoring
-from triage_app.engine.direct import DirectMethod
+from triage_app.engine.methods.direct import DirectMethod
 from triage_app.engine.labels import LabelSet
 from triage_app.engine.models import LoadedModel
 from triage_app.engine.prompt import DEFAULT_INSTRUCTION, EncodedTicket, PromptPrefix, PromptStyle, clean

@@ -1,5 +1,5 @@
 """Several direct-after axes as one job: one pass over each ticket (engine/axes_pass.py), and each
-axis's results stored under the very key its one-axis run uses (job.py's run_key), so a later
+axis's results stored under the very key its one-axis run uses (run/job.py's run_key), so a later
 one-axis run, or this job after a crash, resumes from them.
 
 A text is scored again only where some axis lacks it; an axis that had it keeps its stored answer.
@@ -16,9 +16,9 @@ from triage_app.engine.checked import float32_twins
 from triage_app.engine.classifier import Classifier
 from triage_app.engine.config import RunConfig
 from triage_app.engine.stats import RunStats
-from triage_app.files.clean import TextCleaning, model_texts
-from triage_app.files.store import ResultStore, StoredResult, text_hash
-from triage_app.job import JobProgress, fan_out, run_key
+from triage_app.files.clean import TextCleaning
+from triage_app.files.store import ResultStore, StoredResult
+from triage_app.run.job import JobProgress, distinct_texts, fan_out, run_key
 
 
 def one_pass(classifiers: list[Classifier], config: RunConfig) -> list[int]:
@@ -37,10 +37,7 @@ def run_axes_job(classifiers: list[Classifier], store: ResultStore | None, texts
     Yields after the stored results are read, then after every batch; stop iterating to cancel. Checked
     classifiers run as their float32 twins, and store their results as float32's (checked.float32_twins)."""
     classifiers = float32_twins(classifiers)
-    clean = model_texts(texts, cleaning)
-    rows_of: dict[str, list[int]] = {}
-    for row, text in enumerate(clean):
-        rows_of.setdefault(text_hash(text), []).append(row)
+    clean, rows_of = distinct_texts(texts, cleaning)
     keys = [run_key(c, cleaning) for c in classifiers]
     names = [c.label_set.names for c in classifiers]
     total = sum(map(len, rows_of.values()))

@@ -29,7 +29,7 @@ class Failed(Exception):
 
 def sample_path() -> Path:
     """resources/sample_tickets.csv: next to the package in a checkout, in the bundle when frozen."""
-    base = Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parents[1]))
+    base = Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parents[2]))
     return base / "resources" / "sample_tickets.csv"
 
 

@@ -3,7 +3,7 @@ the field asked in a short cue after it.
 
 The system text names every field of the run scored with this method, with its labels (and descriptions), the ticket is the
 user's turn, and the assistant's turn starts with the field asked ("queue:"); the label tokens after
-that cue are scored as direct scores them (engine/direct.py: the same fast path and reference). So
+that cue are scored as direct scores them (engine/methods/direct.py: the same fast path and reference). So
 every field's prompt is the same up to the end of the ticket: the static prefix (every field's labels,
 cached once) and the ticket's tokens are shared, and a field costs only its cue and its label trie.
 Several fields of a run share one pass over each ticket (engine/axes_pass.py, the cue as the
@@ -18,7 +18,7 @@ Its accuracy against direct: docs/quality/axes_after_ticket.md.
 
 from __future__ import annotations
 
-from triage_app.engine.after import TicketFirstMethod, TicketFirstPrompt
+from triage_app.engine.methods.direct_after import TicketFirstMethod, TicketFirstPrompt
 from triage_app.engine.config import DEFAULT_MAX_TICKET_TOKENS
 from triage_app.engine.labels import LabelSet
 from triage_app.engine.prompt import DEFAULT_INSTRUCTION, PromptStyle, clean

@@ -1,9 +1,9 @@
 """What a scoring method is, for the Classifier that runs it: how a ticket is encoded, which prompt
 prefixes it caches, how it scores a batch fast, and its reference, the slow definition of right.
 
-Direct (engine/direct.py) and channel (engine/channel.py) are the two; the Classifier runs either
+Direct (engine/methods/direct.py) and channel (engine/methods/channel.py) are the two; the Classifier runs either
 with one fast loop and one reference loop. A new method is a new file with a class like theirs, one
-line in engine/methods.py and its torch-free facts in engine/config.py's METHOD_FACTS. Its
+line in engine/methods/registry.py and its torch-free facts in engine/config.py's METHOD_FACTS. Its
 constructor takes (loaded model, the direct prompt built for the label set, max_ticket_tokens,
 Scoring), as theirs do; the limit is a number of tokens or None (the context's room), the method's
 own already resolved (engine/config.py's own_ticket_tokens). Whatever the rest of the app asks of a
@@ -11,7 +11,7 @@ method, it asks the method (its tolerance, its prompt preview, its prefixes, whe
 scored alone), never its name.
 
 A method whose every label is scored on a prompt of its own (channel) is also a PerLabelMethod: its
-raw scores are kept per label (job.py), so an edit to the label set re-scores only what it changed.
+raw scores are kept per label (run/job.py), so an edit to the label set re-scores only what it changed.
 Direct reads every label in one prompt, so one label's score depends on the whole set: it is not.
 """
 

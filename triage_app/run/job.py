@@ -12,7 +12,7 @@ does not cut is kept under the key of the limit every result had before methods 
 (label_keys_of), so a channel run at its own shorter limit still finds what a run at that one stored for
 every ticket short enough, and runs the model again only for those it now cuts. What a user sees is
 normalised over the whole set and calibrated by the set's prior, so it is decided again from the raw
-scores on every run (label_scores.py), never stored. Direct scoring reads every label in one prompt:
+scores on every run (run/label_scores.py), never stored. Direct scoring reads every label in one prompt:
 its results stay keyed by the whole set (run_key). So does a checked low precision (engine/checked.py):
 whether a low-precision score may stand depends on the whole set's margin; its answers are stored under
 its own dtype name ("bfloat16-checked"), never mixed with float32's, each with the drift it beat; rows
@@ -35,7 +35,7 @@ from triage_app.engine.scoring import CONTENT_FREE
 from triage_app.engine.stats import RunStats
 from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.store import ResultStore, RunKey, StoredResult, text_hash
-from triage_app.label_scores import LabelKeys, RawScores
+from triage_app.run.label_scores import LabelKeys, RawScores
 
 
 @dataclass(slots=True)
@@ -96,10 +96,7 @@ def run_job(classifier: Classifier, store: ResultStore | None, texts: list[str],
     resumed, nothing saved. The store's StoreUnavailable comes out of the first step (lookup) or
     of any later one (the batch's save), before that batch is yielded.
     """
-    clean = model_texts(texts, cleaning)
-    rows_of: dict[str, list[int]] = {}
-    for row, text in enumerate(clean):
-        rows_of.setdefault(text_hash(text), []).append(row)
+    clean, rows_of = distinct_texts(texts, cleaning)
     unique = {h: clean[rows[0]] for h, rows in rows_of.items()}
     if classifier.label_fingerprints is None:
         settle = {text_hash(clean[row]) for row in exact}
@@ -227,6 +224,16 @@ def _decided(classifier: Classifier, raw: RawScores, hashes: list[str], log_prio
     if not hashes:
         return {}
     return raw.results(hashes, classifier.probabilities(raw.token_logprobs(hashes), log_prior), classifier.flags_cuts)
+
+
+def distinct_texts(texts: list[str], cleaning: TextCleaning) -> tuple[list[str], dict[str, list[int]]]:
+    """The texts as the model reads them (cleaned), and per distinct one (its hash) the rows that hold it:
+    each is scored once and fanned out (fan_out)."""
+    clean = model_texts(texts, cleaning)
+    rows_of: dict[str, list[int]] = {}
+    for row, text in enumerate(clean):
+        rows_of.setdefault(text_hash(text), []).append(row)
+    return clean, rows_of
 
 
 def fan_out(rows_of: dict[str, list[int]], names: list[str], results: dict[str, StoredResult]) -> list[Prediction]:
