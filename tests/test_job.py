@@ -183,7 +183,7 @@ def test_a_run_killed_mid_way_resumes_without_losing_or_repeating_anything(sampl
                 with sqlite3.connect(db) as con:
                     stored = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
             except sqlite3.OperationalError:
-                pass    # the file is made (private) before its tables are: files/store.py _make_private
+                pass    # the file is made (private) before its tables are: files/store.py make_private
             if stored >= 6:
                 break
         time.sleep(0.2)

@@ -33,3 +33,10 @@ def test_a_database_and_an_empty_file_are_made_private(tmp_path):
     os.chmod(tmp_path / "new.db", 0o644)   # an older version's readable database is tightened
     ResultStore(tmp_path / "new.db").close()
     assert stat.S_IMODE((tmp_path / "new.db").stat().st_mode) == 0o600
+
+
+def test_the_embedding_cache_makes_a_new_database_private_too(tmp_path):
+    from triage_app.files.embeddings import EmbeddingCache
+
+    EmbeddingCache(tmp_path / "fresh.db").close()     # opened first by the cache, before any ResultStore
+    assert stat.S_IMODE((tmp_path / "fresh.db").stat().st_mode) == 0o600

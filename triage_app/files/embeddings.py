@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from triage_app.engine.encoder import EmbeddingCancelled, SentenceEncoder
-from triage_app.files.store import default_path, text_hash
-from triage_app.files.store_errors import LOCK_TIMEOUT_S, unavailable
+from triage_app.files.store import default_path, make_private, text_hash
+from triage_app.files.store_errors import LOCK_TIMEOUT_S, reported
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -41,20 +40,15 @@ class EmbeddingCache:
         self.timeout = timeout
         with self._reported():
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_private(self.path)     # the results database: the user's alone, whichever class opens it
             self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False)
             # a cache: what a crash loses is embedded again, so a commit need not wait for the disk
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
 
-    @contextmanager
     def _reported(self):
-        try:
-            yield
-        except (sqlite3.ProgrammingError, sqlite3.InterfaceError, sqlite3.IntegrityError):
-            raise  # our own mistakes, not the file's
-        except (sqlite3.Error, OSError) as exc:
-            raise unavailable(self.path, exc, self.timeout) from exc
+        return reported(self.path, self.timeout)
 
     def close(self) -> None:
         self._db.close()

@@ -26,8 +26,7 @@ import json
 import math
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,7 +35,7 @@ from triage_app.engine.config import is_checked
 from triage_app.files import field_renames
 from triage_app.files.field_renames import RenameRefused, followed, refusal
 from triage_app.files.label_places import FILE, PERSON, TAKEN_BACK, FileLabels, place, placed_from_file
-from triage_app.files.store_errors import LOCK_TIMEOUT_S, StoreUnavailable, starts_as_sqlite, unavailable
+from triage_app.files.store_errors import LOCK_TIMEOUT_S, StoreUnavailable, reported, starts_as_sqlite
 from triage_app.paths import user_data_dir
 
 _SCHEMA = """
@@ -121,7 +120,7 @@ class ResultStore:
         try:
             with self._reported():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                _make_private(self.path)
+                make_private(self.path)
                 self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False)
                 # WAL: readers never block the writer. synchronous=FULL: a batch is on disk when its
                 # commit returns, power loss included; NORMAL would only sync at checkpoints and can
@@ -134,7 +133,7 @@ class ResultStore:
                 self._once(self._has_drift, _WITH_DRIFT)
                 self._once(self._has_origin, _WITH_ORIGIN)
                 self._check_writable()
-                _make_private(self.path)
+                make_private(self.path)
         except StoreUnavailable:
             self.close()
             raise
@@ -175,14 +174,8 @@ class ResultStore:
     def _has_origin(self) -> bool:
         return any(row[1] == "origin" for row in self._db.execute("PRAGMA table_info(person_labels)"))
 
-    @contextmanager
-    def _reported(self) -> Iterator[None]:
-        try:
-            yield
-        except (sqlite3.ProgrammingError, sqlite3.InterfaceError, sqlite3.IntegrityError):
-            raise  # our own mistakes, not the file's
-        except (sqlite3.Error, OSError) as exc:
-            raise unavailable(self.path, exc, self.timeout) from exc
+    def _reported(self):
+        return reported(self.path, self.timeout)
 
     def close(self) -> None:
         if self._db is not None:
@@ -375,7 +368,7 @@ def _drift(stored: float | None, dtype: str) -> float:
     return math.nan if is_checked(dtype) else 0.0
 
 
-def _make_private(path: Path) -> None:
+def make_private(path: Path) -> None:
     """The database holds a person's labels and hashes of ticket texts (a short text's can be guessed):
     the user's alone, as the settings file is. Created so before SQLite makes it (SQLite gives the -wal
     and -shm files the database's own mode), and tightened where an older version made it readable."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 LOCK_TIMEOUT_S = 30.0
@@ -68,3 +70,14 @@ def _writable(path: Path) -> bool:
         return True   # not a permission problem
     folder_ok = os.access(path.parent, os.W_OK | os.X_OK)
     return folder_ok and (not path.exists() or os.access(path, os.W_OK))
+
+
+@contextmanager
+def reported(path: Path, timeout: float) -> Iterator[None]:
+    """The file's failures as StoreUnavailable, in one line naming it; our own mistakes raised as they are."""
+    try:
+        yield
+    except (sqlite3.ProgrammingError, sqlite3.InterfaceError, sqlite3.IntegrityError):
+        raise  # our own mistakes, not the file's
+    except (sqlite3.Error, OSError) as exc:
+        raise unavailable(path, exc, timeout) from exc
