@@ -98,6 +98,16 @@ def test_an_edit_of_the_field_running_drops_what_it_has_left_and_runs_it_again(q
     assert window.model.answers_of("priority").rows_answered == N
 
 
+def queue_renamed_while_priority_runs(window, gate):
+    """A progress slot: once priority has answered rows, queue's first label is renamed, then priority goes on."""
+    def halfway(step):
+        if window.latest.now == ("priority",) and step.rows_done and not gate.is_set():
+            window.labels_panel.choose_axis("queue")
+            window.labels_panel.labels.item(0, 0).setText("Deliveries")
+            gate.set()
+    return halfway
+
+
 def test_a_label_renamed_mid_run_under_direct_runs_that_field_again_after(qtbot, two_fields, monkeypatch):
     """The issue's case: direct scoring, a queue label renamed while priority runs."""
     window = two_fields
@@ -105,14 +115,7 @@ def test_a_label_renamed_mid_run_under_direct_runs_that_field_again_after(qtbot,
     gate = held_field(monkeypatch, window.axes.named("priority").names)
     fields, progress, ended = Relay(window.worker.fields_started), Relay(window.worker.progress), []
     window.run_ended.connect(ended.append)
-
-    def halfway(step):
-        if window.latest.now == ("priority",) and step.rows_done and not gate.is_set():
-            window.labels_panel.choose_axis("queue")
-            window.labels_panel.labels.item(0, 0).setText("Deliveries")
-            gate.set()
-
-    progress.received.connect(halfway)
+    progress.received.connect(queue_renamed_while_priority_runs(window, gate))
     window.run()
     wait_for_the_runs(qtbot, window, ended)
     assert ended == ["done", "done"] and [f.names for f in fields.seen] == [["queue"], ["priority"], ["queue"]]
@@ -130,14 +133,7 @@ def test_an_edit_of_a_field_the_run_does_not_classify_waits_for_run_under_direct
     progress, ended, said = Relay(window.worker.progress), [], []
     window.run_ended.connect(ended.append)
     window.statusBar().messageChanged.connect(said.append)
-
-    def halfway(step):
-        if window.latest.now == ("priority",) and step.rows_done and not gate.is_set():
-            window.labels_panel.choose_axis("queue")
-            window.labels_panel.labels.item(0, 0).setText("Deliveries")
-            gate.set()
-
-    progress.received.connect(halfway)
+    progress.received.connect(queue_renamed_while_priority_runs(window, gate))
     window.runs.start(fields=["priority"])
     qtbot.waitUntil(lambda: len(ended) == 1, timeout=120_000)
     qtbot.wait(200)
