@@ -238,15 +238,16 @@ def stored_field(store, file: str, name: str) -> str:
     return now
 
 
-def person_labels(store, args, table, texts: list[str], axis, stored_as: str) -> dict[int, str]:
-    """The labels a person gave this file's rows on this axis (stored under stored_as), those of its label
-    names, read as the window reads them (an older database's adopted, a ticket that moved found at its
+def person_labels(store, args, table, texts: list[str], axis, stored_as: str | None = None) -> dict[int, str]:
+    """The labels a person gave this file's rows on this axis (stored under stored_as: its name unless the
+    window renamed it, stored_field), those of its label names, read as the window reads them (an older database's adopted, a ticket that moved found at its
     row). With --limit the rest of the file is not read: only labels in place count, and nothing is
     adopted or moved."""
     from triage_app.files.store import place
     from triage_app.files.ticket_keys import file_key, row_hashes
 
     key, hashes = file_key(args.input, table.sheet), row_hashes(table.frame)
+    stored_as = stored_as or axis.name
     if getattr(args, "limit", None):
         stored = [(row, h, label) for row, h, label in store.stored_person_labels(key, True, stored_as)
                   if row < len(hashes) and hashes[row] == h]
