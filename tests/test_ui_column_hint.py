@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from test_ui_axes import helpdesk_rows, write_helpdesk
-from triage_app.ui.learning.column_offer import first_offered, hinted_column
+from triage_app.ui.learning.column_offer import hinted_column
 from ui_helpers import make_window, open_file, settings_file  # noqa: F401
 
 TEAM_HINT = "“team” has labels on some tickets: Labels ▸ Labels from a column… learns from them."
@@ -45,12 +45,6 @@ def test_only_a_partly_filled_label_like_column_other_than_gold_is_hinted():
     assert hinted_column({"team": half}, "team") is None                 # the gold column, even half filled
     assert hinted_column({"body": [f"text {k}" for k in range(80)] + [""]}, None) is None    # not label-like
 
-
-def test_the_column_dialog_starts_where_the_hint_points_never_on_a_half_filled_gold_column():
-    """Two rules once: the hint skipped gold, the dialog started on it (review of issue 32 item 18)."""
-    half, other = ["x", "", "y", "", "x", "y"], ["p", "q", "", "p", "", "q"]
-    assert first_offered({"queue": half, "team": other}, "queue") == "team"
-    assert first_offered({"queue": ["a", "b", "a", "b"]}, "queue") == "queue"   # chosen by the person, still offered
 
 
 def test_the_window_opens_with_the_hint_on_the_partly_filled_column(qtbot, make_window, gold_and_half):

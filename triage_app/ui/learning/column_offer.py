@@ -88,12 +88,6 @@ def best_column(columns: dict[str, list], suggested: str | None) -> str | None:
     return max((c for c in columns if label_like(columns[c])), key=rank, default=suggested)
 
 
-def first_offered(columns: dict[str, list], gold: str | None) -> str | None:
-    """The column the Labels from a column dialog starts on: the one the opening hint names, where there is
-    one (never the gold column), else the best (best_column)."""
-    return hinted_column(columns, gold) or best_column(columns, gold)
-
-
 def hinted_column(columns: dict[str, list], gold: str | None) -> str | None:
     """The column the window points at when a file opens (name -> its cells): label-like and partly filled,
     never the gold column (the answers the accuracy is measured on: learning from them would teach the

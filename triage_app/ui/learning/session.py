@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from triage_app.engine.labels import LabelSet
-from triage_app.ui.learning.column_offer import LabelOfferDialog, first_offered, hinted_column, label_like
+from triage_app.ui.learning.column_offer import LabelOfferDialog, best_column, hinted_column, label_like
 from triage_app.ui.learning.live import LearningThread, LiveLearning
 from triage_app.ui.plain_text import tooltip as plain_tooltip
 from triage_app.ui.words import duration
@@ -132,7 +132,7 @@ class LearningSession(QObject):
         frame = self.model.frame
         cells = {str(name): frame.iloc[:, k].tolist() for k, name in enumerate(frame.columns)}
         choices = {name: v for name, v in cells.items() if name == column or label_like(v)}
-        first = first_offered(choices, column)
+        first = best_column(choices, column)
         if first is None:
             self.failed.emit("No column of this file holds labels (a few values, repeated): nothing was changed.")
             return None
