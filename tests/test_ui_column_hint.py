@@ -46,7 +46,6 @@ def test_only_a_partly_filled_label_like_column_other_than_gold_is_hinted():
     assert hinted_column({"body": [f"text {k}" for k in range(80)] + [""]}, None) is None    # not label-like
 
 
-
 def test_the_window_opens_with_the_hint_on_the_partly_filled_column(qtbot, make_window, gold_and_half):
     window, said = opened_with_messages(qtbot, make_window, gold_and_half)
     assert TEAM_HINT in said
