@@ -40,3 +40,4 @@ def test_the_embedding_cache_makes_a_new_database_private_too(tmp_path):
 
     EmbeddingCache(tmp_path / "fresh.db").close()     # opened first by the cache, before any ResultStore
     assert stat.S_IMODE((tmp_path / "fresh.db").stat().st_mode) == 0o600
+

@@ -232,6 +232,7 @@ class ResultStore:
         never moved onto it (place). known: the renames of the file's fields the writer knows
         (field_renames; None: all); written under the field's name now, which is returned."""
         with self._reported(), self._db:
+            self._db.execute("BEGIN IMMEDIATE")   # the renames read and the write, one transaction
             axis = followed(self._db, file, axis, known)[0]
             self._db.executemany(
                 "INSERT OR REPLACE INTO person_labels (file, axis, row, row_hash, label, origin) "
@@ -250,6 +251,7 @@ class ResultStore:
             return
         cases = " ".join("WHEN ? THEN ?" for _ in renames)
         with self._reported(), self._db:
+            self._db.execute("BEGIN IMMEDIATE")   # the renames read and the write, one transaction
             axis = followed(self._db, file, axis, known)[0]
             self._db.execute(f"UPDATE person_labels SET label = CASE label {cases} END WHERE file=? AND axis=? "
                              f"AND label IN ({','.join('?' * len(renames))})",
@@ -269,6 +271,7 @@ class ResultStore:
         they were another field's, and would hide this one's twins. known: the renames the caller knows;
         returns the ones it knows now besides them."""
         with self._reported(), self._db:
+            self._db.execute("BEGIN IMMEDIATE")   # the renames read and the write, one transaction
             now, taken = followed(self._db, file, old, known)
             if new in (old, now):
                 return taken
