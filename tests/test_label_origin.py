@@ -59,9 +59,9 @@ def test_typing_over_the_files_label_makes_it_the_persons_and_the_same_label_kee
     assert person.from_file == set()
 
 
-def test_labels_taken_from_a_column_are_kept_as_the_files_in_the_window_and_the_database(
-        qtbot, make_window, half_filled, monkeypatch, tmp_path):
-    path, rows = half_filled
+def queue_taken_from_its_column(qtbot, make_window, path, monkeypatch):
+    """A window on the file whose queue field took its labels from the file's queue column (Labels ▸ Labels
+    from a column, the dialog accepted as it opens)."""
     monkeypatch.setattr("triage_app.ui.learning.column_offer.LabelOfferDialog.exec",
                         lambda self: QDialog.DialogCode.Accepted)
     window = make_window(autoload=False)
@@ -69,6 +69,13 @@ def test_labels_taken_from_a_column_are_kept_as_the_files_in_the_window_and_the_
     open_file(qtbot, window, path)
     window.choose_axis("queue")
     window.labels_from_column()
+    return window
+
+
+def test_labels_taken_from_a_column_are_kept_as_the_files_in_the_window_and_the_database(
+        qtbot, make_window, half_filled, monkeypatch, tmp_path):
+    path, rows = half_filled
+    window = queue_taken_from_its_column(qtbot, make_window, path, monkeypatch)
     taken = set(window.model.answers_of("queue").manual_labels)
     assert taken and window.manual.from_file("queue") == taken
     row = min(taken)
@@ -102,13 +109,7 @@ def test_classify_sends_back_no_label_the_window_took_from_the_files_own_column(
 
 def test_a_window_opened_later_knows_which_labels_are_the_files(qtbot, make_window, half_filled, monkeypatch):
     path, _ = half_filled
-    monkeypatch.setattr("triage_app.ui.learning.column_offer.LabelOfferDialog.exec",
-                        lambda self: QDialog.DialogCode.Accepted)
-    first = make_window(autoload=False)
-    first.labels_panel.load(str(HELPDESK_AXES))
-    open_file(qtbot, first, path)
-    first.choose_axis("queue")
-    first.labels_from_column()
+    first = queue_taken_from_its_column(qtbot, make_window, path, monkeypatch)
     taken = first.manual.from_file("queue")
     first.db.flush()
     again = make_window(autoload=False)
