@@ -189,21 +189,22 @@ def test_the_window_settles_what_its_labels_made_close_and_shows_float32s_learne
     labels = {r: gold[r] for r in range(0, 24, 2)}
     for row, label in labels.items():
         assert window.model.set_manual(row, label)
-    settled, ended, shots = set(), [], []
+    settled, ended, shots, stats = set(), [], [], []
+    progress = Relay(window.worker.progress)
 
     def settling(axis, rows):   # after the window's own slot has started the run that settles them
         if window.running and window.latest.exact and not shots:
             shots.append((window.statusBar().currentMessage(), save_shot(window, "window-settling.png", tmp_path)))
 
-    def run_ended(how):
+    def run_ended(how):   # the run's own last statistics: a settling run may start before the test reads them
         ended.append(how)
+        stats.append(progress.seen[-1].stats)
         settled.update(*window.latest.exact.values())
 
     window.learning.unsettled.connect(settling)
     window.run_ended.connect(run_ended)
-    progress = Relay(window.worker.progress)
     assert run_and_wait(qtbot, window, timeout=120_000) == "done"
-    first = progress.seen[-1].stats
+    first = stats[0]
     shown = window.model.answers_of(None)
     drift = shown.lm_drift
     assert drift.max() > 0                                                   # some answers kept in bfloat16
@@ -226,8 +227,9 @@ def test_the_window_settles_what_its_labels_made_close_and_shows_float32s_learne
     assert [window.model.label_of(r) for r in range(len(texts))] == expected
 
     # taught, a run reads its answers with what the labels teach: fewer go back to float32, the same answers
+    runs_before = len(stats)
     assert run_and_wait(qtbot, window, timeout=120_000, fresh=True) == "done"
-    again = progress.seen[-1].stats
+    again = stats[runs_before]
     assert again.probes == first.probes and again.rescored < first.rescored, (again.rescored, first.rescored)
     qtbot.waitUntil(lambda: not window.running and not window.learning.learning.busy
                     and len(shown.learned.unsettled) == 0, timeout=90_000)
