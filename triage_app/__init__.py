@@ -6,7 +6,8 @@ import os
 # its cores (the UI thread, retrains, other programs): spinning made runs several times slower there,
 # waiting passively cost far less where the CPU had room (docs/bench/omp_wait.txt). OpenMP reads this
 # once, when torch is imported, so it is set here, before any entry point imports torch; a user's own
-# setting wins.
+# setting wins. The command line alone may choose ACTIVE on a quiet machine (cli/wait_policy.py).
+WAIT_POLICY_GIVEN = "OMP_WAIT_POLICY" in os.environ
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 __version__ = "0.1.0"

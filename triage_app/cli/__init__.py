@@ -27,6 +27,9 @@ def main(argv: list[str] | None = None) -> int:
 
         return window(argv[1:] if argv[:1] == ["gui"] else argv)
     args = parser.parse_args(argv)
+    from triage_app.cli import wait_policy
+
+    wait_policy.apply()   # before anything imports torch
     from triage_app.engine.models import ModelNotAvailable
     from triage_app.files.reader import BadInput
 
