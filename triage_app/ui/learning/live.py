@@ -15,6 +15,11 @@ With several fields (queue, priority), each field has a LiveLearning of its own,
 LearningThread: one retrain at a time across fields (scikit-learn's warning filters, which a
 retrain sets, are the whole process's, and a retrain takes a core), and the file's features fitted
 once for all of them.
+
+Once the window's tickets are embedded by the sentence encoder (minutes on a big file: until then
+TF-IDF), the features are the embeddings, and a field whose label vectors have come (each label's
+prototype, learn/similarity.py) weighs the encoder's similarity as a third part: with no label of
+the person's yet, its answers are the zero-shot rule (learn.zero_shot), not the language model's alone.
 """
 
 from __future__ import annotations
@@ -23,9 +28,12 @@ import time
 import traceback
 from dataclasses import dataclass
 
+import numpy as np
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
-from triage_app.learn import LearnConfig, Learned, TicketFeatures, learn, next_to_label
+from triage_app.learn import LearnConfig, Learned, TicketFeatures, learn, next_to_label, similarity_scores
+
+SIMILARITY_SLICE = 10_000    # rows per similarity product: a float64 copy of every embedding at once is 300 MB at 100k
 
 
 @dataclass(slots=True)
@@ -38,13 +46,35 @@ class Retrained:
     first: bool                # the first retrain on this file and label set
     seconds: float
     modelled: bool = True      # the model had answered some row before it: there was something to change
+    zero_shot: bool = False    # the answers before a label were the zero-shot rule (language model + similarity)
 
     def status(self) -> str:
         """The window's line: learned from N labels (per label: …) — estimated accuracy, and what changed."""
+        similar = self.learned.weights.similarity > 0
+        if not self.learned.teaching.n and similar and self.modelled:
+            return ("No labels of yours yet: the answers combine the language model and the encoder's "
+                    "similarity of each ticket to each label")
         if self.first and not self.modelled:
             return f"{self.learned.status()} — {self.changed:,} answer(s) from your labels alone; no model run yet"
-        since = "the model's answers" if self.first else "the last retrain"
-        return f"{self.learned.status()} — {self.changed:,} answer(s) changed since {since}"
+        since = "the last retrain" if not self.first else \
+            "the answers before your labels" if self.zero_shot else "the model's answers"
+        parts = "; the encoder's similarity to each label counts too" if similar else ""
+        return f"{self.learned.status()}{parts} — {self.changed:,} answer(s) changed since {since}"
+
+
+@dataclass(frozen=True, slots=True)
+class RetrainInputs:
+    """What one retrain reads, taken on the UI thread as it starts."""
+
+    generation: int
+    texts: list[str]
+    names: list[str]
+    scores: np.ndarray                 # [N, L] the language model's log-probabilities (NaN: not scored)
+    labels: dict[int, str]
+    drift: np.ndarray                  # [N]
+    last: Learned | None
+    embeddings: np.ndarray | None      # [N, D] the texts' sentence embeddings; None: TF-IDF
+    label_vectors: np.ndarray | None   # [L, D] the names' prototypes; None: no similarity
 
 
 class LearningThread:
@@ -53,7 +83,11 @@ class LearningThread:
     def __init__(self):
         self.pool = QThreadPool()
         self.pool.setMaxThreadCount(1)
-        self.fitted: tuple[list[str], TicketFeatures] | None = None   # pool thread only
+        # (texts, their embeddings or None, features): pool thread only
+        self.fitted: tuple[list[str], np.ndarray | None, TicketFeatures] | None = None
+        # (texts, [N, D] embeddings): the window's latest, UI thread only; a field's learning takes them
+        # when its texts are these
+        self.embedded: tuple[list[str], np.ndarray] | None = None
 
 
 class LiveLearning(QObject):
@@ -78,7 +112,12 @@ class LiveLearning(QObject):
         self._generation = 0
         self._texts: list[str] = []
         self._names: list[str] = []
+        self._embeddings: np.ndarray | None = None    # [N, D] for _texts, from thread.embedded
+        self._label_vectors: tuple[list[str], np.ndarray] | None = None   # (names, [L, D]) the latest sent
         self._last: Learned | None = None      # the current generation's latest result
+        # (embeddings, label vectors, [N, L] their similarity): the latest computed, pool thread only;
+        # a retrain after each label would compute the same again
+        self._similarity: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._running = False
         self._dirty = False
         self._closed = False
@@ -90,17 +129,41 @@ class LiveLearning(QObject):
 
     def set_file(self, texts: list[str], names: list[str]) -> None:
         """A new file, text column or label set: earlier results no longer apply. Retrains at once
-        when the table already holds a person's labels (from the store, or a column)."""
+        when the table already holds a person's labels (from the store, or a column), or the encoder's
+        similarity can answer."""
         if self._closed:
             return
         self._generation += 1
         self._last = None
         if list(texts) != self._texts:
             self._texts = list(texts)
-            texts, generation = self._texts, self._generation
-            self.pool.start(lambda: self._features_for(texts, generation))
+            self._embeddings = self._embedded()
+            texts, embeddings, generation = self._texts, self._embeddings, self._generation
+            self.pool.start(lambda: self._features_for(texts, embeddings, generation))
         self._names = list(names)
-        if self.table.manual_labels:
+        if self.table.manual_labels or self._vectors() is not None:
+            self.request()
+
+    def embeddings_changed(self) -> None:
+        """The thread's embeddings came (or changed): learning on them from now on, if they are this
+        file's texts' (vectors of another file, changed meanwhile, are not); retrains at once where
+        it has labels to learn or a similarity to answer with."""
+        found = self._embedded()
+        if self._closed or found is None or found is self._embeddings:
+            return
+        self._embeddings = found
+        if self.table.manual_labels or self._vectors() is not None:
+            self.request()
+
+    def set_label_vectors(self, names: list[str], vectors: np.ndarray) -> None:
+        """[L, D] the prototypes of these label names (learn.label_vectors): with embeddings, the
+        encoder's similarity is weighed from now on. Vectors for names that are not the current ones
+        are kept for when they are (a label edit sends new ones), never used for others."""
+        vectors = np.asarray(vectors)
+        if vectors.ndim != 2 or len(vectors) != len(names):
+            raise ValueError(f"label vectors of shape {vectors.shape} for {len(names)} label names: one row per label")
+        self._label_vectors = (list(names), vectors)
+        if self._vectors() is not None:
             self.request()
 
     def request(self) -> None:
@@ -114,8 +177,9 @@ class LiveLearning(QObject):
         if scores.shape != (len(self._texts), len(self._names)):
             return      # the table is not (yet) on this file and label set: set_file comes first
         self._running = True
-        generation, texts, names, last = self._generation, self._texts, self._names, self._last
-        self.pool.start(lambda: self._retrain(generation, texts, names, scores, labels, drift, last))
+        inputs = RetrainInputs(self._generation, self._texts, self._names, scores, labels, drift, self._last,
+                               self._embeddings, self._vectors())
+        self.pool.start(lambda: self._retrain(inputs))
 
     def close(self, timeout_ms: int) -> bool:
         """No more retrains and no more signals; wait for the one running. False: still running."""
@@ -125,27 +189,52 @@ class LiveLearning(QObject):
         self._running = not done
         return done
 
+    def _embedded(self) -> np.ndarray | None:
+        embedded = self.thread.embedded
+        return embedded[1] if embedded is not None and embedded[0] == self._texts else None
+
+    def _vectors(self) -> np.ndarray | None:
+        """[L, D] the current names' label vectors, where they and the texts' embeddings have come."""
+        held = self._label_vectors
+        if self._embeddings is None or held is None or held[0] != self._names:
+            return None
+        return held[1]
+
     # on the pool's thread
-    def _features_for(self, texts: list[str], generation: int) -> TicketFeatures | None:
+    def _features_for(self, texts: list[str], embeddings: np.ndarray | None, generation: int) -> TicketFeatures | None:
         if generation != self._generation:
             return None                        # a newer file came before this one was fitted
         fitted = self.thread.fitted      # another field's learning may have fitted these texts
-        if fitted is None or (fitted[0] is not texts and fitted[0] != texts):
-            self.thread.fitted = fitted = (texts, TicketFeatures(texts))
-        return fitted[1]
+        if fitted is None or fitted[1] is not embeddings or (fitted[0] is not texts and fitted[0] != texts):
+            self.thread.fitted = fitted = (texts, embeddings, TicketFeatures(texts, embeddings))
+        return fitted[2]
 
-    def _retrain(self, generation, texts, names, scores, labels, drift, last) -> None:
+    def _similarity_for(self, embeddings: np.ndarray | None, vectors: np.ndarray | None) -> np.ndarray | None:
+        """[N, L] the encoder's zero-shot log-probabilities, where embeddings and label vectors have both come."""
+        if embeddings is None or vectors is None:
+            return None
+        held = self._similarity
+        if held is None or held[0] is not embeddings or held[1] is not vectors:
+            scores = np.concatenate([similarity_scores(embeddings[i:i + SIMILARITY_SLICE], vectors)
+                                     for i in range(0, len(embeddings), SIMILARITY_SLICE)])
+            self._similarity = held = (embeddings, vectors, scores)
+        return held[2]
+
+    def _retrain(self, inputs: RetrainInputs) -> None:
+        generation, scores, names, config = inputs.generation, inputs.scores, inputs.names, self.config
         try:
             started = time.perf_counter()
-            features = self._features_for(texts, generation)
+            features = self._features_for(inputs.texts, inputs.embeddings, generation)
             if features is None:
                 self._emit(generation, None)
                 return
-            learned = learn(features, scores, labels, names, self.config, drift)
+            similarity = self._similarity_for(inputs.embeddings, inputs.label_vectors)   # [N, L] or None
+            learned = learn(features, scores, inputs.labels, names, config, inputs.drift, similarity=similarity)
             queue = next_to_label(learned, features, self.queue_size)
-            before = last or learn(features, scores, {}, names, self.config)      # the model's own answers
-            result = Retrained(learned, queue, len(learned.changed_since(before)), last is None,
-                               time.perf_counter() - started, bool((before.labels >= 0).any()))
+            # the answers before any label: the model's own, or the zero-shot rule with the similarity
+            before = inputs.last or learn(features, scores, {}, names, config, similarity=similarity)
+            result = Retrained(learned, queue, len(learned.changed_since(before)), inputs.last is None,
+                               time.perf_counter() - started, bool((before.labels >= 0).any()), similarity is not None)
         except Exception as exc:   # a failed retrain must not end the window; it says one line
             traceback.print_exception(exc)
             result = exc

@@ -4,11 +4,13 @@ answers and the status line, keep the Next-to-label queue, and take labels from 
 LiveLearning (ui/learning/live.py) retrains off the UI thread; this object is its window side, so the
 main window only tells it what happened. Each field (queue, priority) learns from its own labels: a
 LiveLearning per field, reading that field's scores and labels; the status line and Next to label
-are the current field's.
+are the current field's. The sentence encoder's embeddings of the tickets, once the worker has them,
+replace TF-IDF for every field, and each field's label vectors add the encoder's similarity to its labels.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
@@ -76,6 +78,23 @@ class LearningSession(QObject):
                 self._live(axis).set_file(texts, label_names)
         if self.queue_shown:
             self.show_queue(True)
+
+    def set_embeddings(self, texts: list[str], embeddings: np.ndarray) -> None:
+        """[N, D] the sentence embeddings of these texts, in row order: every field learns on them from now
+        on instead of TF-IDF, and retrains at once where it has labels (or label vectors). Ignored by a
+        field whose file is no longer these texts."""
+        embeddings = np.asarray(embeddings, dtype=np.float32)
+        if embeddings.ndim != 2 or len(embeddings) != len(texts):
+            raise ValueError(f"embeddings of shape {embeddings.shape} for {len(texts)} tickets: one row per ticket")
+        self.thread.embedded = (list(texts), embeddings)
+        for live in self.lives.values():
+            live.embeddings_changed()
+
+    def set_label_vectors(self, axis: str, vectors: np.ndarray, names: list[str] | None = None) -> None:
+        """[L, D] a field's label prototypes (learn.label_vectors) for `names` (None: the field's label names
+        now): with embeddings, its answers weigh the encoder's similarity to each label; with no label of
+        the person's, they are the zero-shot rule. Vectors for names the field no longer has are ignored."""
+        self._live(axis).set_label_vectors(self.model.names_of(axis) if names is None else names, vectors)
 
     def axis_chosen(self, axis: str) -> None:
         """The current field is another: its status line, and its Next to label queue if shown."""
