@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import triage_app.cli.learning as learning
 import triage_app.cli.options as options
 from triage_app.scale import command as scale_command  # light: imports neither ray nor torch
 
@@ -25,45 +27,119 @@ def run(args) -> int:
         return on_ray(args, settings, axes, review, cleaning)
     if Path(args.output).suffix.lower().lstrip(".") not in FORMATS:
         raise ValueError(f"{args.output}: the output must end in .{', .'.join(FORMATS)}")
-    from triage_app.learn import TicketFeatures
-
     table, texts = options.read_tickets(args)
     taught = taught_labels(table, args.learn_from, axes)
+    check_learning_flags(args, axes, taught)
     gates = updates_gates(args, table, axes)
     note_renamed_columns(table, axes)
-    answers, steps = [], []
     # the database first: an unusable one fails in a second, not after the model has loaded
     with ResultStore(args.db) as store:
         print(f"results database: {store.path}", file=sys.stderr)
+        encoder = options.load_encoder(args) if taught else None   # a folder it refuses: before the model loads
         loaded = options.load_model(args)
+        features, similarity = learning.learning_parts(encoder, store.path, texts, cleaning, axes, taught)
         from triage_app.engine.build import axes_classifiers
-        from triage_app.files.ticket_keys import file_key, row_hashes
 
         classifiers = axes_classifiers(loaded, axes, settings)
-        stored_as = [stored_field(store, file_key(args.input, table.sheet), axis.name) for axis in axes]
-        windows = [person_labels(store, args, table, texts, axis, name) for axis, name in zip(axes, stored_as)]
-        from_file = [store.from_file_rows(file_key(args.input, table.sheet), row_hashes(table.frame), name)
-                     for name in stored_as]
-        features = TicketFeatures(texts) if taught else None
-        firsts = labelled_first(axes, classifiers, store, texts, settings, cleaning, features, taught, windows)
-        runs = classified(axes.names, classifiers, store, texts, settings, args, cleaning,
-                          weighed={a.name: f.weighed for a, f in zip(axes, firsts) if f.weighed is not None})
-        for axis, classifier, window, stored, (predictions, step) in zip(axes, classifiers, windows, from_file, runs):
-            settle = lambda rows, a=axis.name, c=classifier: classified(  # noqa: E731
-                [a], [c], store, texts, settings, args, cleaning, exact={a: rows})[0][0]
-            answers.append(axis_answers(axis, features, predictions, window, taught.get(axis.name),
-                                        review[axis.name], settle, stored))
-            steps.append(step)
-    export_answers(table, axes, answers, args)
-    # a run that reads nothing stored scored them again itself
-    first = [0 if args.fresh or args.reference else f.rows(texts, cleaning) for f in firsts]
-    for axis, step, k in zip(axes, steps, first):
-        print_summary(step, len(texts), args.output, "" if axes.is_plain else f"{axis.name}: ", k)
+        found = (labels_first_run if args.labels_first is not None else every_ticket)(
+            args, store, table, texts, axes, classifiers, settings, cleaning, taught, features, similarity, review)
+    export_answers(table, axes, found.answers, args, found)
+    found.summary(args, axes, texts, cleaning)
     if gates:
-        write_updates(table, answers, gates, args.updates)
-    if args.stats_json:
-        write_stats(args.stats_json, axes, steps, len(texts), first)
+        write_updates(table, [learning.without_rows(a, m) for a, m in zip(found.answers, found.misfits)], gates,
+                      args.updates)
     return 0
+
+
+@dataclass(slots=True)
+class Answered:
+    """What a classify run gives each axis, in the axes' order."""
+
+    answers: list                       # AxisAnswers
+    misfits: list[list[int]]            # rows answered "none of these" (--none-of-these)
+    steps: list = field(default_factory=list)     # the run's last JobProgress (every ticket read)
+    firsts: list = field(default_factory=list)    # ScoredFirst (every ticket read)
+    read: list | None = None            # [N] bool, the rows the language model read (labels first)
+
+    def summary(self, args, axes, texts: list[str], cleaning) -> None:
+        if self.read is not None:
+            for axis, read in zip(axes, self.read):
+                name = "" if axes.is_plain else f"{axis.name}: "
+                print(f"{name}{len(texts)} tickets, labels first: {int(read.sum())} read by the language model, "
+                      f"{len(texts) - int(read.sum())} not -> {args.output}", file=sys.stderr)
+            if args.stats_json:
+                Path(args.stats_json).write_text(json.dumps(
+                    {"rows": len(texts), "read_by_model": {a.name: int(r.sum()) for a, r in zip(axes, self.read)}},
+                    indent=2) + "\n")
+            return
+        # a run that reads nothing stored scored them again itself
+        first = [0 if args.fresh or args.reference else f.rows(texts, cleaning) for f in self.firsts]
+        for axis, step, k in zip(axes, self.steps, first):
+            print_summary(step, len(texts), args.output, "" if axes.is_plain else f"{axis.name}: ", k)
+        if args.stats_json:
+            write_stats(args.stats_json, axes, self.steps, len(texts), first)
+
+
+def check_learning_flags(args, axes, taught: dict) -> None:
+    """--labels-first and --none-of-these learn from the person's labels: refused, before the model loads,
+    without a --learn-from column for every axis."""
+    for flag, given in (("--labels-first", args.labels_first is not None), ("--none-of-these", args.none_of_these)):
+        missing = [a.name for a in axes if a.name not in taught]
+        if given and missing:
+            raise ValueError(f"{flag} answers from the person's labels: name their column with --learn-from"
+                             + ("" if axes.is_plain else f" for every axis (missing: {', '.join(missing)})"))
+
+
+def every_ticket(args, store, table, texts, axes, classifiers, settings, cleaning, taught, features, similarity,
+                 review) -> Answered:
+    """The language model reads every ticket; the person's labels, where given, are learned and weighed."""
+    from triage_app.files.ticket_keys import file_key, row_hashes
+
+    stored_as = [stored_field(store, file_key(args.input, table.sheet), axis.name) for axis in axes]
+    windows = [person_labels(store, args, table, texts, axis, name) for axis, name in zip(axes, stored_as)]
+    from_file = [store.from_file_rows(file_key(args.input, table.sheet), row_hashes(table.frame), name)
+                 for name in stored_as]
+    firsts = labelled_first(axes, classifiers, store, texts, settings, cleaning, features, taught, windows, similarity)
+    runs = classified(axes.names, classifiers, store, texts, settings, args, cleaning,
+                      weighed={a.name: f.weighed for a, f in zip(axes, firsts) if f.weighed is not None})
+    out = Answered([], [], firsts=firsts)
+    for axis, classifier, window, stored, (predictions, step) in zip(axes, classifiers, windows, from_file, runs):
+        settle = lambda rows, a=axis.name, c=classifier: classified(  # noqa: E731
+            [a], [c], store, texts, settings, args, cleaning, exact={a: rows})[0][0]
+        answers, misfit = axis_answers(axis, features, predictions, window, taught.get(axis.name), review[axis.name],
+                                       settle, stored, similarity[axis.name], args.none_of_these,
+                                       "" if axes.is_plain else f"{axis.name}: ")
+        out.answers.append(answers)
+        out.misfits.append(misfit)
+        out.steps.append(step)
+    return out
+
+
+def labels_first_run(args, store, table, texts, axes, classifiers, settings, cleaning, taught, features, similarity,
+                     review) -> Answered:
+    """--labels-first: each axis answered from the person's labels, the language model reading only the
+    tickets they leave unsure (run/labels_first.py)."""
+    from triage_app.files.axes_export import AxisAnswers
+    from triage_app.files.ticket_keys import file_key
+
+    out = Answered([], [], read=[])
+    for axis, classifier in zip(axes, classifiers):
+        window = person_labels(store, args, table, texts, axis, stored_field(store, file_key(args.input, table.sheet),
+                                                                             axis.name))
+        manual = {**taught[axis.name], **window}
+        run_some = lambda names, cs, some, exact: classified(  # noqa: E731
+            names, cs, store, some, settings, args, cleaning, exact=exact)
+        found = learning.labels_first_answers(axis, classifier, features, similarity[axis.name], manual, texts,
+                                              cleaning, args.labels_first, run_some)
+        print(found.learned.status(), file=sys.stderr)
+        misfit = learning.misfits(found.learned, len(texts), "" if axes.is_plain else f"{axis.name}: ") \
+            if args.none_of_these else []
+        sources = found.learned.sources.tolist()
+        out.answers.append(AxisAnswers(axis, found.predictions, manual, sources, review[axis.name],
+                                       frozenset(set(taught[axis.name]) - set(window))))
+        out.misfits.append(misfit)
+        out.read.append(found.read)
+    return out
 
 
 def on_ray(args, settings, axes, review, cleaning) -> int:
@@ -82,7 +158,7 @@ def on_ray(args, settings, axes, review, cleaning) -> int:
 
 
 def labelled_first(axes, classifiers: list, store, texts: list[str], settings, cleaning, features, taught: dict,
-                   windows: list[dict]) -> list:
+                   windows: list[dict], similarity: dict) -> list:
     """Per axis, its labelled rows scored first and what they teach a checked run of its own
     (run/taught.py scored_first); nothing for an axis without labels, or one that shares a pass, in float32."""
     from triage_app.run.fields import passes
@@ -90,7 +166,7 @@ def labelled_first(axes, classifiers: list, store, texts: list[str], settings, c
 
     alone = {part[0] for part in passes(classifiers, settings.run) if len(part) == 1}
     return [scored_first(c, store, texts, settings.run, cleaning, features, {**taught[axis.name], **window},
-                         log=_say) if axis.name in taught and k in alone else ScoredFirst(None)
+                         _say, similarity[axis.name]) if axis.name in taught and k in alone else ScoredFirst(None)
             for k, (axis, c, window) in enumerate(zip(axes, classifiers, windows))]
 
 
@@ -127,21 +203,26 @@ def classified(names: list[str], classifiers: list, store, texts: list[str], set
 
 
 def axis_answers(axis, features, predictions, window: dict[int, str], taught: dict[int, str] | None, review_below,
-                 settle=None, from_file: frozenset[int] = frozenset()):
+                 settle=None, from_file: frozenset[int] = frozenset(), similarity=None, none_of_these: bool = False,
+                 axis_prefix: str = "") -> tuple:
     """One axis's answers: the model's, the person's (the window's win over the file's column), and the
-    learned layer's where the file's column taught it. settle: rows -> their predictions in float32."""
+    learned layer's where the file's column taught it (similarity: the encoder's, a part it weighs);
+    settle: rows -> their predictions in float32. And the rows answered "none of these", where asked."""
     from triage_app.files.axes_export import AxisAnswers
 
     stored = from_file & window.keys()     # the window's labels taken from the file's own column
     if taught is None:
-        return AxisAnswers(axis, predictions, window, None, review_below, stored)
+        return AxisAnswers(axis, predictions, window, None, review_below, stored), []
     manual = {**taught, **window}  # a label set in the window is the person's latest word
-    predictions, sources = learned_answers(features, predictions, axis.names, manual, settle)
-    return AxisAnswers(axis, predictions, manual, sources, review_below, frozenset(set(taught) - set(window)) | stored)
+    predictions, sources, learned = learned_axis(features, predictions, axis.names, manual, settle, similarity)
+    misfit = learning.misfits(learned, len(predictions), axis_prefix) if none_of_these else []
+    return (AxisAnswers(axis, predictions, manual, sources, review_below,
+                        frozenset(set(taught) - set(window)) | stored), misfit)
 
 
-def export_answers(table, axes, answers: list, args) -> None:
-    """A plain label set keeps today's columns (results_frame); several axes get theirs named after them."""
+def export_answers(table, axes, answers: list, args, found=None) -> None:
+    """A plain label set keeps today's columns (results_frame); several axes get theirs named after them.
+    found (Answered): the rows answered "none of these", and those the language model read (labels first)."""
     from triage_app.files.axes_export import axes_frame
     from triage_app.files.export import export, results_frame
 
@@ -150,6 +231,15 @@ def export_answers(table, axes, answers: list, args) -> None:
         frame = results_frame(table.frame, a.predictions, a.names, a.manual, a.review_below, a.sources)
     else:
         frame = axes_frame(table.frame, answers)
+    named = (lambda axis, column: column) if axes.is_plain else (lambda axis, column: f"{axis.name}_{column}")
+    for k, axis in enumerate(axes):
+        label = "label" if axes.is_plain else axis.name
+        if found is not None:
+            learning.mark_misfits(frame, label, found.misfits[k])
+        if found is not None and found.read is not None:
+            frame[named(axis, learning.READ_COLUMN)] = found.read[k].tolist()
+        if args.prune:
+            learning.honest_review(frame, named(axis, "needs_review"), named(axis, "confidence"))
     notes: list[str] = []
     export(frame, args.output, excel_bom=args.excel_bom, notes=notes)
     for note in notes:
@@ -274,9 +364,15 @@ def column_labels(table, column: str, names: list[str]) -> dict[int, str]:
 
 
 def learned_answers(features, predictions: list, names: list[str], taught: dict[int, str],
-                    settle=None) -> tuple[list, list]:
-    """The run's predictions after learning from the person's labels, and each row's source; where a checked
-    low precision's scores could decide a learned answer, those rows settled in float32 first (taught_job).
+                    settle=None, similarity=None) -> tuple[list, list]:
+    """The run's predictions after learning from the person's labels, and each row's source (learned_axis)."""
+    return learned_axis(features, predictions, names, taught, settle, similarity)[:2]
+
+
+def learned_axis(features, predictions: list, names: list[str], taught: dict[int, str], settle=None,
+                 similarity=None) -> tuple[list, list, object]:
+    """The run's predictions after learning from the person's labels, each row's source, and the Learned; where
+    a checked low precision's scores could decide a learned answer, those rows settled in float32 first.
 
     A blank ticket the language model could not score stays without an answer: its words teach nothing.
     """
@@ -285,7 +381,7 @@ def learned_answers(features, predictions: list, names: list[str], taught: dict[
     from triage_app.learn import MODEL
     from triage_app.run.taught import settled
 
-    predictions, learned = settled(features, predictions, names, taught, settle, log=_say)
+    predictions, learned = settled(features, predictions, names, taught, settle, _say, similarity)
     print(learned.status(), file=sys.stderr)
     sources = learned.sources.copy()
     out = []
@@ -296,7 +392,7 @@ def learned_answers(features, predictions: list, names: list[str], taught: dict[
             out.append(p)
             if p.index not in taught:
                 sources[p.index] = MODEL
-    return out, sources.tolist()
+    return out, sources.tolist(), learned
 
 
 def _say(line: str) -> None:

@@ -14,6 +14,13 @@ def load_model(args):
     return build.load_model(model_choice(args), log=lambda line: print(line, file=sys.stderr))
 
 
+def load_encoder(args):
+    """The sentence encoder --encoder names (run/embedded.py): None to learn on TF-IDF."""
+    from triage_app.run.embedded import load_encoder as load
+
+    return load(getattr(args, "encoder", "bundled"), log=lambda line: print(line, file=sys.stderr))
+
+
 def model_choice(args) -> config.ModelChoice:
     return config.ModelChoice(args.model, args.device, args.dtype, args.download)
 

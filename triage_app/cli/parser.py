@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="a column of known labels: rows with a value there are a person's labels and teach "
                                "the learned layer; the rest are labelled by the language model and it together. "
                                "With several axes, a column per axis: queue=queue_known,priority=prio_known")
+    learn_args(classify)
     updates = classify.add_argument_group("the helpdesk's way back (docs/helpdesk_updates.md)")
     updates.add_argument("--updates", metavar="F.csv|F.json",
                          help="also write, per ticket id, the fields sure enough to set in the helpdesk")
@@ -123,6 +124,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def learn_args(p):
+    from triage_app.run.labels_first import SURE
+
+    group = p.add_argument_group("learning from a person's labels (docs/learning/labels_first.md)")
+    group.add_argument("--encoder", default="bundled", metavar="bundled|none|FOLDER",
+                       help="--learn-from learns on this sentence encoder's embeddings: the bundled all-MiniLM-L6-v2 "
+                            "(default), a folder of your own, or none (TF-IDF words)")
+    group.add_argument("--labels-first", type=float, nargs="?", const=SURE, metavar="P",
+                       help="with --learn-from: answer from the person's labels, and let the language model read "
+                            f"only the tickets whose learned answer is under P sure (default {SURE})")
+    group.add_argument("--none-of-these", action="store_true",
+                       help="with --learn-from: label 'none of these' the tickets whose answer is less sure than a "
+                            "threshold fitted on the person's labels (left out of --updates)")
+
+
 def ticket_args(p):
     p.add_argument("--text-column", help="default: the first of text, body, description, message, ...")
     p.add_argument("--with-subject", action="store_true", help="prepend the subject/title column to the text")
@@ -156,7 +172,8 @@ def run_args(p):
     p.add_argument("--full-head", action="store_true")
     p.add_argument("--prune", action="store_true",
                    help="direct, --length sum: leave labels that cannot win unfinished (the label is exact; other "
-                        "labels' probabilities are bounds)")
+                        "labels' probabilities are bounds; the confidence a lower bound, so needs_review is "
+                        "False where it reaches 0.7 and empty where it cannot tell)")
     p.add_argument("--method", choices=config.METHODS,
                    help="channel (the default): score the ticket after each label, more accurate with small "
                         "models, one pass per label; direct: score the label after the ticket, one pass")

@@ -48,25 +48,25 @@ class ScoredFirst:
 
 def taught_part(classifier: Classifier, store: ResultStore | None, texts: list[str], config: RunConfig,
                 cleaning: TextCleaning, features: TicketFeatures, labels: dict[int, str],
-                log: Callable[[str], None] = lambda line: None) -> Weighed | None:
+                log: Callable[[str], None] = lambda line: None, similarity: np.ndarray | None = None) -> Weighed | None:
     """The learned part a checked run reads its answers with (scored_first)."""
-    return scored_first(classifier, store, texts, config, cleaning, features, labels, log).weighed
+    return scored_first(classifier, store, texts, config, cleaning, features, labels, log, similarity).weighed
 
 
 def scored_first(classifier: Classifier, store: ResultStore | None, texts: list[str], config: RunConfig,
                  cleaning: TextCleaning, features: TicketFeatures, labels: dict[int, str],
-                 log: Callable[[str], None] = lambda line: None) -> ScoredFirst:
+                 log: Callable[[str], None] = lambda line: None, similarity: np.ndarray | None = None) -> ScoredFirst:
     """The learned part a checked run reads its answers with, from the labelled rows scored in float32
     first (stored, so the run finds them); its weighed None where the run is not checked or nothing is
-    learned."""
+    learned. similarity: [N, L] the encoder's (run/embedded.py), weighed as learn() weighs it."""
     if not isinstance(classifier, CheckedClassifier) or not labels:
         return ScoredFirst(None)
     rows = sorted(labels)
     steps = list(run_job(classifier, store, [texts[r] for r in rows], config, cleaning=cleaning,
                          exact=range(len(rows))))
-    lm = _scores([p for step in steps for p in step.predictions], len(texts), len(classifier.label_set.names), rows)
+    lm = scores_at([p for step in steps for p in step.predictions], len(texts), len(classifier.label_set.names), rows)
     now = model_texts([texts[rows[p.index]] for step in steps[1:] for p in step.predictions], cleaning)
-    part = learn(features, lm, labels, classifier.label_set.names).part
+    part = learn(features, lm, labels, classifier.label_set.names, similarity=similarity).part
     if part is None:
         return ScoredFirst(None, frozenset(now))
     log(f"the {len(rows)} labelled tickets scored in float32 first: the rest are read with what they teach")
@@ -75,17 +75,19 @@ def scored_first(classifier: Classifier, store: ResultStore | None, texts: list[
 
 def settled(features: TicketFeatures, predictions: list[Prediction], names: list[str], labels: dict[int, str],
             settle: Callable[[list[int]], list[Prediction]] | None,
-            log: Callable[[str], None] = lambda line: None) -> tuple[list[Prediction], Learned]:
+            log: Callable[[str], None] = lambda line: None,
+            similarity: np.ndarray | None = None) -> tuple[list[Prediction], Learned]:
     """predictions (the run's, in their order) with the rows learning could not trust to low-precision
     scores scored again in float32 by settle (rows -> their predictions), and what is learned from them.
-    Each round settles rows for good (their drift is 0 from then on), the person's own first, so it ends."""
+    Each round settles rows for good (their drift is 0 from then on), the person's own first, so it ends.
+    similarity: [N, L] the encoder's similarity to each label (run/embedded.py), a part learn() weighs."""
     by_row, settling = {p.index: p for p in predictions}, Settling()
     while True:
-        lm = _scores(list(by_row.values()), features.n, len(names))
+        lm = scores_at(list(by_row.values()), features.n, len(names))
         drift = np.zeros(features.n)                                                # [N]
         for p in by_row.values():
             drift[p.index] = p.drift
-        learned = learn(features, lm, labels, names, drift=drift)
+        learned = learn(features, lm, labels, names, drift=drift, similarity=similarity)
         if settle is not None:
             settling.ask(FIELD, learned.unsettled.tolist())
         found = settling.next([FIELD])
@@ -100,7 +102,7 @@ def settled(features: TicketFeatures, predictions: list[Prediction], names: list
             raise RuntimeError("scoring again in float32 left a low-precision answer in place")
 
 
-def _scores(predictions: list[Prediction], n: int, labels: int, rows: list[int] | None = None) -> np.ndarray:
+def scores_at(predictions: list[Prediction], n: int, labels: int, rows: list[int] | None = None) -> np.ndarray:
     """[n, labels] the predictions' scores at their rows (rows: the row of each prediction's index), NaN elsewhere."""
     out = np.full((n, labels), np.nan)
     for p in predictions:

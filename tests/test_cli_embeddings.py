@@ -1,0 +1,170 @@
+"""classify --learn-from on the sentence encoder's embeddings, labels first, none of these, and --prune's
+needs_review (issue 34 items 3, 4, 6, 7 on the command line).
+
+The tiny random Qwen2 scores the tickets (near chance); the bundled encoder, loaded once per session,
+embeds them. Every reference is computed here from the same parts: the language model's own scores
+(a classify without --learn-from), the embeddings the cache holds, learn().
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pytest
+from cli_helpers import read_rows, run_main
+from encoder_helpers import bundled_encoder
+from test_cli_learn import LABELS, NAMES, tickets, write_csv
+
+from triage_app.engine.labels import LabelSet
+from triage_app.files.clean import TextCleaning
+from triage_app.files.embeddings import EmbeddingCache
+from triage_app.learn import TicketFeatures, learn
+from triage_app.learn.none_of_these import NONE_OF_THESE, fit_none_of_these
+from triage_app.run.embedded import file_embeddings, load_encoder
+
+N, TAUGHT = 36, 18    # the first TAUGHT rows carry a person's label
+
+
+@pytest.fixture
+def encoder(monkeypatch):
+    """The command line's encoder is the session's bundled one; --encoder none stays TF-IDF."""
+    from triage_app.cli import options
+
+    monkeypatch.setattr(options, "load_encoder", lambda args: None if args.encoder == "none" else bundled_encoder(),
+                        raising=False)   # raising: the same test on the code before --encoder
+    return bundled_encoder()
+
+
+@pytest.fixture
+def taught_file(tmp_path):
+    texts, gold = tickets(N, seed=5)
+    rows = [[f"T{r}", t, g if r < TAUGHT else ""] for r, (t, g) in enumerate(zip(texts, gold))]
+    return write_csv(tmp_path / "t.csv", ["id", "text", "queue"], rows), texts, {r: gold[r] for r in range(TAUGHT)}
+
+
+def classify(capsys, tmp_path, path, out: str, *more):
+    code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / out, "--db", tmp_path / "r.db", *LABELS, *more)
+    assert code == 0, err
+    return read_rows(tmp_path / out), err
+
+
+def probabilities(rows) -> np.ndarray:
+    return np.array([[float(r[f"p_{n}"]) for n in NAMES] for r in rows])
+
+
+def lm_scores(capsys, tmp_path, path) -> np.ndarray:
+    """[N, L] the language model's own log-probabilities, from a classify that learns nothing."""
+    plain, _ = classify(capsys, tmp_path, path, "plain.csv")
+    return np.log(probabilities(plain))
+
+
+def reference(tmp_path, texts, encoder, lm, labels):
+    """learn() on the embeddings the cache holds and the similarity to the label names, as classify should."""
+    with EmbeddingCache(tmp_path / "r.db") as cache:
+        found = file_embeddings(texts, TextCleaning(), encoder, cache, {"label": LabelSet.from_names(NAMES)})
+    return learn(found.features, lm, labels, NAMES, similarity=found.similarity["label"])
+
+
+def embedded_rows(db) -> dict[str, float]:
+    """text hash -> when its vector was saved (an INSERT OR REPLACE would move it); none without the table."""
+    with sqlite3.connect(db) as connection:
+        if not connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'embeddings'").fetchone():
+            return {}
+        return dict(connection.execute("SELECT text_hash, created FROM embeddings"))
+
+
+def test_learning_is_on_embeddings_and_a_second_classify_embeds_nothing(tmp_path, capsys, tiny_model, encoder,
+                                                                        taught_file):
+    path, texts, labels = taught_file
+    lm = lm_scores(capsys, tmp_path, path)
+    first, err = classify(capsys, tmp_path, path, "first.csv", "--learn-from", "queue")
+    assert any("embedding" in line for line in err)
+    stored = embedded_rows(tmp_path / "r.db")
+    assert len(stored) == len(set(texts)) + len(NAMES)       # every distinct ticket and every label name, once
+    want = reference(tmp_path, texts, encoder, lm, labels)   # reads the cache: embeds nothing more
+    assert [r["label"] for r in first[TAUGHT:]] == want.label_names()[TAUGHT:]
+    np.testing.assert_allclose(probabilities(first[TAUGHT:]), np.exp(want.scores[TAUGHT:]), atol=1e-6)
+    second, _ = classify(capsys, tmp_path, path, "second.csv", "--learn-from", "queue")
+    assert embedded_rows(tmp_path / "r.db") == stored        # not one vector saved again (created is when)
+    assert second == first
+
+
+def test_encoder_none_learns_on_tfidf_as_before(tmp_path, capsys, tiny_model, encoder, taught_file):
+    path, texts, labels = taught_file
+    lm = lm_scores(capsys, tmp_path, path)
+    out, _ = classify(capsys, tmp_path, path, "none.csv", "--learn-from", "queue", "--encoder", "none")
+    want = learn(TicketFeatures(texts), lm, labels, NAMES)
+    assert [r["label"] for r in out] == want.label_names()
+    np.testing.assert_allclose(probabilities(out[TAUGHT:]), np.exp(want.scores[TAUGHT:]), atol=1e-6)
+    assert embedded_rows(tmp_path / "r.db") == {}
+
+
+def test_labels_first_reads_only_the_unsure_and_answers_as_learn_does(tmp_path, capsys, tiny_model, encoder,
+                                                                      taught_file):
+    path, texts, labels = taught_file
+    lm = lm_scores(capsys, tmp_path, path)
+    full, _ = classify(capsys, tmp_path, path, "full.csv", "--learn-from", "queue")
+    # what the labels alone answer: learn() with the language model's scores of the labelled rows only
+    alone = np.full_like(lm, np.nan)
+    alone[:TAUGHT] = lm[:TAUGHT]
+    first = reference(tmp_path, texts, encoder, alone, labels)
+    sure = float(np.median(first.answers.confidence[TAUGHT:]))   # half sent, half not: the test tells them apart
+    out, err = classify(capsys, tmp_path, path, "first.csv", "--learn-from", "queue", "--labels-first", repr(sure))
+    read = np.array([r["read_by_model"] == "True" for r in out])
+    assert read[:TAUGHT].all()                                   # the labelled rows fit the parts' weights
+    unsure = [r for r in range(TAUGHT, N) if first.answers.confidence[r] < sure]
+    assert 0 < len(unsure) < N - TAUGHT
+    assert np.flatnonzero(read[TAUGHT:]).tolist() == [r - TAUGHT for r in unsure]
+    kept = np.flatnonzero(~read)
+    np.testing.assert_allclose(probabilities([out[r] for r in kept]), np.exp(first.scores[kept]), atol=1e-6)
+    sent = np.flatnonzero(read)[TAUGHT:]
+    np.testing.assert_allclose(probabilities([out[r] for r in sent]), probabilities([full[r] for r in sent]), atol=1e-6)
+    assert any(line.startswith(f"{N} tickets, labels first: {read.sum()} read by the language model") for line in err)
+
+
+def test_labels_first_and_none_of_these_need_the_persons_labels(tmp_path, capsys, tiny_model, taught_file):
+    path = taught_file[0]
+    for flag in (["--labels-first"], ["--none-of-these"]):
+        code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "o.csv", *flag, *LABELS)
+        assert code == 2 and err == [f"triage-app: {flag[0]} answers from the person's labels: name their column "
+                                     "with --learn-from"]
+
+
+def test_none_of_these_labels_the_unsure_and_leaves_them_out_of_the_updates(tmp_path, capsys, tiny_model, encoder,
+                                                                            taught_file):
+    path, texts, labels = taught_file
+    lm = lm_scores(capsys, tmp_path, path)
+    out, err = classify(capsys, tmp_path, path, "out.csv", "--learn-from", "queue", "--none-of-these",
+                        "--updates", tmp_path / "up.csv", "--apply-above", "0")
+    want = reference(tmp_path, texts, encoder, lm, labels)
+    fitted = fit_none_of_these(want.cross_validated)
+    misfit = [r for r in range(TAUGHT, N) if want.confidence[r] < fitted.threshold]
+    assert misfit and [r for r, row in enumerate(out) if row["label"] == NONE_OF_THESE] == misfit
+    assert f"none of these: {len(misfit)} tickets; {fitted.line()}" in err
+    sent = {row["id"] for row in read_rows(tmp_path / "up.csv")}
+    assert sent == {f"T{r}" for r in range(TAUGHT, N) if r not in misfit}   # the person's own: the file's already
+
+
+def test_an_encoder_folder_that_cannot_load_is_one_line_and_a_missing_bundle_falls_back(tmp_path, capsys,
+                                                                                       monkeypatch, taught_file):
+    from triage_app.cli import options
+    from triage_app.engine import encoder
+
+    monkeypatch.setattr(options, "load_model", lambda args: pytest.fail("the model was loaded"))
+    code, _, err = run_main(capsys, "classify", taught_file[0], "-o", tmp_path / "o.csv", "--db", tmp_path / "r.db",
+                            "--learn-from", "queue", "--encoder", tmp_path / "nowhere", *LABELS)
+    assert code == 2 and err[-1] == f"triage-app: {tmp_path / 'nowhere'}: no config.json, not a sentence encoder folder"
+    monkeypatch.setattr(encoder, "BUNDLE", "no_such_encoder_package")
+    said = []
+    assert load_encoder("bundled", said.append) is None
+    assert len(said) == 1 and said[0].startswith("note: the bundled sentence encoder is missing") \
+        and said[0].endswith("learning on TF-IDF instead")
+
+
+def test_a_pruned_run_leaves_needs_review_empty_where_its_bound_cannot_tell(tmp_path, capsys, tiny_model,
+                                                                          taught_file):
+    out, _ = classify(capsys, tmp_path, taught_file[0], "pruned.csv", "--prune")
+    under = [float(r["confidence"]) < 0.7 for r in out]
+    assert any(under)
+    assert [r["needs_review"] for r in out] == ["" if u else "False" for u in under]

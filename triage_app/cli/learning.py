@@ -1,0 +1,97 @@
+"""classify's learning from a person's labels: the features it learns on (the sentence encoder's, or
+TF-IDF), the labels-first run, and the "none of these" answer. The decisions are run/'s and learn/'s;
+here they get their progress bar, their lines on stderr and their columns in the export."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+READ_COLUMN = "read_by_model"   # labels first: whether the language model read the ticket
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def learning_parts(encoder, store_path, texts: list[str], cleaning, axes, taught: dict) -> tuple[object, dict]:
+    """The features the person's labels are learned on, and per axis the encoder's similarity (None with
+    TF-IDF, encoder None): the file's cleaned texts embedded once, through --db's embedding cache
+    (run/embedded.py)."""
+    from triage_app.learn import TicketFeatures
+
+    if encoder is None or not taught:
+        return (TicketFeatures(texts) if taught else None), {axis.name: None for axis in axes}
+    from tqdm import tqdm
+
+    from triage_app.files.embeddings import EmbeddingCache
+    from triage_app.run.embedded import file_embeddings
+
+    with EmbeddingCache(store_path) as cache, tqdm(unit="ticket", file=sys.stderr, dynamic_ncols=True,
+                                                   desc=f"embedding ({encoder.name})") as bar:
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        found = file_embeddings(texts, cleaning, encoder, cache, {a.name: a.label_set for a in axes}, progress)
+    return found.features, found.similarity
+
+
+def labels_first_answers(axis, classifier, features, similarity, labels: dict[int, str], texts: list[str], cleaning,
+                         threshold: float, classified):
+    """One axis answered labels first (run/labels_first.py); classified(names, classifiers, texts, exact) runs
+    the language model over some texts as classify runs it (a progress bar, the store)."""
+    from dataclasses import replace
+
+    from triage_app.files.clean import model_texts
+    from triage_app.run.labels_first import labels_first
+
+    def score(rows: list[int], exact: bool = False) -> list:
+        exact_rows = {axis.name: range(len(rows))} if exact else None
+        predictions = classified([axis.name], [classifier], [texts[r] for r in rows], exact_rows)[0][0]
+        return [replace(p, index=rows[p.index]) for p in predictions]
+
+    blank = [row for row, text in enumerate(model_texts(texts, cleaning)) if not text.strip()]
+    return labels_first(features, axis.names, labels, score, similarity, threshold, blank,
+                        settle=lambda rows: score(rows, exact=True), log=_say)
+
+
+def misfits(learned, rows: int, axis_prefix: str) -> list[int]:
+    """--none-of-these: the rows (not the person's) whose combined answer is under the threshold fitted on
+    the cross-validated answers (learn/none_of_these.py), said in one line."""
+    from triage_app.learn import PERSON
+    from triage_app.learn.none_of_these import fit_none_of_these
+
+    fitted = fit_none_of_these(learned.cross_validated)
+    if fitted is None:
+        _say(f"{axis_prefix}none of these: too few labels to cross-validate a threshold; every ticket keeps its label")
+        return []
+    found = np.flatnonzero(fitted.fits_none(learned.confidence[:rows]) & (learned.sources[:rows] != PERSON))
+    _say(f"{axis_prefix}none of these: {len(found)} tickets; {fitted.line()}")
+    return found.tolist()
+
+
+def mark_misfits(frame, column: str, rows: list[int]) -> None:
+    from triage_app.learn.none_of_these import NONE_OF_THESE
+
+    if rows:
+        frame.loc[frame.index[rows], column] = NONE_OF_THESE
+
+
+def without_rows(answers, rows: list[int]):
+    """The axis's answers less those rows' model answers: what the updates file leaves out."""
+    from dataclasses import replace
+
+    if not rows:
+        return answers
+    gone = set(rows)
+    return replace(answers, predictions=[p for p in answers.predictions if p.index not in gone])
+
+
+def honest_review(frame, column: str, confidence: str) -> None:
+    """--prune: a confidence is a lower bound (engine/methods/prune.py), so one at or over --review-below
+    needs no review, and one under it cannot tell: left empty, never a True it does not know."""
+    unknown = frame[column].astype(bool) & frame[confidence].notna()
+    frame[column] = frame[column].astype(object)
+    frame.loc[unknown, column] = None

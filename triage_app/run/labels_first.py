@@ -1,0 +1,81 @@
+"""Labels first: the person's labels answer every ticket they are sure of; the language model reads
+only the rest (issue 34, item 6).
+
+A way of answering a file, chosen beside the run of every ticket and measured against it
+(docs/learning/labels_first.md); its answers are not that run's answers:
+1. the language model scores the person's labelled tickets alone: learn() fits the weights of its
+   parts (a, b, c: learn/model.py) on those rows, cross-validated, as it does on any run;
+2. learn() answers every other ticket from the learned part and the similarity alone (a ticket the
+   model has not scored is answered by softmax(b P + c S));
+3. the tickets whose learned answer is less sure than `threshold`, or that have none (too few
+   labels to learn from), go to the language model, and learn() answers them as it answers every
+   scored ticket: softmax(a z + b P + c S).
+The weights rest on the labelled rows' scores alone, which step 3 leaves as they were: a ticket the
+model did not read keeps its answer of step 2, and one it read gets the answer learn() gives it from
+the whole file's scores. The threshold is a rule, not a fit: SURE by default, said with its numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+import numpy as np
+
+from triage_app.engine.classifier import Prediction
+from triage_app.learn import PERSON, Learned, TicketFeatures, learn
+from triage_app.run.taught import scores_at, settled
+
+SURE = 0.9    # the learned answer's probability from which it stands without the language model
+
+
+@dataclass(frozen=True, slots=True)
+class LabelsFirst:
+    predictions: list[Prediction]   # every row's answer, in row order (a blank ticket's scores: None)
+    learned: Learned
+    read: np.ndarray                # [N] bool: the language model read the ticket
+    unsure: int                     # of those, the tickets sent because the learned answer was unsure
+
+
+def unsure_rows(learned: Learned, threshold: float, blank: Collection[int] = ()) -> np.ndarray:
+    """[U] the rows the language model reads: not the person's, not blank, and answered less surely than
+    threshold (or not at all)."""
+    out = ~(learned.answers.confidence >= threshold) & (learned.sources != PERSON)       # [N] NaN: unsure
+    out[list(blank)] = False
+    return np.flatnonzero(out)
+
+
+def labels_first(features: TicketFeatures, names: list[str], labels: dict[int, str],
+                 score: Callable[[list[int]], list[Prediction]], similarity: np.ndarray | None = None,
+                 threshold: float = SURE, blank: Collection[int] = (),
+                 settle: Callable[[list[int]], list[Prediction]] | None = None,
+                 log: Callable[[str], None] = lambda line: None) -> LabelsFirst:
+    """score(rows): the language model's predictions of those rows (each index: its row); settle: the same
+    in float32 (a checked low precision: run/taught.py settled). blank: rows with no text to answer."""
+    if not 0 <= threshold <= 1:
+        raise ValueError(f"--labels-first: {threshold} is not a probability from 0 to 1")
+    blank = set(blank)
+    n, taught = features.n, [r for r in sorted(labels) if r not in blank]
+    read = score(taught)
+    first = learn(features, scores_at(read, n, len(names)), labels, names, similarity=similarity)
+    sent = unsure_rows(first, threshold, blank)
+    log(f"labels first: {n - len(sent) - len(taught) - len(blank)} tickets answered from your labels, "
+        f"{len(sent)} under {100 * threshold:g}% sure sent to the language model"
+        + (f" ({first.estimate.line()})" if first.estimate else ""))
+    read += score(sent.tolist()) if len(sent) else []
+    read, learned = settled(features, read, names, labels, settle, log, similarity)
+    by_row = {p.index: p for p in read}
+    predictions = [_answer(by_row.get(row), row, names, learned, row in blank) for row in range(n)]
+    was_read = np.zeros(n, dtype=bool)
+    was_read[list(by_row)] = True
+    return LabelsFirst(predictions, learned, was_read, len(sent))
+
+
+def _answer(read: Prediction | None, row: int, names: list[str], learned: Learned, blank: bool) -> Prediction:
+    """The row's answer as learn() gave it; a ticket the model could not score (blank) stays unanswered."""
+    if blank or (read is not None and not read.scores):
+        return read or Prediction(row, names, None)
+    scores = learned.scores[row].tolist()
+    if read is None:
+        return Prediction(row, names, scores)
+    return Prediction(row, names, scores, read.truncated, read.fallback, read.drift)
