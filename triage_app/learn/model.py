@@ -15,27 +15,21 @@ or weights b = c = 0, returns the language model's answer itself.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from scipy import sparse
 from scipy.special import log_softmax
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import RepeatedStratifiedKFold
-from sklearn.multiclass import OneVsRestClassifier
 from threadpoolctl import threadpool_limits
 
 from triage_app.engine.prediction import Answers, answered, stands
 from triage_app.learn.features import TicketFeatures
+from triage_app.learn.regression import PREDICT_SLICE, TextModel, cross_validated  # noqa: F401 (imported from here)
 from triage_app.learn.similarity import ZERO_SHOT_WEIGHT
 from triage_app.learn.teaching import Teaching
 from triage_app.learn.weights import Weights, fit_weights
 
 PERSON, LEARNED, MODEL = "person", "learned", "model"
-PREDICT_SLICE = 5000         # rows per prediction call
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,48 +51,6 @@ class LearnConfig:
             raise ValueError(f"cross-validation needs at least 1 drawing of its folds, not {self.repeats}")
         if not self.c > 0:
             raise ValueError(f"the regression's C must be positive, not {self.c}")
-
-
-@dataclass(slots=True)
-class TextModel:
-    """A logistic regression on the features its training rows use (the TF-IDF columns present in them,
-    or every dimension of their embeddings), for the labels it has seen."""
-
-    regression: LogisticRegression | OneVsRestClassifier
-    columns: np.ndarray        # [U] feature columns present in the training rows
-    seen: np.ndarray           # [S] label indices it was trained on
-    n_labels: int
-
-    @classmethod
-    def fit(cls, x: sparse.csr_matrix | np.ndarray, targets: np.ndarray, n_labels: int,
-            config: LearnConfig) -> TextModel | None:
-        """None when the rows hold fewer than two labels: there is nothing to tell apart."""
-        seen = np.unique(targets)
-        if len(seen) < 2:
-            return None
-        # an L2 regression gives columns absent from every training row a weight of 0: leaving them
-        # out is exact, and keeps a retrain's cost in the labelled rows, not the file's vocabulary;
-        # dense features (sentence embeddings) use every column
-        columns = np.unique(x.indices) if sparse.issparse(x) else np.arange(x.shape[1])
-        if len(columns) == 0:
-            return None
-        regression = (OneVsRestClassifier(LogisticRegression(C=config.c, solver="liblinear", random_state=config.seed)) if config.one_vs_rest
-                      else LogisticRegression(C=config.c, max_iter=1000))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            regression.fit(x[:, columns], targets)
-        return cls(regression, columns, seen, n_labels)
-
-    def log_probs(self, x) -> np.ndarray:
-        """[N, V] features -> [N, L] log-probabilities; a label it never saw gets the row's mean: no opinion."""
-        # a slice of rows at a time: on a whole 100k-ticket file each product is one call that holds
-        # the GIL long enough to stall the window (docs/learning/README.md, "The window while it learns")
-        seen = np.log(np.maximum(np.concatenate(
-            [self.regression.predict_proba(x[i:i + PREDICT_SLICE][:, self.columns])
-             for i in range(0, x.shape[0], PREDICT_SLICE)] or [np.zeros((0, len(self.seen)))]), 1e-300))  # [N, S]
-        out = np.repeat(seen.mean(axis=1, keepdims=True), self.n_labels, axis=1)     # [N, L]
-        out[:, self.seen] = seen
-        return out
 
 
 @dataclass(slots=True)
@@ -143,6 +95,7 @@ class Learned:
     # ([E, L] log-probabilities, [E] the person's labels): the labelled rows the estimate rests on, each
     # answered by a model that never saw it (None: too few labels); what none_of_these is fitted on
     cross_validated: tuple[np.ndarray, np.ndarray] | None = None
+    took_prototypes: bool = False   # the learned part trained on each label's prototype as one more example
 
     @property
     def confidence(self) -> np.ndarray:
@@ -210,7 +163,7 @@ class Learned:
 
 def learn(features: TicketFeatures, lm_scores: np.ndarray, labels: Mapping[int, str] | Teaching,
           names: list[str], config: LearnConfig = LearnConfig(), drift: np.ndarray | None = None,
-          similarity: np.ndarray | None = None) -> Learned:
+          similarity: np.ndarray | None = None, prototypes: np.ndarray | None = None) -> Learned:
     """Every ticket's label after learning from the person's labels.
 
     lm_scores: [N, L] the language model's log-probabilities over `names` (Prediction.scores);
@@ -219,11 +172,14 @@ def learn(features: TicketFeatures, lm_scores: np.ndarray, labels: Mapping[int, 
     the bound a checked low precision's scores beat (Prediction.drift; None or 0: float32's own
     scores): the rows where it could decide the answer are Learned.unsettled. similarity: [N, L] the
     encoder's zero-shot log-probabilities (similarity.similarity_scores), a third part to weigh.
+    prototypes: [L, D] each label's prototype (similarity.label_vectors, with embedding features): the
+    learned part takes each as one more example of its label where the labelled rows' cross-validated
+    answers say it helps (lower log-loss), and learns without them otherwise.
     """
     # numpy's and scipy's BLAS threads, woken for every small product, made a retrain far slower
     # on a busy CPU (measured: docs/learning/README.md)
     with threadpool_limits(limits=1, user_api="blas"):
-        learned = _learn(features, lm_scores, labels, names, config, similarity)
+        learned = _learn(features, lm_scores, labels, names, config, similarity, prototypes)
     if drift is not None:
         learned.unsettled = settle(learned, np.asarray(drift, dtype=np.float64))
     return learned
@@ -256,7 +212,7 @@ def settle(learned: Learned, drift: np.ndarray) -> np.ndarray:
     return np.flatnonzero(out)
 
 
-def _learn(features, lm_scores, labels, names, config, similarity) -> Learned:
+def _learn(features, lm_scores, labels, names, config, similarity, prototypes) -> Learned:
     teaching = labels if isinstance(labels, Teaching) else Teaching.from_labels(labels, names)
     z = np.array(lm_scores, dtype=np.float64)           # [N, L] a copy: Learned.lm must stay what it read
     if z.shape != (features.n, len(names)):
@@ -266,9 +222,10 @@ def _learn(features, lm_scores, labels, names, config, similarity) -> Learned:
         raise ValueError(f"the similarity's scores are {s.shape}, not {z.shape}")
     notes = [f"{teaching.taught_labels} label(s) taught: the learned part needs two"] \
         if 0 < teaching.n and teaching.taught_labels < 2 else []
-    held_out = cross_validated(features, teaching, config)                           # [T, L] or None
-    weights, estimate, checked = _weighed(z, s, held_out, teaching, config)
-    model = TextModel.fit(features.rows(teaching.rows), teaching.targets, len(names), config) if teaching.n else None
+    prototypes = _prototypes(features, prototypes, len(names))                         # [L, D] or None
+    prototypes, (weights, estimate, checked) = _taken(features, teaching, config, prototypes, z, s)
+    model = TextModel.fit(features.rows(teaching.rows), teaching.targets, len(names), config, prototypes) \
+        if teaching.n else None
     text = _not_the_model(weights, model, features, s)
     if text is None:
         scores = z.copy()
@@ -280,7 +237,31 @@ def _learn(features, lm_scores, labels, names, config, similarity) -> Learned:
     out[teaching.rows] = teaching.targets
     sources[teaching.rows] = PERSON
     return Learned(list(names), scores, out, sources, weights, teaching, estimate, model, answers, z, notes, text,
-                   cross_validated=checked)
+                   cross_validated=checked, took_prototypes=prototypes is not None)
+
+
+def _prototypes(features: TicketFeatures, prototypes: np.ndarray | None, n_labels: int) -> np.ndarray | None:
+    """[L, D] as the features' rows, or None: a prototype is an embedding, no row of TF-IDF."""
+    if prototypes is None or not features.are_embeddings:
+        return None
+    out = np.asarray(prototypes, dtype=features.matrix.dtype)
+    if out.shape != (n_labels, features.matrix.shape[1]):
+        raise ValueError(f"the labels' prototypes are {out.shape}, not {(n_labels, features.matrix.shape[1])}")
+    return out
+
+
+def _taken(features, teaching, config, prototypes, z, s) -> tuple[np.ndarray | None, tuple]:
+    """(the prototypes, or None where the learned part goes without them; _weighed's answer for that
+    choice): with them only where the labelled rows' cross-validated answers have a lower log-loss."""
+    without = _weighed(z, s, cross_validated(features, teaching, config), teaching, config)
+    if prototypes is None or without[2] is None:
+        return None, without
+    with_them = _weighed(z, s, cross_validated(features, teaching, config, prototypes), teaching, config)
+    return (prototypes, with_them) if _log_loss(*with_them[2]) < _log_loss(*without[2]) else (None, without)
+
+
+def _log_loss(scores: np.ndarray, targets: np.ndarray) -> float:
+    return float(-np.mean(scores[np.arange(len(targets)), targets]))
 
 
 def _weighed(z, s, held_out, teaching, config) -> tuple[Weights, Estimate | None, tuple | None]:
@@ -322,35 +303,6 @@ def _combined(weights: Weights, z: np.ndarray, text: np.ndarray) -> np.ndarray:
         return log_softmax(weights.lm * z + text, axis=1)
     blank = ~np.isfinite(z).all(axis=1)                                              # [N]
     return log_softmax(weights.lm * np.where(blank[:, None], 0.0, z) + text, axis=1)
-
-
-def cross_validated(features: TicketFeatures, teaching: Teaching, config: LearnConfig) -> np.ndarray | None:
-    """[T, L] the learned part's log-probabilities of each labelled row, from folds that left it out.
-
-    With few labels, which rows share a fold moves the fitted weights as much as the labels do:
-    the folds are drawn `repeats` times and each row's held-out log-probabilities averaged. More
-    folds train each held-out model on nearly every label, as the final one is. Past a few hundred
-    labels one drawing and fewer folds estimate as well, at a fraction of the cost (the retrain's
-    time: docs/learning/README.md). None when no split can hold a label out and still train on it
-    (no label has two examples).
-    """
-    counts = np.bincount(teaching.targets, minlength=len(teaching.names)) if teaching.n else np.zeros(1, int)
-    most = config.folds if teaching.n <= config.repeat_until else min(config.folds, 5 if teaching.n <= 500 else 3)
-    splits, repeats = min(most, int(counts.max())), config.repeats if teaching.n <= config.repeat_until else 1
-    if splits < 2 or teaching.taught_labels < 2:
-        return None
-    x = features.rows(teaching.rows)
-    out = np.zeros((teaching.n, len(teaching.names)))
-    folds = RepeatedStratifiedKFold(n_splits=splits, n_repeats=repeats, random_state=config.seed)
-    with warnings.catch_warnings():
-        # a label with fewer examples than folds is held out in some folds only: expected here
-        warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
-        split = list(folds.split(np.zeros(teaching.n), teaching.targets))
-    for train, test in split:
-        model = TextModel.fit(x[train], teaching.targets[train], len(teaching.names), config)
-        if model is not None:
-            out[test] += model.log_probs(x[test]) / repeats
-    return out
 
 
 def _estimate(z: np.ndarray, p: np.ndarray, targets: np.ndarray, weights: Weights, n_labels: int,

@@ -1,0 +1,106 @@
+"""The learned part: a logistic regression on the person's labelled tickets, and its cross-validation.
+
+Given each label's prototype (the normalised mean of its name, description and examples, embedded:
+similarity.label_vectors), the regression may take it as one more example of its label, a row beside
+the person's: with a handful of labels per label it says what a label is where few tickets do
+(docs/learning/embeddings.md). Whether it does is learn()'s choice, by cross-validation.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy import sparse
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import RepeatedStratifiedKFold
+from sklearn.multiclass import OneVsRestClassifier
+
+from triage_app.learn.features import TicketFeatures
+from triage_app.learn.teaching import Teaching
+
+if TYPE_CHECKING:
+    from triage_app.learn.model import LearnConfig
+
+PREDICT_SLICE = 5000         # rows per prediction call
+
+
+@dataclass(slots=True)
+class TextModel:
+    """A logistic regression on the features its training rows use (the TF-IDF columns present in them,
+    or every dimension of their embeddings), for the labels it has seen."""
+
+    regression: LogisticRegression | OneVsRestClassifier
+    columns: np.ndarray        # [U] feature columns present in the training rows
+    seen: np.ndarray           # [S] label indices it was trained on
+    n_labels: int
+
+    @classmethod
+    def fit(cls, x: sparse.csr_matrix | np.ndarray, targets: np.ndarray, n_labels: int,
+            config: LearnConfig, prototypes: np.ndarray | None = None) -> TextModel | None:
+        """None when the rows hold fewer than two labels: there is nothing to tell apart. prototypes:
+        [L, D] one more row of each label (embeddings only), so every label is seen."""
+        if prototypes is not None:
+            x, targets = np.vstack([x, prototypes]), np.concatenate([targets, np.arange(len(prototypes))])
+        seen = np.unique(targets)
+        if len(seen) < 2:
+            return None
+        # an L2 regression gives columns absent from every training row a weight of 0: leaving them
+        # out is exact, and keeps a retrain's cost in the labelled rows, not the file's vocabulary;
+        # dense features (sentence embeddings) use every column
+        columns = np.unique(x.indices) if sparse.issparse(x) else np.arange(x.shape[1])
+        if len(columns) == 0:
+            return None
+        regression = (OneVsRestClassifier(LogisticRegression(C=config.c, solver="liblinear", random_state=config.seed)) if config.one_vs_rest
+                      else LogisticRegression(C=config.c, max_iter=1000))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            regression.fit(x[:, columns], targets)
+        return cls(regression, columns, seen, n_labels)
+
+    def log_probs(self, x) -> np.ndarray:
+        """[N, V] features -> [N, L] log-probabilities; a label it never saw gets the row's mean: no opinion."""
+        # a slice of rows at a time: on a whole 100k-ticket file each product is one call that holds
+        # the GIL long enough to stall the window (docs/learning/README.md, "The window while it learns")
+        seen = np.log(np.maximum(np.concatenate(
+            [self.regression.predict_proba(x[i:i + PREDICT_SLICE][:, self.columns])
+             for i in range(0, x.shape[0], PREDICT_SLICE)] or [np.zeros((0, len(self.seen)))]), 1e-300))  # [N, S]
+        out = np.repeat(seen.mean(axis=1, keepdims=True), self.n_labels, axis=1)     # [N, L]
+        out[:, self.seen] = seen
+        return out
+
+
+
+def cross_validated(features: TicketFeatures, teaching: Teaching, config: LearnConfig,
+                    prototypes: np.ndarray | None = None) -> np.ndarray | None:
+    """[T, L] the learned part's log-probabilities of each labelled row, from folds that left it out.
+
+    With few labels, which rows share a fold moves the fitted weights as much as the labels do:
+    the folds are drawn `repeats` times and each row's held-out log-probabilities averaged. More
+    folds train each held-out model on nearly every label, as the final one is. Past a few hundred
+    labels one drawing and fewer folds estimate as well, at a fraction of the cost (the retrain's
+    time: docs/learning/README.md). None when no split can hold a label out and still train on it
+    (no label has two examples). prototypes: [L, D] rows every fold trains on (TextModel.fit).
+    """
+    counts = np.bincount(teaching.targets, minlength=len(teaching.names)) if teaching.n else np.zeros(1, int)
+    most = config.folds if teaching.n <= config.repeat_until else min(config.folds, 5 if teaching.n <= 500 else 3)
+    splits, repeats = min(most, int(counts.max())), config.repeats if teaching.n <= config.repeat_until else 1
+    if splits < 2 or teaching.taught_labels < 2:
+        return None
+    x = features.rows(teaching.rows)
+    out = np.zeros((teaching.n, len(teaching.names)))
+    folds = RepeatedStratifiedKFold(n_splits=splits, n_repeats=repeats, random_state=config.seed)
+    with warnings.catch_warnings():
+        # a label with fewer examples than folds is held out in some folds only: expected here
+        warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
+        split = list(folds.split(np.zeros(teaching.n), teaching.targets))
+    for train, test in split:
+        model = TextModel.fit(x[train], teaching.targets[train], len(teaching.names), config, prototypes)
+        if model is not None:
+            out[test] += model.log_probs(x[test]) / repeats
+    return out
+
+
