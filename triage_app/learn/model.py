@@ -24,33 +24,12 @@ from threadpoolctl import threadpool_limits
 
 from triage_app.engine.prediction import Answers, answered, stands
 from triage_app.learn.features import TicketFeatures
-from triage_app.learn.regression import PREDICT_SLICE, TextModel, cross_validated  # noqa: F401 (imported from here)
+from triage_app.learn.regression import PREDICT_SLICE, LearnConfig, TextModel, cross_validated  # noqa: F401 (imported from here)
 from triage_app.learn.similarity import ZERO_SHOT_WEIGHT
 from triage_app.learn.teaching import Teaching
 from triage_app.learn.weights import Weights, fit_weights
 
 PERSON, LEARNED, MODEL = "person", "learned", "model"
-
-
-@dataclass(frozen=True, slots=True)
-class LearnConfig:
-    seed: int = 0
-    folds: int = 10                # most cross-validation folds; fewer when a label has fewer examples
-    repeats: int = 5               # cross-validation on this many reshufflings, up to `repeat_until` labels
-    repeat_until: int = 200
-    c: float = 10.0                # the regression's inverse L2 strength
-    one_vs_rest: bool = True       # liblinear, one regression per label; False: one multinomial (lbfgs)
-    max_weight: float = 50.0       # bound on a and b: perfectly separable labels would push them to infinity
-    skip_min_per_label: int = 5    # fewer examples of any label and the language model is never offered to skip
-    skip_tolerance: float = 0.01   # learned alone may be this much below combined and still count as "as good"
-
-    def __post_init__(self):
-        if self.folds < 2:
-            raise ValueError(f"cross-validation needs at least 2 folds, not {self.folds}")
-        if self.repeats < 1:
-            raise ValueError(f"cross-validation needs at least 1 drawing of its folds, not {self.repeats}")
-        if not self.c > 0:
-            raise ValueError(f"the regression's C must be positive, not {self.c}")
 
 
 @dataclass(slots=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
@@ -22,10 +21,28 @@ from sklearn.multiclass import OneVsRestClassifier
 from triage_app.learn.features import TicketFeatures
 from triage_app.learn.teaching import Teaching
 
-if TYPE_CHECKING:
-    from triage_app.learn.model import LearnConfig
-
 PREDICT_SLICE = 5000         # rows per prediction call
+
+
+@dataclass(frozen=True, slots=True)
+class LearnConfig:
+    seed: int = 0
+    folds: int = 10                # most cross-validation folds; fewer when a label has fewer examples
+    repeats: int = 5               # cross-validation on this many reshufflings, up to `repeat_until` labels
+    repeat_until: int = 200
+    c: float = 10.0                # the regression's inverse L2 strength
+    one_vs_rest: bool = True       # liblinear, one regression per label; False: one multinomial (lbfgs)
+    max_weight: float = 50.0       # bound on a and b: perfectly separable labels would push them to infinity
+    skip_min_per_label: int = 5    # fewer examples of any label and the language model is never offered to skip
+    skip_tolerance: float = 0.01   # learned alone may be this much below combined and still count as "as good"
+
+    def __post_init__(self):
+        if self.folds < 2:
+            raise ValueError(f"cross-validation needs at least 2 folds, not {self.folds}")
+        if self.repeats < 1:
+            raise ValueError(f"cross-validation needs at least 1 drawing of its folds, not {self.repeats}")
+        if not self.c > 0:
+            raise ValueError(f"the regression's C must be positive, not {self.c}")
 
 
 @dataclass(slots=True)
