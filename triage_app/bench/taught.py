@@ -29,6 +29,8 @@ from triage_app.files.clean import TextCleaning
 from triage_app.files.store import ResultStore
 from triage_app.run.job import run_job
 from triage_app.learn import TicketFeatures
+from triage_app.files.embeddings import EmbeddingCache
+from triage_app.run.embedded import file_embeddings
 from triage_app.run.taught import settled, taught_part
 
 QUEUES = Path(__file__).resolve().parents[2] / "resources" / "helpdesk_labels.json"
@@ -42,8 +44,9 @@ SIDES = (("float32", False, True, False), ("checked, no labels", True, False, Fa
 
 
 def compare_taught(loaded: LoadedModel, n: int | None, method: str = "direct", config: RunConfig = RunConfig(),
-                   log: Callable[[str], None] = print) -> dict:
-    """loaded: a checked placement's model (its float32 weights answer the float32 run)."""
+                   log: Callable[[str], None] = print, encoder=None) -> dict:
+    """loaded: a checked placement's model (its float32 weights answer the float32 run); encoder: the
+    sentence encoder learning reads (run/embedded.py), as classify's --encoder; None: TF-IDF."""
     texts = export_texts(n)
     with open(EXPORT, newline="", encoding="utf-8") as f:
         gold = [r["queue"] for r in csv.DictReader(f)][:len(texts)]
@@ -51,16 +54,17 @@ def compare_taught(loaded: LoadedModel, n: int | None, method: str = "direct", c
     label_set, scoring = LabelSet.load(QUEUES), Scoring(method=method)
     if loaded.low is None:
         loaded.low = low_copy(loaded)
-    features = TicketFeatures(texts)
     make = lambda checked: (CheckedClassifier(loaded, label_set, scoring=scoring, log=log) if checked  # noqa: E731
                             else Classifier(loaded, label_set, scoring=scoring))
     for warm in (make(False), make(True).low):   # kernels, first allocations: paid before any clock starts
         list(Classifier.run(warm, texts[:1], config))
     out = {}
     with tempfile.TemporaryDirectory() as folder:
+        features, similarity = _features(texts, label_set, encoder, Path(folder) / "embeddings.db")
         for k, (name, checked, learns, taught) in enumerate(SIDES):
             with ResultStore(Path(folder) / f"{k}.db") as store:
-                out[name] = _side(make(checked), store, texts, labels if learns else None, features, config, taught, log)
+                out[name] = _side(make(checked), store, texts, labels if learns else None, features, config, taught,
+                                  log, similarity)
             log(f"  {name:<24} {out[name]['seconds']:7.1f} s  {out[name]['items_per_s']:6.2f} items/s")
     base = out["float32"]
     for name, _, learns, _ in SIDES[1:]:
@@ -71,13 +75,24 @@ def compare_taught(loaded: LoadedModel, n: int | None, method: str = "direct", c
     for side in out.values():
         side.pop("learned"), side.pop("zero_shot")
     return {"model": loaded.name, "method": method, "n": len(texts), "labels": len(label_set.names),
-            "taught": len(labels), "load": os.getloadavg(), "sides": out}
+            "taught": len(labels), "encoder": encoder.name if encoder else "TF-IDF", "load": os.getloadavg(),
+            "sides": out}
 
 
-def _side(classifier, store, texts, labels, features, config, read_taught, log) -> dict:
+def _features(texts: list[str], label_set: LabelSet, encoder, path: Path):
+    """What every side learns on, made once before any clock starts: classify's (run/embedded.py)."""
+    if encoder is None:
+        return TicketFeatures(texts), None
+    with EmbeddingCache(path) as cache:
+        found = file_embeddings(texts, TextCleaning(), encoder, cache, {"queue": label_set})
+    return found.features, found.similarity["queue"]
+
+
+def _side(classifier, store, texts, labels, features, config, read_taught, log, similarity=None) -> dict:
     """One side end to end; labels None: the run alone, nothing learned."""
     start = time.perf_counter()
-    weighed = taught_part(classifier, store, texts, config, TextCleaning(), features, labels, log) if read_taught else None
+    weighed = taught_part(classifier, store, texts, config, TextCleaning(), features, labels, log,
+                          similarity) if read_taught else None
     predictions, stats = [], None
     for step in run_job(classifier, store, texts, config, weighed=weighed):
         predictions, stats = predictions + step.predictions, step.stats
@@ -89,7 +104,8 @@ def _side(classifier, store, texts, labels, features, config, read_taught, log) 
         return [p for step in run_job(classifier, store, texts, config, exact=rows) for p in step.predictions]
 
     if labels is not None:
-        learned = settled(features, predictions, classifier.label_set.names, labels, settle, log)[1].label_names()
+        learned = settled(features, predictions, classifier.label_set.names, labels, settle, log,
+                          similarity)[1].label_names()
     seconds = time.perf_counter() - start
     checked = isinstance(stats, CheckedStats)
     return {"seconds": seconds, "run_seconds": run_seconds, "items_per_s": len(texts) / seconds,
@@ -100,7 +116,7 @@ def _side(classifier, store, texts, labels, features, config, read_taught, log) 
 
 def report(result: dict) -> str:
     lines = [f"{result['model']}, {result['method']} scoring, {result['n']} helpdesk tickets, {result['labels']} "
-             f"queues, {result['taught']} labelled by a person; load {' '.join(f'{x:.1f}' for x in result['load'])}",
+             f"queues, {result['taught']} labelled by a person, learned on {result.get('encoder', 'TF-IDF')}; load {' '.join(f'{x:.1f}' for x in result['load'])}",
              f"{'':<26} {'seconds':>8} {'items/s':>8} {'speedup':>8} {'kept':>6} {'re-scored':>10} {'settled':>8} "
              f"{'labels different':>17}"]
     for name, side in result["sides"].items():

@@ -85,7 +85,8 @@ def _taught(args) -> int:
 
     dtype = args.dtype if args.dtype.endswith("-checked") else "bfloat16-checked"
     loaded = options.load_model(argparse.Namespace(**{**vars(args), "dtype": dtype}))
-    result = compare_taught(loaded, args.n, args.method, log=lambda line: print(line, file=sys.stderr))
+    result = compare_taught(loaded, args.n, args.method, log=lambda line: print(line, file=sys.stderr),
+                            encoder=options.load_encoder(argparse.Namespace(encoder="bundled")))
     print(report(result))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
