@@ -5,6 +5,7 @@ checked against learn() called directly on the same parts."""
 from __future__ import annotations
 
 import math
+import os
 import time
 from pathlib import Path
 
@@ -221,6 +222,6 @@ def test_how_long_a_retrain_on_embeddings_stalls_the_window_against_tfidf(qtbot)
             result = until_retrained(session.lives[axis])
         lines.append(f"{what}: retrain + queue {result.seconds:.2f} s on the learning thread, "
                      f"{time.perf_counter() - started:.2f} s until shown; {ticks.line}")
-    print("\n" + "\n".join(lines))
+    print(f"\nload average {os.getloadavg()[0]:.1f} at the end\n" + "\n".join(lines))
     assert result.learned.weights.similarity > 0 and result.learned.teaching.n == taught_rows
     assert session.close(60_000)
