@@ -23,6 +23,7 @@ from triage_app.ui.background.file_reading import FileReader
 from triage_app.ui.background.results_db import ResultsDb
 from triage_app.ui.background.worker import EngineThread
 from triage_app.ui.drops import FileDrops
+from triage_app.ui.embedding import Embedding
 from triage_app.ui.exporting import Exporting
 from triage_app.ui.fields import Fields
 from triage_app.ui.fresh_store import FreshStoreOffer
@@ -143,6 +144,7 @@ class MainWindow(QMainWindow):
 
     def _connect_worker(self) -> None:
         self.runs = Running(self)
+        self.embedding = Embedding(self)     # the open file's tickets, embedded once for learning
         self.learning.unsettled.connect(self.runs.settle)
         self.runs.ended.connect(self.run_ended)
         self.runs.ended.connect(self.say_what_an_edit_costs)
@@ -159,6 +161,7 @@ class MainWindow(QMainWindow):
         if not self._unsaved_labels_settled("Open it"):
             return
         self.runs.cancel()
+        self.embedding.cancel()
         self._read_request += 1
         self.manual.reading()
         self.statusBar().showMessage(f"Reading {Path(path).name}…")
@@ -175,6 +178,7 @@ class MainWindow(QMainWindow):
         self.tickets.show_opened(opened)
         self.columns.set_axes(self.axes.names, self.fields.current)
         self.manual.file_opened(self._texts, person)
+        self.embedding.file_opened(self._texts)
         self.statusBar().showMessage(f"{table.path.name}: {len(table.frame):,} tickets", 10_000)
         if opened.notes:
             self.show_error(" ".join(opened.notes))
@@ -198,6 +202,7 @@ class MainWindow(QMainWindow):
         self._texts = self.table.texts(column, self.columns.subject_column) if column else []
         self.model.clear_predictions()
         self.manual.texts_changed(self._texts)
+        self.embedding.file_opened(self._texts)
         self.statusBar().showMessage("The ticket text changed: Run to label it.", 8000)
         self.say_what_an_edit_costs()
         self.summary.schedule()
@@ -247,6 +252,7 @@ class MainWindow(QMainWindow):
     def run(self, fresh: bool = False, limit: int | None = None) -> int | None:
         """Label every ticket (or the first limit); returns the run id the worker's signals carry."""
         run_id = self.runs.start(fresh, limit)
+        self.embedding.resume()         # behind the run, where Cancel had stopped it
         self.say_what_an_edit_costs()
         return run_id
 
@@ -260,6 +266,9 @@ class MainWindow(QMainWindow):
         return self.runs.latest
 
     def cancel(self) -> None:
+        """Stop the run or verify; with neither, the tickets' embedding."""
+        if not (self.running or self.runs.verifying):
+            self.embedding.cancel()
         self.runs.cancel()
 
     def skip_model(self) -> None:
@@ -323,7 +332,7 @@ class MainWindow(QMainWindow):
     def update_actions(self) -> None:
         has_file, a, busy = self.table is not None, self.actions, self.running or bool(self.runs.verifying)
         a.run.setEnabled(has_file and not busy)
-        a.cancel.setEnabled(busy)
+        a.cancel.setEnabled(busy or self.embedding.busy)
         a.verify.setEnabled(has_file and not busy)
         a.export.setEnabled(has_file)
         a.load.setEnabled(not self.session.loading)

@@ -10,6 +10,8 @@ batch. A field whose labels were edited mid-run is dropped from it (drop):
 its part stops after the batch in flight, or never starts; the run goes on with the others.
 Closing is a flag for the same reason: every request still queued is skipped, and a run stops at
 its next step (the engine's run is a generator: steps are the stored results read, then batches).
+The sentence encoder shares this thread (background/embedding.py): it embeds the open file's tickets in
+the gaps, and waiting() tells it a request came, so that it steps aside between two batches.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import traceback
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from triage_app.ui.background.embedding import EmbeddingWorker
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,10 +105,11 @@ class EngineWorker(QObject):
         self._next_request = 0          # run, verify and prompt requests share one count: failed names one
         self._loads = 0                 # load requests so far; a run remembers the one it follows
         self._failed_loads: set[int] = set()
+        self._served = 0                # requests (loads and the rest) this thread has begun serving
         self._cancelled_up_to = 0     # runs with an id up to this stop between batches
         self._dropped: tuple[int, frozenset] = (0, frozenset())   # a run's fields whose parts stop (drop)
         self._load_requested.connect(self._load)
-        self._adopt_requested.connect(self._adopt)
+        self._adopt_requested.connect(self._adopt_asked)
         self._run_requested.connect(self._run)
         self._verify_requested.connect(self._verify)
         self._prompt_requested.connect(self._prompt)
@@ -178,12 +183,22 @@ class EngineWorker(QObject):
     def has_model(self) -> bool:
         return self._loaded is not None
 
+    @property
+    def closing(self) -> bool:
+        return self._closing
+
+    def waiting(self) -> bool:
+        """A request was asked for that this thread has not begun serving (each count is written by
+        one thread only: the asking one, the serving one)."""
+        return self._loads + self._next_request > self._served
+
     # served on the worker thread
     @Slot(object, int)
     def _load(self, choice, load_id):
         from triage_app.engine import models
         from triage_app.engine.build import load_model
 
+        self._served += 1
         if self._closing:
             return
         self.model_loading.emit(choice.spec)
@@ -201,6 +216,10 @@ class EngineWorker(QObject):
         self._adopt(loaded)
 
     @Slot(object)
+    def _adopt_asked(self, loaded):
+        self._served += 1
+        self._adopt(loaded)
+
     def _adopt(self, loaded):
         self._loaded = loaded
         self._field_classifiers, self._fields_built_for = [], None
@@ -216,6 +235,7 @@ class EngineWorker(QObject):
 
         from triage_app.ui.background.results_db import STORE_ERRORS, store_line
 
+        self._served += 1
         if run_id <= self._cancelled_up_to or after_load in self._failed_loads:
             self.cancelled.emit(run_id)
             return
@@ -266,6 +286,7 @@ class EngineWorker(QObject):
     def _verify(self, request, texts, axes, field, settings, probes):
         from triage_app.engine.verify import verify
 
+        self._served += 1
         if self._closing:
             return
         stop = lambda: self._closing or request <= self._cancelled_up_to   # noqa: E731  (between model passes)
@@ -278,6 +299,7 @@ class EngineWorker(QObject):
 
     @Slot(int, object, str, str, object)
     def _prompt(self, request, axes, field, ticket, settings):
+        self._served += 1
         if self._closing:
             return
         try:
@@ -319,6 +341,8 @@ class EngineThread:
         self.thread.setObjectName("triage-engine")
         self.worker = EngineWorker(db)
         self.worker.moveToThread(self.thread)
+        self.embedder = EmbeddingWorker(self.worker, db)    # the same thread: one model at a time
+        self.embedder.moveToThread(self.thread)
         self.thread.start()
 
     def stop(self, timeout_ms: int = 10_000) -> bool:

@@ -1,4 +1,5 @@
-"""The model picker, and what is loaded where (device, dtype) as detected or chosen."""
+"""The model picker, and what is loaded where (device, dtype) as detected or chosen; under it the
+sentence encoder, the second model, that learning reads each ticket with, and its progress through the file."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ CHOICES = (
     (SMOLLM2, "SmolLM2-135M (bundled, offline, lower accuracy)"),
 )
 NOT_DOWNLOADED = {QWEN: "Qwen2.5-0.5B-Instruct (recommended; not downloaded yet)"}
+ENCODER = "all-MiniLM-L6-v2"      # the sentence encoder named before it loads (engine/encoder.py MINILM)
 _FOLDER, _GGUF = "<folder>", "<gguf>"
 
 
@@ -55,6 +57,22 @@ class ModelPanel(QGroupBox):
         self.status = QLabel("No model loaded.")
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
+        self.encoder = QLabel(f"Sentence encoder: {ENCODER}, loads when a file is opened.")
+        self.encoder.setWordWrap(True)
+        self.encoder.setTextFormat(Qt.TextFormat.PlainText)     # a refusal names a path
+        self.encoder.setToolTip("Reads each ticket once, so that your labels teach the rest by meaning, "
+                                "not by shared words; the vectors are kept with the file's results")
+        layout.addWidget(self.encoder)
+        self.embedding = QProgressBar()
+        self.embedding.setMaximumHeight(14)
+        self.embedding.hide()
+        layout.addWidget(self.embedding)
+        self.language = QLabel()                # a file mostly not in English: the encoder that suits it
+        self.language.setWordWrap(True)
+        self.language.setTextFormat(Qt.TextFormat.PlainText)
+        self.language.hide()
+        layout.addWidget(self.language)
+        self._encoder_name = ENCODER
         self._spec = QWEN
         self.picked_by_user = False       # the picker was used: a Load then is the user's choice to remember
 
@@ -111,6 +129,36 @@ class ModelPanel(QGroupBox):
         self.load_button.setEnabled(True)
         self.status.setText(html.escape(f"Not loaded: {message}"))
         self.status.setStyleSheet("color: #a00;")
+
+    # the sentence encoder
+    def show_encoder(self, info) -> None:
+        """info: the embedder's EncoderInfo (name, where its files came from and how they were checked)."""
+        self._encoder_name = f"{info.name} ({info.source})"
+        self.encoder.setText(f"Sentence encoder: {self._encoder_name}")
+        self.encoder.setStyleSheet("")
+
+    def show_embedding(self, progress) -> None:
+        """progress: an EmbeddingProgress over the file's distinct tickets."""
+        rate = f", {progress.per_s:.0f} tickets/s" if progress.per_s else ""
+        self.embedding.setRange(0, max(progress.total, 1))
+        self.embedding.setValue(progress.done)
+        self.embedding.setFormat(f"Embedding tickets: {progress.done:,} / {progress.total:,}{rate}")
+        self.embedding.show()
+
+    def show_embedded(self, line: str) -> None:
+        """The file's embedding ended (every ticket, or stopped): the bar goes, the line says how."""
+        self.embedding.hide()
+        self.encoder.setText(f"Sentence encoder: {self._encoder_name} — {line}")
+
+    def show_encoder_failed(self, message: str) -> None:
+        self.embedding.hide()
+        self.encoder.setText(f"Sentence encoder: not loaded ({message}). Learning uses words (TF-IDF) instead.")
+        self.encoder.setStyleSheet("color: #a00;")
+
+    def suggest_encoder(self, line: str) -> None:
+        """One line under the encoder ("" hides it)."""
+        self.language.setText(line)
+        self.language.setVisible(bool(line))
 
     def _picked(self, k: int) -> None:
         data = self.picker.itemData(k)

@@ -1,0 +1,221 @@
+"""The window embeds each ticket once, in the one serial worker (issue 34 items 1-2): the real window
+offscreen, the bundled sentence encoder and the bundled SmolLM2, a real results database.
+
+Timing is checked relative to the embedding's own batches, never against a wall clock."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+from encoder_helpers import bundled_encoder
+from ui_helpers import (Relay, make_window, open_file, sample_rows, save_shot, settings_file,  # noqa: F401
+                        with_model)
+
+from triage_app.files.clean import model_texts
+from triage_app.files.embeddings import EmbeddingCache
+from triage_app.learn.similarity import label_texts, label_vectors
+
+pytestmark = pytest.mark.model      # the encoder loads in the worker: no fixture says so
+MANY = 240      # tickets for the tests that need embedding to last: 30 batches of 8
+
+
+def write_tickets(path, texts: list[str]):
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["id", "text"])
+        writer.writerows([k, text] for k, text in enumerate(texts))
+    return path
+
+
+def sample_texts(n: int, start: int = 0) -> list[str]:
+    return [row["text"] for row in sample_rows()[start:start + n]]
+
+
+class Marker(QObject):
+    """A mark in the main thread's queue of posted events: whatever the worker emitted before post() is
+    seen before it, whatever after, after it (a worker's signals reach the main thread the same way)."""
+
+    posted = Signal()
+
+    def __init__(self, seen):
+        super().__init__()
+        self.seen = seen
+        self.posted.connect(self._seen, Qt.ConnectionType.QueuedConnection)
+
+    def post(self) -> None:
+        self.posted.emit()
+
+    @Slot()
+    def _seen(self) -> None:
+        self.seen()
+
+
+class Handed:
+    """What the window hands its learning (LearningSession.set_embeddings / set_label_vectors), recorded
+    on the way."""
+
+    def __init__(self, learning):
+        self.embeddings, self.label_vectors = [], []
+        for name, seen in (("set_embeddings", self.embeddings), ("set_label_vectors", self.label_vectors)):
+            real = getattr(learning, name, None)
+
+            def record(*args, real=real, seen=seen):
+                seen.append(args)
+                if real is not None:
+                    real(*args)
+            setattr(learning, name, record)
+
+
+def embedded(qtbot, window, start, timeout=180_000):
+    """start() (an open, a resume), then the Embedded of the window's request."""
+    relay = Relay(window.engine.embedder.embedded)
+    with qtbot.waitSignal(relay.received, timeout=timeout,
+                          check_params_cb=lambda found: found.request == window.embedding.request) as got:
+        start()
+    return got.args[0]
+
+
+def identity() -> str:
+    return bundled_encoder().identity
+
+
+def test_opening_a_file_embeds_each_distinct_cleaned_ticket_once_and_learning_gets_every_row(
+        qtbot, make_window, tmp_path):
+    texts = sample_texts(20)
+    # the same tickets as the model reads them: markup and a duplicate clean to a text already there
+    texts += [f"<p>{texts[0]}</p>", texts[1], texts[2].replace(" ", "&nbsp;", 1)]
+    path = write_tickets(tmp_path / "tickets.csv", texts)
+    window = make_window()
+    handed = Handed(window.learning)
+    found = embedded(qtbot, window, lambda: open_file(qtbot, window, path))
+    cleaned = model_texts(texts, window.remembered.cleaning)
+    distinct = len(set(cleaned))
+    assert distinct == 20 and found.total == distinct and found.fresh == distinct
+    with EmbeddingCache(tmp_path / "results.sqlite3") as cache:
+        assert cache.count(identity()) == distinct
+    assert len(handed.embeddings) == 1
+    rows, vectors = handed.embeddings[0]
+    assert rows == window.texts and vectors.dtype == np.float32 and vectors.shape == (23, 384)
+    expected = bundled_encoder().embed(cleaned)         # float16 in the database: within its rounding
+    np.testing.assert_allclose(vectors, expected, atol=2e-3, rtol=0)
+    assert np.array_equal(vectors[20], vectors[0]) and np.array_equal(vectors[21], vectors[1])
+
+    again = make_window()                               # a restart: the same database, the same file
+    handed_again = Handed(again.learning)
+    found = embedded(qtbot, again, lambda: open_file(qtbot, again, path))
+    assert (found.total, found.fresh) == (distinct, 0)
+    assert np.array_equal(handed_again.embeddings[0][1], vectors)
+    assert "kept from before" in again.model_panel.encoder.text()
+
+
+def test_a_run_pressed_while_embedding_gets_its_first_labels_within_a_batch_and_embedding_goes_on_after(
+        qtbot, make_window, smollm2, tmp_path):
+    window = make_window()
+    window.remembered.batch_size = 4
+    with_model(qtbot, window, smollm2)
+    events = []
+    embedder, worker = window.engine.embedder, window.worker
+    relays = [Relay(embedder.progress), Relay(worker.started), Relay(worker.batch_done), Relay(embedder.embedded)]
+    for kind, relay in zip(("embedding", "started", "batch", "embedded"), relays):
+        relay.received.connect(lambda value, kind=kind: events.append((kind, value)))
+    texts = sample_texts(MANY, start=380)
+    path = write_tickets(tmp_path / "many.csv", texts)
+    with qtbot.waitSignal(relays[0].received, timeout=180_000, check_params_cb=lambda p: p.done >= 16):
+        open_file(qtbot, window, path)
+    asked = Marker(lambda: events.append(("asked", None)))
+    with qtbot.waitSignal(window.run_ended, timeout=120_000):
+        window.run(limit=4)
+        asked.post()
+    started = [kind for kind, _ in events].index("started")
+    reached = max(value.done for kind, value in events[:started] if kind == "embedding")
+    qtbot.waitUntil(lambda: any(kind == "embedding" and value.done > reached for kind, value in events[started:]),
+                    timeout=60_000)
+    kinds = [kind for kind, _ in events]
+    first_batch = kinds.index("batch")
+    # between the request and the run's start, the batch in flight at most: not the rest of the file
+    between = [value for kind, value in events[kinds.index("asked"):kinds.index("started")] if kind == "embedding"]
+    before = [value for kind, value in events[:first_batch] if kind == "embedding"]
+    assert len(between) <= 1 and before[-1].done < before[-1].total
+    assert "embedded" not in kinds[:first_batch]                # the run's first labels came first
+    # and embedding went on after the run, from where it was (the stored batches read back, not embedded)
+    resumed = [value for kind, value in events[started:] if kind == "embedding"]
+    assert resumed[0].done == reached and resumed[-1].done > reached
+    assert window.model.rows_answered == 4
+
+
+def test_cancel_stops_embedding_between_batches_and_what_was_stored_is_not_embedded_again(
+        qtbot, make_window, tmp_path):
+    path = write_tickets(tmp_path / "some.csv", sample_texts(64))
+    window = make_window()
+    progress = Relay(window.engine.embedder.progress)
+    with qtbot.waitSignal(progress.received, timeout=180_000, check_params_cb=lambda p: p.done >= 16):
+        open_file(qtbot, window, path)
+    assert window.actions.cancel.isEnabled()                    # Esc stops it: no run to stop
+    stopped = Relay(window.engine.embedder.stopped)
+    with qtbot.waitSignal(stopped.received, timeout=30_000):
+        window.cancel()
+    assert not window.embedding.busy and not window.actions.cancel.isEnabled()
+    with EmbeddingCache(tmp_path / "results.sqlite3") as cache:
+        kept = cache.count(identity())
+    assert 16 <= kept < 64 - 8
+    found = embedded(qtbot, window, window.embedding.resume)
+    assert found.fresh == found.total - kept
+
+
+def test_label_sets_are_embedded_for_learning_and_again_after_an_edit(qtbot, make_window, tmp_path):
+    window = make_window()
+    handed = Handed(window.learning)
+    embedded(qtbot, window, lambda: open_file(qtbot, window, write_tickets(tmp_path / "t.csv", sample_texts(12))))
+    qtbot.waitUntil(lambda: len(handed.label_vectors) == len(window.axes.names), timeout=30_000)
+    axis, vectors, names = handed.label_vectors[0]
+    label_set = window.axes.named(axis).label_set
+    texts, owners = label_texts(label_set)
+    encoder = bundled_encoder()
+    np.testing.assert_allclose(vectors, label_vectors(encoder.embed(texts), owners, len(names)), atol=1e-5)
+    assert names == label_set.names and vectors.shape == (len(names), 384)
+
+    window.labels_panel.add_example(sample_texts(1, start=30)[0], names[0])     # an edit: a new example
+    qtbot.waitUntil(lambda: len(handed.label_vectors) == 2 * len(window.axes.names), timeout=30_000)
+    label_set = window.axes.named(axis).label_set
+    texts, owners = label_texts(label_set)
+    assert len(label_set.examples) == 1
+    np.testing.assert_allclose(handed.label_vectors[-1][1], label_vectors(encoder.embed(texts), owners, len(names)),
+                               atol=1e-5)
+
+
+def test_a_refused_encoder_is_one_line_and_the_window_goes_on_with_words(qtbot, make_window, tmp_path, monkeypatch):
+    from triage_app.engine import encoder
+
+    fake = tmp_path / "encoder"
+    fake.mkdir()
+    for name in ("config.json", "model.safetensors", "tokenizer.json"):
+        (fake / name).write_text("{}")
+    monkeypatch.setattr(encoder, "bundled_folder", lambda: fake)
+    window = make_window()
+    handed = Handed(window.learning)
+    failed = Relay(window.engine.embedder.encoder_failed)
+    with qtbot.waitSignal(failed.received, timeout=60_000):
+        open_file(qtbot, window, write_tickets(tmp_path / "t.csv", sample_texts(6)))
+    line = window.model_panel.encoder.text()
+    assert "not the expected bytes" in line and line.endswith("Learning uses words (TF-IDF) instead.")
+    assert "\n" not in line and handed.embeddings == [] and not window.embedding.busy
+    assert window.table is not None and window.actions.run.isEnabled()
+    save_shot(window.model_panel, "model-panel-encoder-refused.png", tmp_path)
+
+
+def test_the_encoder_is_named_beside_the_model_and_a_french_file_gets_the_multilingual_suggestion(
+        qtbot, make_window, tmp_path):
+    window = make_window()
+    french = ["Bonjour, je n'ai pas reçu ma carte bancaire et je voudrais savoir quand elle arrivera.",
+              "Je voudrais annuler mon abonnement et être remboursé du dernier mois, merci.",
+              "Le paiement a été débité deux fois sur ma carte, pouvez-vous me rembourser ?"]
+    embedded(qtbot, window, lambda: open_file(qtbot, window, write_tickets(tmp_path / "fr.csv", french)))
+    panel = window.model_panel
+    assert panel.encoder.text().startswith("Sentence encoder: all-MiniLM-L6-v2 (bundled, checked) — all 3 distinct")
+    assert panel.language.isVisible() and "paraphrase-multilingual-MiniLM-L12-v2" in panel.language.text()
+    save_shot(panel, "model-panel-encoder-french.png", tmp_path)
+    embedded(qtbot, window, lambda: open_file(qtbot, window, write_tickets(tmp_path / "en.csv", sample_texts(6))))
+    assert not panel.language.isVisible()

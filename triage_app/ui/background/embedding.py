@@ -1,0 +1,304 @@
+"""The sentence encoder on the engine's thread: each ticket of the open file embedded once, in the gaps
+between the language model's requests.
+
+The embedder lives on the engine worker's QThread, so the two models never run at once and the queued
+requests of both are served in one order. Embedding a file is a job of short steps (clean a chunk of
+rows; then, a chunk of distinct texts at a time, read what the results database holds and embed the rest
+8 shortest-first a batch, files/embeddings.embedded): before every step, and between two batches, it asks
+whether a request of the engine (a run, verify, a model load, a prompt) or a label set's vectors waits.
+If one does, the job posts itself behind it and returns: the request is served next, after at most one
+batch of 8 (well under a second), and the job goes on from where it was once it is done. Every batch is
+stored as it is embedded, so a cancel, a new file or closing loses nothing finished.
+
+The encoder is loaded once per process (a window's thread gets its own tokenizer: a fast tokenizer is
+not safe to share between threads) and named to the window; one that is missing or refused is one line,
+and learning goes on with words (TF-IDF).
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+
+CLEAN_ROWS = 2_000      # rows cleaned in one step
+CHUNK = 512             # distinct texts looked up and token-counted in one step, then embedded batch by batch
+
+
+@dataclass(frozen=True, slots=True)
+class EncoderInfo:
+    name: str           # all-MiniLM-L6-v2
+    source: str         # where its files came from and how they were checked: "bundled, checked"
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingProgress:
+    request: int
+    done: int           # distinct cleaned texts with a vector, stored ones included
+    total: int          # distinct cleaned texts of the file
+    per_s: float        # texts embedded a second so far (0 before a batch was timed)
+
+
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    request: int
+    vectors: np.ndarray     # [N, D] float32, one row per ticket in the file's order (duplicates repeated)
+    total: int              # distinct cleaned texts
+    fresh: int              # of those, embedded now; the others came from the results database
+
+
+@dataclass(frozen=True, slots=True)
+class LabelVectors:
+    axis: str
+    names: list             # the label names the vectors are for, in order
+    vectors: np.ndarray     # [L, D] each label's prototype (learn.label_vectors)
+
+
+class TicketEmbedding:
+    """One file's embedding as a job of short steps (steps() yields after each); no Qt."""
+
+    def __init__(self, request: int, texts: list[str], cleaning):
+        self.request, self.texts, self.cleaning = request, texts, cleaning
+        self.done = self.total = self.fresh = 0     # fresh: texts embedded now, not read back
+        self.timed, self.seconds = 0, 0.0           # texts embedded and the time they took, for per_s
+        self._vectors: dict[str, np.ndarray] = {}
+        self._hashes: list[str] = []
+        self._last = None           # (done, time) at the latest batch of the embedded() call in flight
+        self.running = None         # the steps, once started (a generator: the job resumes where it was)
+        self.cache = None
+
+    @property
+    def per_s(self) -> float:
+        return self.timed / self.seconds if self.seconds else 0.0
+
+    def start(self, encoder, cache, stop, report) -> None:
+        """stop() is asked between batches (files.embeddings.embedded); report() after each batch."""
+        self.cache, self.running = cache, self._steps(encoder, _Counted(cache, self), stop, report)
+
+    def _steps(self, encoder, cache, stop, report):
+        from triage_app.engine.encoder import EmbeddingCancelled
+        from triage_app.files.clean import model_texts
+        from triage_app.files.embeddings import embedded
+        from triage_app.files.store import text_hash
+
+        clean: list[str] = []
+        for start in range(0, len(self.texts), CLEAN_ROWS):
+            clean += model_texts(self.texts[start:start + CLEAN_ROWS], self.cleaning)
+            yield
+        self._hashes = [text_hash(text) for text in clean]
+        text_of = dict(zip(self._hashes, clean))
+        # shortest first over the whole file, so each chunk's batches pad little
+        order = sorted(text_of, key=lambda key: len(text_of[key]))
+        self.total = len(order)
+        for start in range(0, len(order), CHUNK):
+            chunk = order[start:start + CHUNK]
+            while True:
+                self._last = None
+                try:
+                    vectors = embedded([text_of[key] for key in chunk], encoder, cache,
+                                       progress=lambda done, _total: report(self._timed(start + done)), stop=stop)
+                    break
+                except EmbeddingCancelled:      # a request waits, or a cancel: what was stored is read back
+                    yield
+            self._vectors.update(zip(chunk, vectors))
+            self.done = start + len(chunk)
+            yield
+
+    def _timed(self, done: int) -> EmbeddingProgress:
+        """Counts texts embedded against the time they took; the first report of each embedded() call
+        (its stored texts, or a first batch after a wait) is left out of the rate."""
+        now = time.perf_counter()
+        if self._last is not None:
+            self.timed += done - self._last[0]
+            self.seconds += now - self._last[1]
+        self._last, self.done = (done, now), done
+        return self.progress
+
+    @property
+    def progress(self) -> EmbeddingProgress:
+        return EmbeddingProgress(self.request, self.done, self.total, self.per_s)
+
+    def vectors(self) -> np.ndarray:
+        """[N, D] float32 in row order."""
+        return np.stack([self._vectors[key] for key in self._hashes]).astype(np.float32, copy=False)
+
+
+class EmbeddingWorker(QObject):
+    """Moved to the engine worker's thread; the main thread only calls embed, embed_labels and cancel."""
+
+    _embed_requested = Signal(object)               # a TicketEmbedding, new or resumed
+    _labels_requested = Signal(str, object)         # field, its LabelSet
+
+    encoder_loaded = Signal(object)     # EncoderInfo
+    encoder_failed = Signal(str)        # why there is no encoder, one line: learning uses words
+    progress = Signal(object)           # EmbeddingProgress, after every step
+    embedded = Signal(object)           # Embedded: every ticket of the request has its vector
+    stopped = Signal(int)               # request: cancelled, or another file came; what was stored stays
+    failed = Signal(int, str)           # request, one line
+    label_vectors = Signal(object)      # LabelVectors
+
+    def __init__(self, engine, db):
+        """engine: the EngineWorker whose requests come first (its waiting() and closing); db: the
+        window's ResultsDb, whose file keeps the vectors."""
+        super().__init__()
+        self.engine, self.db = engine, db
+        self._encoder = None
+        self._refused = ""                  # the one line, once the encoder could not be had
+        self._next = 0
+        self._cancelled_up_to = 0
+        self._labels_asked = self._labels_served = 0
+        # queued even when emitted on this thread: a job that steps aside is posted behind the request
+        self._embed_requested.connect(self._embed, Qt.ConnectionType.QueuedConnection)
+        self._labels_requested.connect(self._labels)
+
+    # requests (call from the main thread)
+    def embed(self, texts: list[str], cleaning) -> int:
+        """Embed these tickets (cleaned as cleaning, a files.clean TextCleaning, says: as the model reads
+        them); every earlier request stops. Returns the id its signals carry."""
+        self._next += 1
+        self._cancelled_up_to = self._next - 1
+        self._embed_requested.emit(TicketEmbedding(self._next, list(texts), cleaning))
+        return self._next
+
+    def embed_labels(self, axis: str, label_set) -> None:
+        """A field's label prototypes: its names, descriptions and examples embedded (learn.label_texts)."""
+        self._labels_asked += 1
+        self._labels_requested.emit(axis, label_set)
+
+    def cancel(self) -> None:
+        """Stop every embedding asked for so far after the batch in flight; thread-safe."""
+        self._cancelled_up_to = self._next
+
+    # served on the engine's thread
+    def _stopping(self, request: int) -> bool:
+        return self.engine.closing or request <= self._cancelled_up_to
+
+    def _waiting(self) -> bool:
+        return self.engine.waiting() or self._labels_asked > self._labels_served
+
+    @Slot(object)
+    def _embed(self, job: TicketEmbedding) -> None:
+        if self._stopping(job.request):
+            if job.cache is not None:
+                job.cache.close()
+            self.stopped.emit(job.request)
+            return
+        if self._waiting():             # a request came first: it is served before the job starts
+            self._embed_requested.emit(job)
+            return
+        encoder = self._encoder_here()
+        if encoder is None:
+            return
+        try:
+            self._work(job, encoder)
+        except Exception as exc:        # a database or encoder failure: learning goes on with words
+            from triage_app.ui.background.worker import _one_line
+
+            if job.cache is not None:
+                job.cache.close()
+            self.failed.emit(job.request, _one_line("embedding stopped", exc))
+
+    def _work(self, job: TicketEmbedding, encoder) -> None:
+        if job.running is None:
+            job.start(encoder, self._cache(), lambda: self._stopping(job.request) or self._waiting(), self.progress.emit)
+        for _ in job.running:
+            if self._stopping(job.request):
+                job.cache.close()
+                self.stopped.emit(job.request)
+                return
+            if self._waiting():
+                self._embed_requested.emit(job)      # behind the request that waits: resumed after it
+                return
+        job.cache.close()
+        self.progress.emit(job.progress)
+        self.embedded.emit(Embedded(job.request, job.vectors(), job.total, job.fresh))
+
+    @Slot(str, object)
+    def _labels(self, axis: str, label_set) -> None:
+        from triage_app.learn.similarity import label_texts, label_vectors
+
+        self._labels_served += 1
+        encoder = None if self.engine.closing else self._encoder_here()
+        if encoder is None:
+            return
+        texts, owners = label_texts(label_set)
+        try:
+            vectors = label_vectors(encoder.embed(texts), owners, len(label_set.names))
+        except ValueError:              # a label with no text to embed: the similarity waits for one
+            return
+        self.label_vectors.emit(LabelVectors(axis, list(label_set.names), vectors))
+
+    def _encoder_here(self):
+        """The encoder, loaded at the first request; None (said once) when it is missing or refused."""
+        if self._encoder is None and not self._refused:
+            from triage_app.engine.encoder import MINILM
+
+            try:
+                self._encoder = shared_encoder()
+            except Exception as exc:    # EncoderRefused, or a folder that transformers cannot read
+                self._refused = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                self.encoder_failed.emit(self._refused)
+                return None
+            checked = "bundled, checked" if self._encoder.name == MINILM else "checked"
+            self.encoder_loaded.emit(EncoderInfo(self._encoder.name, checked))
+        return self._encoder
+
+    def _cache(self):
+        """The results database's embedding table; while the database is unusable, vectors not kept."""
+        from triage_app.files.embeddings import EmbeddingCache
+        from triage_app.files.store import StoreUnavailable
+        from triage_app.ui.background.results_db import store_file
+
+        if self.db.problem is None:
+            try:
+                return EmbeddingCache(store_file(self.db.path))
+            except StoreUnavailable as exc:
+                self.db.give_up(str(exc))
+        return _Unkept()
+
+
+class _Counted:
+    """The cache embedded() writes through, counting what it saves: the texts embedded now."""
+
+    def __init__(self, cache, job: TicketEmbedding):
+        self.cache, self.job = cache, job
+
+    def lookup(self, encoder: str, hashes) -> dict:
+        return self.cache.lookup(encoder, hashes)
+
+    def save(self, encoder: str, vectors: dict) -> None:
+        self.cache.save(encoder, vectors)
+        self.job.fresh += len(vectors)
+
+
+class _Unkept:
+    """An embedding cache that keeps nothing: the results database cannot be used."""
+
+    def lookup(self, encoder: str, hashes) -> dict:
+        return {}
+
+    def save(self, encoder: str, vectors: dict) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+_loaded: dict[str, object] = {}
+_loading = threading.Lock()
+
+
+def shared_encoder():
+    """The bundled encoder, loaded (and hash-checked) once per process; each caller its own tokenizer."""
+    from triage_app.engine.encoder import SentenceEncoder, bundled_folder
+
+    folder = str(bundled_folder())
+    with _loading:
+        if folder not in _loaded:
+            _loaded[folder] = SentenceEncoder.load()
+        encoder = _loaded[folder]
+    return SentenceEncoder(encoder.name, encoder.weights_sha256, copy.deepcopy(encoder.tokenizer), encoder.model)

@@ -1,0 +1,119 @@
+"""The window's side of the sentence encoder: each open file's tickets embedded once, handed to learning.
+
+A file opened (or another text column) is sent to the embedder on the engine's thread
+(background/embedding.py), which steps aside for every run, verify or model load and goes on after it;
+its progress and the encoder's name show on the model panel. Once every ticket has its vector, learning
+gets them in row order (LearningSession.set_embeddings), and each field's label set is embedded too
+(names, descriptions, examples: set_label_vectors), again after every edit of it. Cancel stops the
+embedding when no run or verify is there to stop; Run picks it up again. Without an encoder, learning
+goes on with words, as the model panel says.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+from triage_app.learn.language import MULTILINGUAL, mostly_not_english
+
+
+class Embedding(QObject):
+    handed = Signal()       # learning has the open file's vectors
+
+    def __init__(self, window):
+        """window: the MainWindow, whose texts, fields, learning and model panel this follows."""
+        super().__init__(window)
+        self.window = window
+        self.embedder = window.engine.embedder
+        self.request = 0            # the open file's embedding request (0: none)
+        self.busy = False           # that request is in flight
+        self.complete = False       # learning has its vectors
+        self._texts: list[str] = []
+        self._asked: dict[str, list[str]] = {}  # field -> the label names its latest vectors were asked for
+        e, panel = self.embedder, window.model_panel
+        # bound methods of objects on the UI thread: they run there, never on the engine's
+        e.encoder_loaded.connect(panel.show_encoder)
+        e.encoder_failed.connect(self._encoder_failed)
+        e.progress.connect(self._progress)
+        e.embedded.connect(self._embedded)
+        e.stopped.connect(self._stopped)
+        e.failed.connect(self._failed)
+        e.label_vectors.connect(self._label_vectors)
+        window.labels_panel.changed.connect(self.labels_changed)
+
+    def file_opened(self, texts: list[str]) -> None:
+        """A new file or text column: its tickets are embedded (what the results database holds is read)."""
+        self._texts, self.complete, self._asked = list(texts), False, {}
+        english = not texts or not mostly_not_english(texts)
+        self.window.model_panel.suggest_encoder("" if english else (
+            f"These tickets are mostly not in English: a multilingual encoder ({MULTILINGUAL}) would read "
+            f"them better than the bundled one."))
+        self._start()
+
+    def resume(self) -> None:
+        """A run asked: an embedding cancelled earlier goes on behind it."""
+        if self._texts and not self.complete and not self.busy:
+            self._start()
+
+    def cancel(self) -> bool:
+        """Stop the embedding after the batch in flight (what is stored stays); False: none was going."""
+        if not self.busy:
+            return False
+        self.embedder.cancel()
+        return True
+
+    def labels_changed(self, *_) -> None:
+        """Every field's label set embedded (again) and handed to its learning, which starts over from
+        the label set after an edit: a few texts per label, cheaper than telling which field changed."""
+        if not self.complete:
+            return
+        for axis in self.window.axes:
+            self._asked[axis.name] = list(axis.names)
+            self.embedder.embed_labels(axis.name, axis.label_set)
+
+    def _start(self) -> None:
+        self.request = self.embedder.embed(self._texts, self.window.remembered.cleaning)
+        self.busy = True
+        self.window.update_actions()      # Cancel stops it
+
+    def _progress(self, progress) -> None:
+        if progress.request == self.request:
+            self.window.model_panel.show_embedding(progress)
+
+    def _embedded(self, result) -> None:
+        if result.request != self.request:
+            return
+        self.busy, self.complete = False, True
+        hand = getattr(self.window.learning, "set_embeddings", None)    # until live learning takes them
+        if hand is not None:
+            hand(self._texts, result.vectors)
+        kept = f" ({result.total - result.fresh:,} kept from before)" if result.fresh < result.total else ""
+        self.window.model_panel.show_embedded(
+            f"all {result.total:,} distinct tickets embedded{kept}: your labels teach the rest by meaning.")
+        self.window.update_actions()
+        self.labels_changed()
+        self.handed.emit()
+
+    def _stopped(self, request: int) -> None:
+        if request == self.request:
+            self.busy = False
+            self.window.model_panel.show_embedded("stopped; Run goes on with it. Until then learning uses words.")
+            self.window.update_actions()
+
+    def _failed(self, request: int, message: str) -> None:
+        if request == self.request:
+            self.busy = False
+            self.window.model_panel.show_embedded(f"{message}. Learning uses words (TF-IDF) instead.")
+            self.window.update_actions()
+
+    def _encoder_failed(self, message: str) -> None:
+        self.busy = False
+        self.window.model_panel.show_encoder_failed(message)
+        self.window.statusBar().showMessage("No sentence encoder: learning uses words (TF-IDF) instead.", 10_000)
+        self.window.update_actions()
+
+    def _label_vectors(self, found) -> None:
+        if self._asked.get(found.axis) != found.names:
+            return      # edited since: the vectors of the set as it is now are on their way
+        hand = getattr(self.window.learning, "set_label_vectors", None)
+        if hand is not None:
+            hand(found.axis, found.vectors, found.names)
