@@ -41,7 +41,7 @@ def encoded():
 
 
 @pytest.fixture
-def window(qtbot, encoded):
+def learning(qtbot, encoded):
     """A session on a table whose model answered every ticket with the first label, a little unsure;
     the file set, no labels yet. Yields (session, model, axis, retrains)."""
     texts, _, names, _, _ = encoded
@@ -74,8 +74,8 @@ def retrained(qtbot, session, axis, start):
     return got.args[0]
 
 
-def test_once_embedded_a_field_learns_on_the_embeddings_with_the_encoders_similarity(qtbot, window, encoded):
-    session, model, axis, _ = window
+def test_once_embedded_a_field_learns_on_the_embeddings_with_the_encoders_similarity(qtbot, learning, encoded):
+    session, model, axis, _ = learning
     texts, gold, names, embeddings, vectors = encoded
     labels = taught(model, gold)
     on_words = retrained(qtbot, session, axis, lambda: session.label_given(axis))
@@ -94,8 +94,8 @@ def test_once_embedded_a_field_learns_on_the_embeddings_with_the_encoders_simila
     assert not result.first and result.status().endswith("changed since the last retrain")
 
 
-def test_embeddings_of_other_texts_and_vectors_of_other_names_are_ignored(qtbot, window, encoded):
-    session, model, axis, retrains = window
+def test_embeddings_of_other_texts_and_vectors_of_other_names_are_ignored(qtbot, learning, encoded):
+    session, model, axis, _ = learning
     texts, gold, names, embeddings, vectors = encoded
     labels = taught(model, gold)
     with qtbot.assertNotEmitted(session.lives[axis].retrained, wait=300):
@@ -110,8 +110,8 @@ def test_embeddings_of_other_texts_and_vectors_of_other_names_are_ignored(qtbot,
     assert result.learned.weights.similarity == 0
 
 
-def test_with_no_labels_the_label_vectors_give_the_zero_shot_rules_answers(qtbot, window, encoded):
-    session, model, axis, retrains = window
+def test_with_no_labels_the_label_vectors_give_the_zero_shot_rules_answers(qtbot, learning, encoded):
+    session, model, axis, retrains = learning
     texts, _, names, embeddings, vectors = encoded
     session.set_embeddings(texts, embeddings)
     result = retrained(qtbot, session, axis, lambda: session.set_label_vectors(axis, vectors, names))
@@ -123,20 +123,19 @@ def test_with_no_labels_the_label_vectors_give_the_zero_shot_rules_answers(qtbot
     assert len(retrains) == 1
 
 
-def test_with_no_labels_and_no_similarity_the_answers_are_the_models_own(qtbot, window, encoded):
-    session, model, axis, retrains = window
+def test_with_no_labels_and_no_similarity_the_answers_are_the_models_own(qtbot, learning, encoded):
+    session, model, axis, _ = learning
     texts, _, names, embeddings, _ = encoded
-    session.set_embeddings(texts, embeddings)
     with qtbot.assertNotEmitted(session.lives[axis].retrained, wait=300):
-        pass                                                                       # nothing to learn, no rule to apply
+        session.set_embeddings(texts, embeddings)                                  # nothing to learn, no rule to apply
     result = retrained(qtbot, session, axis, lambda: session.show_queue(True))
     assert np.array_equal(result.learned.scores, model.lm_scores)
     assert (result.learned.labels == 0).all() and (result.learned.sources == MODEL).all()
     assert result.queue == next_to_label(result.learned, TicketFeatures(texts, embeddings), 20)
 
 
-def test_the_first_retrain_counts_its_changes_from_the_zero_shot_rules_answers(qtbot, window, encoded):
-    session, model, axis, _ = window
+def test_the_first_retrain_counts_its_changes_from_the_zero_shot_rules_answers(qtbot, learning, encoded):
+    session, model, axis, _ = learning
     texts, gold, names, embeddings, vectors = encoded
     session.set_embeddings(texts, embeddings)
     retrained(qtbot, session, axis, lambda: session.set_label_vectors(axis, vectors, names))
