@@ -120,7 +120,8 @@ def test_labels_first_reads_only_the_unsure_and_answers_as_learn_does(tmp_path, 
     np.testing.assert_allclose(probabilities([out[r] for r in kept]), np.exp(first.scores[kept]), atol=1e-6)
     sent = np.flatnonzero(read)[TAUGHT:]
     np.testing.assert_allclose(probabilities([out[r] for r in sent]), probabilities([full[r] for r in sent]), atol=1e-6)
-    assert any(line.startswith(f"{N} tickets, labels first: {read.sum()} read by the language model") for line in err)
+    assert f"{N} tickets, labels first: {read.sum()} read by the language model ({TAUGHT} labelled, {len(unsure)} " \
+           f"unsure), {N - read.sum()} not -> {tmp_path / 'first.csv'}" in err
 
 
 def test_labels_first_and_none_of_these_need_the_persons_labels(tmp_path, capsys, tiny_model, taught_file):

@@ -59,19 +59,11 @@ class Answered:
     misfits: list[list[int]]            # rows answered "none of these" (--none-of-these)
     steps: list = field(default_factory=list)     # the run's last JobProgress (every ticket read)
     firsts: list = field(default_factory=list)    # ScoredFirst (every ticket read)
-    read: list | None = None            # [N] bool, the rows the language model read (labels first)
+    read: list | None = None            # run/labels_first.LabelsFirst, what each axis read (labels first)
 
     def summary(self, args, axes, texts: list[str], cleaning) -> None:
         if self.read is not None:
-            for axis, read in zip(axes, self.read):
-                name = "" if axes.is_plain else f"{axis.name}: "
-                print(f"{name}{len(texts)} tickets, labels first: {int(read.sum())} read by the language model, "
-                      f"{len(texts) - int(read.sum())} not -> {args.output}", file=sys.stderr)
-            if args.stats_json:
-                Path(args.stats_json).write_text(json.dumps(
-                    {"rows": len(texts), "read_by_model": {a.name: int(r.sum()) for a, r in zip(axes, self.read)}},
-                    indent=2) + "\n")
-            return
+            return learning.labels_first_summary(self.read, axes, len(texts), args.output, args.stats_json)
         # a run that reads nothing stored scored them again itself
         first = [0 if args.fresh or args.reference else f.rows(texts, cleaning) for f in self.firsts]
         for axis, step, k in zip(axes, self.steps, first):
@@ -138,7 +130,7 @@ def labels_first_run(args, store, table, texts, axes, classifiers, settings, cle
         out.answers.append(AxisAnswers(axis, found.predictions, manual, sources, review[axis.name],
                                        frozenset(set(taught[axis.name]) - set(window))))
         out.misfits.append(misfit)
-        out.read.append(found.read)
+        out.read.append(found)
     return out
 
 
@@ -237,7 +229,7 @@ def export_answers(table, axes, answers: list, args, found=None) -> None:
         if found is not None:
             learning.mark_misfits(frame, label, found.misfits[k])
         if found is not None and found.read is not None:
-            frame[named(axis, learning.READ_COLUMN)] = found.read[k].tolist()
+            frame[named(axis, learning.READ_COLUMN)] = found.read[k].read.tolist()
         if args.prune:
             learning.honest_review(frame, named(axis, "needs_review"), named(axis, "confidence"))
     notes: list[str] = []

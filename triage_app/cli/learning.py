@@ -57,6 +57,22 @@ def labels_first_answers(axis, classifier, features, similarity, labels: dict[in
                         settle=lambda rows: score(rows, exact=True), log=_say)
 
 
+def labels_first_summary(found: list, axes, rows: int, output: str, stats_json: str | None) -> None:
+    """Per axis (found: its LabelsFirst), how many tickets the language model read and why; --stats-json too."""
+    import json
+    from pathlib import Path
+
+    read = {axis.name: int(f.read.sum()) for axis, f in zip(axes, found)}
+    for axis, f in zip(axes, found):
+        name = "" if axes.is_plain else f"{axis.name}: "
+        _say(f"{name}{rows} tickets, labels first: {read[axis.name]} read by the language model "
+             f"({read[axis.name] - f.unsure} labelled, {f.unsure} unsure), {rows - read[axis.name]} not -> {output}")
+    if stats_json:
+        unsure = {axis.name: f.unsure for axis, f in zip(axes, found)}
+        Path(stats_json).write_text(json.dumps({"rows": rows, "read_by_model": read, "unsure": unsure}, indent=2)
+                                    + "\n")
+
+
 def misfits(learned, rows: int, axis_prefix: str) -> list[int]:
     """--none-of-these: the rows (not the person's) whose combined answer is under the threshold fitted on
     the cross-validated answers (learn/none_of_these.py), said in one line."""

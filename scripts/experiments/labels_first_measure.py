@@ -1,0 +1,139 @@
+"""classify --labels-first measured (docs/learning/labels_first.md): a 10,000-message file from
+../shared/data/banking77_train.csv, 5 labels per intent in a `known` column; then its answers against
+the gold intent, and against the run of every ticket on a seeded sample of the tickets it did not send.
+
+    python scripts/experiments/labels_first_measure.py build OUT_DIR
+    (time) triage-app classify OUT_DIR/banking10k.csv -o OUT_DIR/first.csv --db OUT_DIR/r.db --model smollm2-135m \
+        --labels-file OUT_DIR/banking77.json --method direct --learn-from known --labels-first --text-column text
+    python scripts/experiments/labels_first_measure.py sample OUT_DIR   # the labelled rows + 300 not sent
+    triage-app classify OUT_DIR/sample.csv -o OUT_DIR/sample_full.csv --db OUT_DIR/r.db (same flags, no --labels-first)
+    python scripts/experiments/labels_first_measure.py report OUT_DIR
+
+The sample's run of every ticket answers as the whole file's would: the learned part trains on the same
+labelled rows, their embeddings and scores are the same (the database's), and no other row moves a weight.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import sys
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "banking77_train.csv"
+PER_INTENT, ROWS, SAMPLE = 5, 10_000, 300
+
+
+def build(folder: Path) -> None:
+    rng = random.Random(0)
+    rows = list(csv.DictReader(DATA.open(encoding="utf-8")))
+    rng.shuffle(rows)
+    seen: dict[str, int] = {}
+    out = []
+    for r in rows[:ROWS]:
+        intent = r["category"].replace("_", " ")
+        seen[intent] = seen.get(intent, 0) + 1
+        out.append({"text": r["text"], "category": intent, "known": intent if seen[intent] <= PER_INTENT else ""})
+    write(folder / "banking10k.csv", out)
+    names = [c.replace("_", " ") for c in sorted({r["category"] for r in rows})]
+    (folder / "banking77.json").write_text(json.dumps({"labels": [{"name": n} for n in names]}))
+
+
+# the 10 intents of docs/learning, named as there (scripts/experiments/embedding_kshot.py BANKING10)
+BANKING10 = {"card_arrival": "card delivery", "lost_or_stolen_card": "lost or stolen card",
+             "exchange_rate": "exchange rate", "change_pin": "change PIN", "top_up_failed": "top up failed",
+             "request_refund": "refund request", "terminate_account": "close account",
+             "transfer_timing": "transfer timing", "cash_withdrawal_charge": "cash withdrawal fee",
+             "verify_my_identity": "identity verification"}
+
+
+def build10(folder: Path) -> None:
+    """The same shuffled file's messages of the 10 intents (every one of them), 5 labels per intent."""
+    rng = random.Random(0)
+    rows = list(csv.DictReader(DATA.open(encoding="utf-8")))
+    rng.shuffle(rows)
+    seen: dict[str, int] = {}
+    out = []
+    for r in rows[:ROWS]:
+        if r["category"] in BANKING10:
+            intent = BANKING10[r["category"]]
+            seen[intent] = seen.get(intent, 0) + 1
+            out.append({"text": r["text"], "category": intent, "known": intent if seen[intent] <= PER_INTENT else ""})
+    write(folder / "banking10.csv", out)
+    (folder / "banking10.json").write_text(json.dumps({"labels": [{"name": n} for n in BANKING10.values()]}))
+
+
+def write(path: Path, rows: list[dict]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def read(path: Path) -> list[dict]:
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def sample(folder: Path) -> None:
+    first = read(folder / "first.csv")
+    taught = [r for r in first if r["known"]]
+    kept = [k for k, r in enumerate(first) if not r["known"] and r["read_by_model"] == "False"]
+    picked = sorted(random.Random(1).sample(kept, min(SAMPLE, len(kept))))
+    rows = [{"text": r["text"], "category": r["category"], "known": r["known"]} for r in taught]
+    rows += [{"text": first[k]["text"], "category": first[k]["category"], "known": ""} for k in picked]
+    write(folder / "sample.csv", rows)
+    (folder / "sample_rows.json").write_text(json.dumps(picked))
+
+
+def report(folder: Path) -> None:
+    first = read(folder / "first.csv")
+    rest = [r for r in first if not r["known"]]
+    right = lambda rows: sum(r["label"] == r["category"] for r in rows) / max(1, len(rows))  # noqa: E731
+    read_rows = [r for r in rest if r["read_by_model"] == "True"]
+    kept = [r for r in rest if r["read_by_model"] == "False"]
+    out = {"tickets": len(first), "taught": len(first) - len(rest), "read_by_model": len(read_rows),
+           "accuracy": right(rest), "accuracy_read": right(read_rows), "accuracy_not_read": right(kept)}
+    if (folder / "sample_full.csv").exists():
+        picked = json.loads((folder / "sample_rows.json").read_text())
+        full = [r for r in read(folder / "sample_full.csv") if not r["known"]]
+        ours = [first[k] for k in picked]
+        out |= {"sample": len(picked), "sample_labels_first": right(ours), "sample_every_ticket": right(full),
+                "sample_same_label": sum(a["label"] == b["label"] for a, b in zip(ours, full)) / len(picked)}
+    print(json.dumps(out, indent=2))
+
+
+def without_lm(folder: Path, db: str = "r.db") -> None:
+    """The 77 intents without the language model's scores of the labelled rows (too slow to take here):
+    learn() on the file's embeddings (read from the database a labels-first run filled) and the
+    similarity alone; how many answers fall under SURE, and how right those above and under it are."""
+    import numpy as np
+
+    from triage_app.engine.encoder import SentenceEncoder
+    from triage_app.engine.labels import LabelSet
+    from triage_app.files.clean import TextCleaning
+    from triage_app.files.embeddings import EmbeddingCache
+    from triage_app.learn import learn
+    from triage_app.run.embedded import file_embeddings
+    from triage_app.run.labels_first import SURE
+
+    rows = read(folder / "banking10k.csv")
+    label_set = LabelSet.load(folder / "banking77.json")
+    names = label_set.names
+    with EmbeddingCache(folder / db) as cache:
+        found = file_embeddings([r["text"] for r in rows], TextCleaning(), SentenceEncoder.load(), cache, {"q": label_set})
+    labels = {k: r["known"] for k, r in enumerate(rows) if r["known"]}
+    learned = learn(found.features, np.full((len(rows), len(names)), np.nan), labels, names,
+                    similarity=found.similarity["q"])
+    rest = np.array([k not in labels for k in range(len(rows))])
+    right = np.array([n == r["category"] for n, r in zip(learned.label_names(), rows)])
+    sure = learned.answers.confidence >= SURE
+    print(json.dumps({"tickets": len(rows), "taught": len(labels), "under_sure": int((rest & ~sure).sum()),
+                      "accuracy": float(right[rest].mean()), "accuracy_sure": float(right[rest & sure].mean()),
+                      "accuracy_unsure": float(right[rest & ~sure].mean()), "weights": str(learned.weights),
+                      "estimate": learned.estimate.line()}, indent=2))
+
+
+if __name__ == "__main__":
+    {"build": build, "build10": build10, "sample": sample, "report": report, "without_lm": without_lm}[sys.argv[1]](Path(sys.argv[2]))
