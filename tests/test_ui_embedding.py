@@ -108,7 +108,7 @@ def test_opening_a_file_embeds_each_distinct_cleaned_ticket_once_and_learning_ge
     found = embedded(qtbot, again, lambda: open_file(qtbot, again, path))
     assert (found.total, found.fresh) == (distinct, 0)
     assert np.array_equal(handed_again.embeddings[0][1], vectors)
-    assert "kept from before" in again.model_panel.encoder.text()
+    assert again.model_panel.embedding.text() == f"All {distinct} tickets embedded ({distinct} kept from before)"
 
 
 def test_a_run_pressed_while_embedding_gets_its_first_labels_within_a_batch_and_embedding_goes_on_after(
@@ -199,11 +199,12 @@ def test_a_refused_encoder_is_one_line_and_the_window_goes_on_with_words(qtbot, 
     failed = Relay(window.engine.embedder.encoder_failed)
     with qtbot.waitSignal(failed.received, timeout=60_000):
         open_file(qtbot, window, write_tickets(tmp_path / "t.csv", sample_texts(6)))
-    line = window.model_panel.encoder.text()
-    assert "not the expected bytes" in line and line.endswith("Learning uses words (TF-IDF) instead.")
+    assert window.model_panel.encoder.text() == "Sentence encoder: not loaded. Learning uses words (TF-IDF) instead."
+    line = window.banner_text.text()
+    assert "model.safetensors: not the expected bytes" in line and line.endswith("learning uses words (TF-IDF) instead.")
     assert "\n" not in line and handed.embeddings == [] and not window.embedding.busy
     assert window.table is not None and window.actions.run.isEnabled()
-    save_shot(window.model_panel, "model-panel-encoder-refused.png", tmp_path)
+    save_shot(window, "window-encoder-refused.png", tmp_path)
 
 
 def test_the_encoder_is_named_beside_the_model_and_a_french_file_gets_the_multilingual_suggestion(
@@ -214,8 +215,9 @@ def test_the_encoder_is_named_beside_the_model_and_a_french_file_gets_the_multil
               "Le paiement a été débité deux fois sur ma carte, pouvez-vous me rembourser ?"]
     embedded(qtbot, window, lambda: open_file(qtbot, window, write_tickets(tmp_path / "fr.csv", french)))
     panel = window.model_panel
-    assert panel.encoder.text().startswith("Sentence encoder: all-MiniLM-L6-v2 (bundled, checked) — all 3 distinct")
+    assert panel.encoder.text() == "Sentence encoder: all-MiniLM-L6-v2 (bundled, checked)"
+    assert panel.embedding.text() == "All 3 tickets embedded"
     assert panel.language.isVisible() and "paraphrase-multilingual-MiniLM-L12-v2" in panel.language.text()
-    save_shot(panel, "model-panel-encoder-french.png", tmp_path)
+    save_shot(window, "window-encoder-french.png", tmp_path)
     embedded(qtbot, window, lambda: open_file(qtbot, window, write_tickets(tmp_path / "en.csv", sample_texts(6))))
     assert not panel.language.isVisible()

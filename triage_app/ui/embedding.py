@@ -87,8 +87,8 @@ class Embedding(QObject):
         if hand is not None:
             hand(self._texts, result.vectors)
         kept = f" ({result.total - result.fresh:,} kept from before)" if result.fresh < result.total else ""
-        self.window.model_panel.show_embedded(
-            f"all {result.total:,} distinct tickets embedded{kept}: your labels teach the rest by meaning.")
+        self.window.model_panel.show_embedded(f"All {result.total:,} tickets embedded{kept}",
+                                              "Your labels teach the rest by meaning, not only by shared words")
         self.window.update_actions()
         self.labels_changed()
         self.handed.emit()
@@ -96,19 +96,22 @@ class Embedding(QObject):
     def _stopped(self, request: int) -> None:
         if request == self.request:
             self.busy = False
-            self.window.model_panel.show_embedded("stopped; Run goes on with it. Until then learning uses words.")
+            self.window.model_panel.show_embedded("Embedding stopped: Run goes on with it",
+                                                  "Until every ticket is embedded, learning uses words (TF-IDF)")
             self.window.update_actions()
 
     def _failed(self, request: int, message: str) -> None:
         if request == self.request:
             self.busy = False
-            self.window.model_panel.show_embedded(f"{message}. Learning uses words (TF-IDF) instead.")
+            self.window.model_panel.show_embedded("Embedding failed: learning uses words", message)
+            self.window.show_error(f"The tickets could not be embedded ({message}): learning uses words (TF-IDF) instead.")
             self.window.update_actions()
 
     def _encoder_failed(self, message: str) -> None:
         self.busy = False
         self.window.model_panel.show_encoder_failed(message)
-        self.window.statusBar().showMessage("No sentence encoder: learning uses words (TF-IDF) instead.", 10_000)
+        self.window.show_error(f"The sentence encoder was not loaded ({message}): learning uses words (TF-IDF) "
+                               "instead.")
         self.window.update_actions()
 
     def _label_vectors(self, found) -> None:

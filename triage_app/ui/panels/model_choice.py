@@ -72,7 +72,6 @@ class ModelPanel(QGroupBox):
         self.language.setTextFormat(Qt.TextFormat.PlainText)
         self.language.hide()
         layout.addWidget(self.language)
-        self._encoder_name = ENCODER
         self._spec = QWEN
         self.picked_by_user = False       # the picker was used: a Load then is the user's choice to remember
 
@@ -133,8 +132,7 @@ class ModelPanel(QGroupBox):
     # the sentence encoder
     def show_encoder(self, info) -> None:
         """info: the embedder's EncoderInfo (name, where its files came from and how they were checked)."""
-        self._encoder_name = f"{info.name} ({info.source})"
-        self.encoder.setText(f"Sentence encoder: {self._encoder_name}")
+        self.encoder.setText(f"Sentence encoder: {info.name} ({info.source})")
         self.encoder.setStyleSheet("")
 
     def show_embedding(self, progress) -> None:
@@ -145,20 +143,25 @@ class ModelPanel(QGroupBox):
         self.embedding.setFormat(f"Embedding tickets: {progress.done:,} / {progress.total:,}{rate}")
         self.embedding.show()
 
-    def show_embedded(self, line: str) -> None:
-        """The file's embedding ended (every ticket, or stopped): the bar goes, the line says how."""
-        self.embedding.hide()
-        self.encoder.setText(f"Sentence encoder: {self._encoder_name} — {line}")
+    def show_embedded(self, line: str, tip: str = "") -> None:
+        """The file's embedding ended (every ticket, or stopped): the bar stays where it got to and says
+        how, in a line short enough for it; tip: the longer story."""
+        self.embedding.setFormat(line)
+        self.embedding.setToolTip(tip)
+        self.embedding.show()
 
     def show_encoder_failed(self, message: str) -> None:
         self.embedding.hide()
-        self.encoder.setText(f"Sentence encoder: not loaded ({message}). Learning uses words (TF-IDF) instead.")
+        self.encoder.setText("Sentence encoder: not loaded. Learning uses words (TF-IDF) instead.")
+        self.encoder.setToolTip(message)
         self.encoder.setStyleSheet("color: #a00;")
 
     def suggest_encoder(self, line: str) -> None:
         """One line under the encoder ("" hides it)."""
         self.language.setText(line)
         self.language.setVisible(bool(line))
+        # a wrapped label set once the column is laid out kept its old height, its second line cut off
+        self.language.setMinimumHeight(self.language.heightForWidth(max(self.language.width(), 300)) if line else 0)
 
     def _picked(self, k: int) -> None:
         data = self.picker.itemData(k)
