@@ -169,3 +169,13 @@ def test_a_pruned_run_leaves_needs_review_empty_where_its_bound_cannot_tell(tmp_
     under = [float(r["confidence"]) < 0.7 for r in out]
     assert any(under)
     assert [r["needs_review"] for r in out] == ["" if u else "False" for u in under]
+
+
+def test_eval_learning_curve_takes_the_encoder_classify_takes(tmp_path, capsys, tiny_model, encoder):
+    texts, gold = tickets(60, seed=3)
+    path = write_csv(tmp_path / "g.csv", ["text", "category"], list(zip(texts, gold)))
+    for chosen, named in (("none", ""), ("bundled", ", sentence encoder all-MiniLM-L6-v2")):
+        code, stdout, err = run_main(capsys, "eval", path, "--learning-curve", "--draws", "1", "--encoder", chosen,
+                                     *LABELS)
+        assert code == 0, err
+        assert f"{named}: 60 tickets, 3 labels;" in stdout

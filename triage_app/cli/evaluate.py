@@ -157,7 +157,7 @@ def learning_curve(args, loaded, gold_set, label_set, table, column) -> int:
 
     settings = options.settings(args)
     classifier = options.classifier(args, settings, label_set, loaded)
-    encoder = curve_encoder()
+    encoder = options.load_encoder(args)   # None: the curve learns on TF-IDF alone
     with TicketBars() as bars:
         curve, scored = learning_curve_eval(classifier, gold_set, settings.scoring, settings.run, args.draws,
                                             log=lambda line: print(line, file=sys.stderr), progress=bars.update,
@@ -176,17 +176,6 @@ def learning_curve(args, loaded, gold_set, label_set, table, column) -> int:
     if args.plot:
         plot_curve(out, Path(args.plot))
     return 0
-
-
-def curve_encoder():
-    """The bundled sentence encoder, or None with a line saying the curve learns on TF-IDF alone."""
-    from triage_app.engine.encoder import EncoderRefused, SentenceEncoder
-
-    try:
-        return SentenceEncoder.load()
-    except EncoderRefused as exc:
-        print(f"{exc}; the learning curve learns on TF-IDF alone", file=sys.stderr)
-        return None
 
 
 def plot_curve(result: dict, png: Path) -> None:

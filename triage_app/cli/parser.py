@@ -114,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
                                "(zero-shot, learned alone, combined), the same test rows for every k")
     evaluate.add_argument("--draws", type=int, default=5, help="--learning-curve: seeded draws of the labels per k")
     evaluate.add_argument("--plot", metavar="PNG", help="--learning-curve: draw the curve into this PNG")
+    encoder_arg(evaluate)
     ticket_args(evaluate)
     label_args(evaluate)
     model_args(evaluate)
@@ -128,15 +129,19 @@ def learn_args(p):
     from triage_app.run.labels_first import SURE
 
     group = p.add_argument_group("learning from a person's labels (docs/learning/labels_first.md)")
-    group.add_argument("--encoder", default="bundled", metavar="bundled|none|FOLDER",
-                       help="--learn-from learns on this sentence encoder's embeddings: the bundled all-MiniLM-L6-v2 "
-                            "(default), a folder of your own, or none (TF-IDF words)")
+    encoder_arg(group)
     group.add_argument("--labels-first", type=float, nargs="?", const=SURE, metavar="P",
                        help="with --learn-from: answer from the person's labels, and let the language model read "
                             f"only the tickets whose learned answer is under P sure (default {SURE})")
     group.add_argument("--none-of-these", action="store_true",
                        help="with --learn-from: label 'none of these' the tickets whose answer is less sure than a "
                             "threshold fitted on the person's labels (left out of --updates)")
+
+
+def encoder_arg(p):
+    p.add_argument("--encoder", default="bundled", metavar="bundled|none|FOLDER",
+                   help="learn a person's labels on this sentence encoder's embeddings: the bundled all-MiniLM-L6-v2 "
+                        "(default), a folder of your own, or none (TF-IDF words)")
 
 
 def ticket_args(p):
