@@ -47,11 +47,11 @@ class FileAnswers:
         self._blank = np.zeros(n, dtype=bool)                   # [N] a run found the ticket blank
         self._lm = np.full((n, labels), np.nan)                 # [N, L] the language model's log-probs
         self._answer = np.full((n, labels), np.nan)             # [N, L] log-probs of the answer shown
-        self._label = np.full(n, None, dtype=object)            # [N] label name shown (None: no answer)
+        self._label = np.empty(n, dtype=object)                 # [N] label name shown (None, as np.empty makes it: no answer)
         self._label_index = np.full(n, -1, dtype=np.int64)      # [N] its index in label_names (-1: none)
         self._confidence = np.full(n, np.nan)                   # [N]
         self._margin = np.full(n, np.nan)                       # [N]
-        self._source = np.full(n, MODEL, dtype=object)          # [N] MODEL or LEARNED (PERSON is _manual)
+        self._source = _filled(n, MODEL)                        # [N] MODEL or LEARNED (PERSON is _manual)
         self._manual: dict[int, str] = {}
         self._learned = None
         self._learned_source = MODEL
@@ -240,6 +240,15 @@ class FileAnswers:
         return self._confidence
 
     @property
+    def label_column(self) -> np.ndarray:
+        """[N] label names shown, None where there is no answer (a view: read, never write)."""
+        return self._label
+
+    def answered_rows(self) -> np.ndarray:
+        """[R] rows with an answer shown (a run's or a retrain's), in file order."""
+        return np.flatnonzero(self._label_index >= 0)
+
+    @property
     def margin_column(self) -> np.ndarray:
         """[N] margins, NaN where there is no answer or one label only (a view: read, never write)."""
         return self._margin
@@ -276,6 +285,14 @@ class FileAnswers:
     def margin_mask(self) -> np.ndarray:
         """[N] rows with a margin: answered, with two labels or more."""
         return ~np.isnan(self._margin)
+
+
+def _filled(n: int, value: str) -> np.ndarray:
+    """[N] objects, each the one value. np.full(n, "model", dtype=object) makes a new string per row (through
+    a unicode array), which held the UI thread as a big file opened (docs/files.md)."""
+    out = np.empty(n, dtype=object)
+    out.fill(value)
+    return out
 
 
 def _same_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 from PySide6.QtCore import QObject, QTimer
 
 from triage_app.quality.metrics import evaluate
@@ -33,7 +34,16 @@ class TableSummary(QObject):
         if gold is None:        # also before a file is open: the gold column is picked from its columns
             self.accuracy_panel.show_scores(None, None)
         else:
-            self.accuracy_panel.show_scores(evaluate(model.frame[gold].tolist(), model.predicted_labels,
-                                                     model.label_names, model.confidences), gold)
+            self.accuracy_panel.show_scores(self._scores(model, gold), gold)
         cost_ms = 1000 * (time.perf_counter() - started)
         self._throttle.setInterval(max(REFRESH_MS, int(10 * cost_ms)))
+
+    @staticmethod
+    def _scores(model, gold: str):
+        """The accuracy on the rows with an answer, the only ones evaluate counts: a file just opened has
+        none, and walking every row of a big one in Python held the UI thread (docs/files.md)."""
+        state = model.state
+        rows = state.answered_rows()                                                    # [R]
+        confidences = state.confidence_column[rows]
+        return evaluate(model.frame[gold].to_numpy()[rows].tolist(), state.label_column[rows].tolist(),
+                        model.label_names, np.where(np.isnan(confidences), None, confidences).tolist())
