@@ -8,8 +8,9 @@ It is built in slices of rows because it runs beside the window's event loop: Tf
 on a whole 100k-ticket file sorts its vocabulary and converts every index in single calls that
 hold the GIL, which froze the window for over a second (docs/learning/README.md). Here the
 words and bigrams are scikit-learn's (CountVectorizer's analyzer), counted a slice at a time,
-numbered in the order they first appear (never sorted), and weighed by TfidfTransformer: the
-same columns as TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=2), in another order.
+numbered in the order they first appear (never sorted), and weighed as TfidfTransformer weighs them,
+a slice at a time: the same columns as TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True,
+min_df=2), in another order.
 Every step over the whole file is a slice at a time or one call short enough (the stalls it
 leaves are measured in docs/learning/README.md).
 
@@ -28,7 +29,8 @@ import numpy as np
 from scipy import sparse
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
 
 SLICE = 500                 # rows per call that holds the GIL: a few ms each
@@ -56,8 +58,8 @@ class TicketFeatures:
         if not columns:   # no word shared by two tickets (blank or punctuation-only): nothing to learn from
             self.matrix = sparse.csr_matrix((len(texts), 0), dtype=np.float32)
             return
-        tfidf = TfidfTransformer(sublinear_tf=True).fit(sparse.vstack(counts, format="csr"))
-        self.matrix: sparse.csr_matrix = sparse.vstack([tfidf.transform(c) for c in counts], format="csr")  # [N, V]
+        idf = _idf(found[shared], len(texts))                                        # [V]
+        self.matrix: sparse.csr_matrix = _stacked([_weighed(c, idf) for c in counts], columns)   # [N, V]
 
     @classmethod
     def both(cls, texts: list[str], embeddings: np.ndarray) -> TicketFeatures:
@@ -135,6 +137,42 @@ def _counts(texts: list[str]) -> tuple[list[sparse.csr_matrix], int]:
     for s in slices:
         s.sum_duplicates()                                                           # a term twice in a ticket: 2
     return slices, width
+
+
+def _idf(found: np.ndarray, n: int) -> np.ndarray:
+    """[V] TfidfTransformer(smooth_idf=True)'s inverse document frequencies, in its float32 steps, from
+    the tickets holding each term as counted a slice at a time: its fit reads them off the whole
+    matrix, stacked in one call (the stall it made is in docs/files.md)."""
+    df = found.astype(np.float32) + np.float32(1)                                 # [V] smoothed
+    idf = np.full_like(df, n + 1)
+    idf /= df
+    np.log(idf, out=idf)
+    idf += 1.0
+    return idf
+
+
+def _weighed(counts: sparse.csr_matrix, idf: np.ndarray) -> sparse.csr_matrix:
+    """A slice's counts [S, V] weighed as TfidfTransformer(sublinear_tf=True).transform weighs them."""
+    x = counts.copy()
+    np.log(x.data, out=x.data)
+    x.data += 1.0
+    x.data *= idf[x.indices]
+    return normalize(x, norm="l2", copy=False)
+
+
+def _stacked(slices: list[sparse.csr_matrix], width: int) -> sparse.csr_matrix:
+    """[N, width] the slices' rows one under another, copied a slice at a time: sparse.vstack copies
+    every row in calls over the whole matrix."""
+    nnz, rows = sum(s.nnz for s in slices), sum(s.shape[0] for s in slices)
+    index = np.int32 if max(nnz, width) < np.iinfo(np.int32).max else np.int64
+    data, indices = np.empty(nnz, np.float32), np.empty(nnz, index)
+    indptr = np.zeros(rows + 1, index)
+    at = row = 0
+    for s in slices:
+        data[at:at + s.nnz], indices[at:at + s.nnz] = s.data, s.indices
+        indptr[row + 1:row + 1 + s.shape[0]] = s.indptr[1:] + at
+        at, row = at + s.nnz, row + s.shape[0]
+    return sparse.csr_matrix((data, indices, indptr), shape=(rows, width))
 
 
 def _columns(x: sparse.csr_matrix, kept: np.ndarray, width: int) -> sparse.csr_matrix:
