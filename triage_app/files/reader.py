@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from triage_app.files import limits
+from triage_app.files import json_records, limits
 from triage_app.files.encoding import Decoded, decode, listed, mixed_note
+from triage_app.files.json_records import Number as _Number
 from triage_app.files.sheets import read_xlsx
 from triage_app.files.table import (MAX_CELLS, BadInput, TicketTable, filled, repeated_names_note, respelled,
                                     unique_names)
@@ -272,7 +273,7 @@ def _read_json(path: Path, raw: bytes, limit: int | None) -> TicketTable:
     if not text.strip():
         raise BadInput(f"{path.name}: the file is empty")
     try:
-        data = _json(text)
+        data = json_records.loads(text)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{path.name}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     if isinstance(data, dict) and len(data) == 1 and isinstance(next(iter(data.values())), list):
@@ -280,14 +281,14 @@ def _read_json(path: Path, raw: bytes, limit: int | None) -> TicketTable:
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise BadInput(f"{path.name}: expected a JSON list of objects, one per ticket")
     limits.check_rows(path, len(data[:limit]))
-    return _records_table(path, data[:limit], "json", decoded)
+    return _records_table(path, data[:limit], "json", decoded, text)
 
 
 def _read_jsonl(path: Path, raw: bytes, limit: int | None, cut: bool) -> TicketTable:
     decoded = decode(raw, path.name)
-    records = []
+    records, text = [], decoded.text
     # only a newline ends a record: splitlines() would also split at U+2028 and \x1c, legal inside JSON strings
-    for number, line in enumerate(decoded.text.split("\n"), 1):
+    for number, line in enumerate(text.split("\n"), 1):
         if len(records) == limit:
             break
         if not line.strip():
@@ -302,26 +303,29 @@ def _read_jsonl(path: Path, raw: bytes, limit: int | None, cut: bool) -> TicketT
         limits.check_rows(path, len(records))
     if not records:
         raise _CutShort() if cut else BadInput(f"{path.name}: the file is empty")
-    return _records_table(path, records, "jsonl", decoded)
+    return _records_table(path, records, "jsonl", decoded, text)
 
 
 def _line_notes(decoded: Decoded) -> list[str]:
     return [mixed_note(decoded, listed("line", list(decoded.legacy_lines)))] if decoded.mixed else []
 
 
-class _Number(str):
-    """A JSON number as the file spells it: 0.30000000000000004, 1e5 and 1.10 stay as written."""
+def _json(line: str):
+    """One JSONL record: short, so parsed in one call (a .json file's whole list is not: json_records)."""
+    return json.loads(line, parse_float=_Number, parse_int=_Number)
 
 
-def _json(text: str):
-    return json.loads(text, parse_float=_Number, parse_int=_Number)
-
-
-def _records_table(path: Path, records: list[dict], fmt: str, decoded: Decoded) -> TicketTable:
+def _records_table(path: Path, records: list[dict], fmt: str, decoded: Decoded, text: str) -> TicketTable:
     frame, notes = _records_frame(records, path.name), _line_notes(decoded)
-    if ESCAPED_SURROGATE.search(decoded.text):
+    if _escapes_a_surrogate(text):
         notes += _mend_surrogates(frame, path.name)
     return TicketTable(path, frame, fmt, decoded.encoding, warnings=notes)
+
+
+def _escapes_a_surrogate(text: str, window: int = 1 << 22) -> bool:
+    """ESCAPED_SURROGATE anywhere in the text, searched 4 Mi characters at a time (one search over a big
+    file holds the GIL), each window reaching into the next by more than an escape's length."""
+    return any(ESCAPED_SURROGATE.search(text, at, at + window + 8) for at in range(0, len(text), window))
 
 
 def _mend_surrogates(frame: pd.DataFrame, file_name: str) -> list[str]:
@@ -343,8 +347,11 @@ def _records_frame(records: list[dict], file_name: str) -> pd.DataFrame:
     if len(records) * len(columns) > MAX_CELLS:
         raise BadInput(f"{file_name}: {len(records):,} records with {len(columns):,} different keys make "
                        f"{len(records) * len(columns):,} cells, more than Triage reads ({MAX_CELLS:,})")
-    rows = [["" if item.get(c) is None else _cell(item.get(c)) for c in columns] for item in records]
-    return pd.DataFrame(rows, columns=unique_names(columns), dtype=object)
+    # by column, as the CSV reader builds its frame: from a list of rows, pandas takes every cell in one call
+    cells = [["" if (value := item.get(c)) is None else _cell(value) for item in records] for c in columns]
+    frame = pd.DataFrame(dict(enumerate(cells)), dtype=object)
+    frame.columns = unique_names(columns)
+    return frame
 
 
 def _cell(value) -> str:

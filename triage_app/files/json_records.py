@@ -1,0 +1,85 @@
+"""JSON read as json.loads reads it, a ticket at a time.
+
+json.loads parses a whole document in one call that holds the GIL: a JSON export of a few hundred
+thousand tickets kept the window's event loop waiting the whole time (docs/files.md). Here a list,
+at the top of the document or as a value of the object at its top ({"tickets": [...]}), is parsed
+one element at a time with the same decoder, so the reader's thread lets the UI thread in between
+elements. The values, their order and the errors (message and position) are json.loads's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+
+class Number(str):
+    """A JSON number as the file spells it: 0.30000000000000004, 1e5 and 1.10 stay as written."""
+
+
+DECODER = json.JSONDecoder(parse_float=Number, parse_int=Number)
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def loads(text: str):
+    """json.loads(text, parse_float=Number, parse_int=Number), a list's elements one call each."""
+    if text.startswith("\ufeff"):       # json.loads's own refusal, as it words it
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    at = _skip(text, 0)
+    if text.startswith("{", at):
+        value, at = _object(text, at)
+    else:
+        value, at = _value(text, at)
+    at = _skip(text, at)
+    if at != len(text):
+        raise json.JSONDecodeError("Extra data", text, at)
+    return value
+
+
+def _skip(text: str, at: int) -> int:
+    return _SPACE.match(text, at).end()
+
+
+def _value(text: str, at: int):
+    """(value, end): a list element by element, anything else in one call."""
+    if text.startswith("[", at):
+        return _list(text, at)
+    return DECODER.raw_decode(text, at)
+
+
+def _list(text: str, at: int) -> tuple[list, int]:
+    items: list = []
+    at = _skip(text, at + 1)
+    if text.startswith("]", at):
+        return items, at + 1
+    while True:
+        item, at = DECODER.raw_decode(text, at)
+        items.append(item)
+        at = _skip(text, at)
+        if text.startswith("]", at):
+            return items, at + 1
+        if not text.startswith(",", at):
+            raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
+        at = _skip(text, at + 1)
+
+
+def _object(text: str, at: int) -> tuple[dict, int]:
+    """The document's top object, its list values element by element."""
+    out: dict = {}
+    at = _skip(text, at + 1)
+    if text.startswith("}", at):
+        return out, at + 1
+    while True:
+        if not text.startswith('"', at):
+            raise json.JSONDecodeError("Expecting property name enclosed in double quotes", text, at)
+        key, at = DECODER.raw_decode(text, at)
+        at = _skip(text, at)
+        if not text.startswith(":", at):
+            raise json.JSONDecodeError("Expecting ':' delimiter", text, at)
+        out[key], at = _value(text, _skip(text, at + 1))
+        at = _skip(text, at)
+        if text.startswith("}", at):
+            return out, at + 1
+        if not text.startswith(",", at):
+            raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
+        at = _skip(text, at + 1)
