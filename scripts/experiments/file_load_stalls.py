@@ -1,0 +1,131 @@
+"""How long the window's event loop waits while a big file loads and learning prepares its features.
+
+A 5 ms QTimer's gaps, from open_file until the table shows the file and the learning thread is idle
+(its TicketFeatures fitted), as tests/test_ui_learning.py measures a retrain. A sampler thread notes
+what the main thread and the others were doing when a gap passed 50 ms, to say where it went.
+The files are made once under /tmp/triage-stalls: CSVs of 200,000 short and 499,000 long tickets,
+and a JSON list of 200,000 tickets.
+
+Usage: QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/experiments/file_load_stalls.py [csv200k csv499k json]
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("TRIAGE_SETTINGS_FILE", str(Path(tempfile.mkdtemp()) / "triage.ini"))
+os.environ.setdefault("TRIAGE_DATA_DIR", tempfile.mkdtemp(prefix="triage-data-"))
+
+import numpy as np  # noqa: E402
+from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+import triage_app.engine.verify  # noqa: E402,F401  (as app.main: imports on the main thread)
+import triage_app.run.job  # noqa: E402,F401
+
+FILES = Path("/tmp/triage-stalls")
+NAMES = {"csv200k": "csv200k.csv", "csv499k": "csv499k.csv", "csv499s": "csv499s.csv", "json": "json200k.json"}
+WORDS = ("invoice charged twice refund order shipping delayed parcel password reset login account locked "
+         "card declined upgrade plan cancel subscription broken screen warranty replacement address").split()
+
+
+def ticket(k: int, words: int) -> str:
+    rng = np.random.default_rng(k)
+    return f"Ticket {k}: " + " ".join(rng.choice(WORDS, words)) + f" order {k * 7}"
+
+
+def make(name: str) -> Path:
+    FILES.mkdir(exist_ok=True)
+    path = FILES / name
+    if path.exists():
+        return path
+    if name == "csv200k.csv":
+        rows, words = 200_000, 8
+    elif name == "csv499k.csv":
+        rows, words = 499_000, 55
+    elif name == "csv499s.csv":
+        rows, words = 499_000, 8
+    else:
+        rows, words = 200_000, 40
+    rng = np.random.default_rng(0)
+    vocabulary = np.array(WORDS + [f"w{k}" for k in range(20_000)])
+    texts = [f"Ticket {k}: " + " ".join(vocabulary[rng.integers(0, len(vocabulary), words)]) for k in range(rows)]
+    if name.endswith(".json"):
+        path.write_text(json.dumps([{"id": k, "text": t, "queue": WORDS[k % 5]} for k, t in enumerate(texts)]))
+    else:
+        with path.open("w", encoding="utf-8") as f:
+            f.write("id,text,queue\n")
+            for k, t in enumerate(texts):
+                f.write(f"{k},{t},{WORDS[k % 5]}\n")
+    return path
+
+
+class Sampler(threading.Thread):
+    """Every 10 ms: when the main thread has not ticked for 50 ms, every thread's innermost frames of ours."""
+
+    def __init__(self, ticks: list[float]):
+        super().__init__(daemon=True)
+        self.ticks, self.main, self.seen, self.stop = ticks, threading.main_thread().ident, {}, False
+
+    def run(self):
+        while not self.stop:
+            time.sleep(0.01)
+            if self.ticks and time.perf_counter() - self.ticks[-1] > 0.05:
+                for ident, frame in sys._current_frames().items():
+                    if ident == self.ident:
+                        continue
+                    where = [f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in traceback.extract_stack(frame)
+                             if "triage_app" in f.filename][-3:]
+                    key = ("main " if ident == self.main else "other ") + " < ".join(reversed(where))
+                    self.seen[key] = self.seen.get(key, 0) + 1
+
+
+def measure(name: str) -> None:
+    from triage_app.ui.window import MainWindow
+
+    path = make(NAMES.get(name, name))
+    window = MainWindow(store_path=Path(tempfile.mkdtemp()) / "results.sqlite3")
+    window.show()
+    QApplication.processEvents()
+    ticks: list[float] = []
+    timer = QTimer(interval=5)
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    loaded = []
+    window.file_loaded.connect(lambda _: loaded.append(time.perf_counter()))
+    sampler = Sampler(ticks)
+    sampler.start()
+    loop, poll = QEventLoop(), QTimer(interval=20)
+    poll.timeout.connect(lambda: loaded and window.learning.thread.pool.activeThreadCount() == 0 and loop.quit())
+    load = os.getloadavg()[0]
+    start = time.perf_counter()
+    ticks.append(start)
+    timer.start()
+    window.open_file(path)
+    poll.start()
+    loop.exec()
+    timer.stop()
+    sampler.stop = True
+    gaps = np.diff(ticks)
+    at = np.argsort(gaps)[::-1][:5]
+    print(f"{name}: {window.model.rowCount():,} rows shown after {loaded[0] - start:.1f} s, features ready after "
+          f"{ticks[-1] - start:.1f} s; longest stall {1000 * gaps.max():.0f} ms, 99th percentile "
+          f"{1000 * np.percentile(gaps, 99):.0f} ms, gaps over 100 ms: {(gaps > 0.1).sum()}; load {load:.1f}")
+    print("  longest at " + ", ".join(f"{ticks[k] - start:.2f} s ({1000 * gaps[k]:.0f} ms)" for k in at)
+          + f"; shown at {loaded[0] - start:.2f} s")
+    for key, n in sorted(sampler.seen.items(), key=lambda kv: -kv[1])[:12]:
+        print(f"    {n:4d} {key}")
+    window.shutdown()
+
+
+if __name__ == "__main__":
+    app = QApplication.instance() or QApplication([])
+    for name in sys.argv[1:] or list(NAMES):
+        measure(name)
