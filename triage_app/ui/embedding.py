@@ -5,8 +5,8 @@ A file opened (or another text column) is sent to the embedder on the engine's t
 its progress and the encoder's name show on the model panel. Once every ticket has its vector, learning
 gets them in row order (LearningSession.set_embeddings), and each field's label set is embedded too
 (names, descriptions, examples: set_label_vectors), again after every edit of it. Cancel stops the
-embedding when no run or verify is there to stop; Run picks it up again. Without an encoder, learning
-goes on with words, as the model panel says.
+embedding with the run or verify; Run picks it up again. Without an encoder, learning goes on with
+words, as the model panel says.
 """
 
 from __future__ import annotations
@@ -54,12 +54,13 @@ class Embedding(QObject):
         if self._texts and not self.complete and not self.busy:
             self._start()
 
-    def cancel(self) -> bool:
-        """Stop the embedding after the batch in flight (what is stored stays); False: none was going."""
-        if not self.busy:
-            return False
-        self.embedder.cancel()
-        return True
+    def cancel(self) -> None:
+        """Stop the embedding after the batch in flight (what is stored stays): said stopped at once, as
+        nothing of it is shown again."""
+        if self.busy:
+            self.busy = False
+            self.embedder.cancel()
+            self.window.update_actions()
 
     def labels_changed(self, *_) -> None:
         """Every field's label set embedded (again) and handed to its learning, which starts over from

@@ -266,10 +266,9 @@ class MainWindow(QMainWindow):
         return self.runs.latest
 
     def cancel(self) -> None:
-        """Stop the run or verify; with neither, the tickets' embedding."""
-        if not (self.running or self.runs.verifying):
-            self.embedding.cancel()
+        """Stop the run or verify and the tickets' embedding (Run picks it up again)."""
         self.runs.cancel()
+        self.embedding.cancel()
 
     def skip_model(self) -> None:
         self.runs.skip()

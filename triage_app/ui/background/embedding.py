@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
+from triage_app.ui.background.failures import one_line
+
 CLEAN_ROWS = 2_000      # rows cleaned in one step
 CHUNK = 512             # distinct texts looked up and token-counted in one step, then embedded batch by batch
 
@@ -196,11 +198,9 @@ class EmbeddingWorker(QObject):
         try:
             self._work(job, encoder)
         except Exception as exc:        # a database or encoder failure: learning goes on with words
-            from triage_app.ui.background.worker import _one_line
-
             if job.cache is not None:
                 job.cache.close()
-            self.failed.emit(job.request, _one_line("embedding stopped", exc))
+            self.failed.emit(job.request, one_line("embedding stopped", exc))
 
     def _work(self, job: TicketEmbedding, encoder) -> None:
         if job.running is None:
@@ -233,18 +233,20 @@ class EmbeddingWorker(QObject):
         self.label_vectors.emit(LabelVectors(axis, list(label_set.names), vectors))
 
     def _encoder_here(self):
-        """The encoder, loaded at the first request; None (said once) when it is missing or refused."""
+        """The encoder, loaded at the first request; None (said) when it is missing or refused."""
         if self._encoder is None and not self._refused:
-            from triage_app.engine.encoder import MINILM
+            from triage_app.engine.encoder import MINILM, EncoderRefused
 
             try:
                 self._encoder = shared_encoder()
             except Exception as exc:    # EncoderRefused, or a folder that transformers cannot read
-                self._refused = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                self.encoder_failed.emit(self._refused)
-                return None
-            checked = "bundled, checked" if self._encoder.name == MINILM else "checked"
-            self.encoder_loaded.emit(EncoderInfo(self._encoder.name, checked))
+                known = isinstance(exc, EncoderRefused)
+                self._refused = str(exc) if known else one_line("it could not be read", exc)
+            else:
+                checked = "bundled, checked" if self._encoder.name == MINILM else "checked"
+                self.encoder_loaded.emit(EncoderInfo(self._encoder.name, checked))
+        if self._encoder is None:       # said for every file: each one's learning goes on with words
+            self.encoder_failed.emit(self._refused)
         return self._encoder
 
     def _cache(self):

@@ -17,13 +17,12 @@ the gaps, and waiting() tells it a request came, so that it steps aside between 
 from __future__ import annotations
 
 import dataclasses
-import sys
-import traceback
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from triage_app.ui.background.embedding import EmbeddingWorker
+from triage_app.ui.background.failures import one_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +210,7 @@ class EngineWorker(QObject):
         except Exception as exc:  # a broken model folder fails in many ways; the user needs one line
             self._failed_loads.add(load_id)   # runs asked for behind it never start
             known = isinstance(exc, (models.ModelNotAvailable, ValueError, OSError))
-            self.model_failed.emit(str(exc) if known else _one_line("cannot load the model", exc))
+            self.model_failed.emit(str(exc) if known else one_line("cannot load the model", exc))
             return
         self._adopt(loaded)
 
@@ -263,7 +262,7 @@ class EngineWorker(QObject):
             self.failed.emit(run_id, "the run stopped: the results database failed; Run again to go on without it")
             return
         except Exception as exc:
-            self.failed.emit(run_id, _one_line("the run stopped", exc))
+            self.failed.emit(run_id, one_line("the run stopped", exc))
             return
         finally:
             if store is not None:
@@ -295,7 +294,7 @@ class EngineWorker(QObject):
             classifier = self._field_classifier(axes, field, settings)
             self.verify_done.emit(verify(classifier, texts, probes, settings.run, fast, progress, stop))
         except Exception as exc:
-            self.failed.emit(request, _one_line("verify stopped", exc))
+            self.failed.emit(request, one_line("verify stopped", exc))
 
     @Slot(int, object, str, str, object)
     def _prompt(self, request, axes, field, ticket, settings):
@@ -306,7 +305,7 @@ class EngineWorker(QObject):
             classifier = self._field_classifier(axes, field, settings)
             self.prompt_ready.emit(PromptInfo(ticket=ticket.strip(), **classifier.method.preview()))
         except Exception as exc:
-            self.failed.emit(request, _one_line("cannot build the prompt", exc))
+            self.failed.emit(request, one_line("cannot build the prompt", exc))
 
     def _classifiers_for(self, axes, settings) -> list:
         """Each field's classifier (build.axes_classifiers), built again only when the fields or the
@@ -364,8 +363,3 @@ class EngineThread:
             cls.outliving.remove(engine)
         return True
 
-
-def _one_line(what: str, exc: BaseException) -> str:
-    traceback.print_exception(exc, file=sys.stderr)   # for whoever runs it from a terminal
-    lines = str(exc).strip().splitlines()
-    return f"{what}: {lines[0] if lines else type(exc).__name__}"
