@@ -80,8 +80,10 @@ def helpdesk(smollm2):
 
     with open("resources/helpdesk_export.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    texts = [r["body"] for r in rows]
-    texts = [texts[i] for i in probe_indices([len(t) for t in texts], 3)] + ["", "   "]   # 136, 6 and 864 tokens
+    # under 800 characters: the longest ticket's reference passes, per label of each axis, cost more than the
+    # rest of this file; the whole length range is direct-after's own test's (after_reference) above
+    texts = [r["body"] for r in rows if len(r["body"]) < 800]
+    texts = [texts[i] for i in probe_indices([len(t) for t in texts], 3)] + ["", "   "]   # 94, 6 and 233 tokens
     return [Classifier(smollm2, axis.label_set, scoring=AFTER) for axis in HELPDESK], texts
 
 
@@ -97,7 +99,7 @@ def test_one_pass_gives_each_axis_its_own_run_and_its_reference_alone(helpdesk):
 
 def test_a_ticket_whose_question_cut_is_not_clean_runs_each_axis_alone(helpdesk, monkeypatch):
     classifiers, texts = helpdesk
-    texts = texts[:2]   # 136 and 6 tokens; the second's cut is broken below
+    texts = texts[:2]   # 94 and 6 tokens; the second's cut is broken below
     expected = [collect(c, texts, RunConfig()) for c in classifiers]
     prompt = classifiers[1].method.prompt
     broken = prompt.encode([texts[1]])[0].full_ids
