@@ -80,7 +80,8 @@ def test_multi_token_labels_with_shared_leading_tokens(smollm2, sample_rows):
     ids = classifier.prompt.label_ids
     assert len(ids[0]) == 2 and ids[1][:2] == ids[0] and len(ids[1]) > 2  # "b" "illing" (" dispute")
     assert ids[2] == ids[3][: len(ids[2])] and len(ids[3]) > len(ids[2])
-    texts = spread(sample_rows[:100], 6)   # the label tree is what is tested; the length range is the first test's
+    # the label tree is what is tested; the length range is the first test's, so no long ticket's reference here
+    texts = spread([r for r in sample_rows[:100] if len(r["text"]) < 400], 6)
     reference = collect(classifier, texts, RunConfig(reference=True))
     assert_same(reference, collect(classifier, texts, RunConfig()))
     assert_same(reference, collect(classifier, texts, RunConfig(full_head=True, buckets=False)))
@@ -121,10 +122,11 @@ def test_prefix_cache_is_unchanged_by_batches(smollm2, sample_rows):
 
 @pytest.fixture(scope="module")
 def tiny_run(tiny_qwen, sample_rows):
-    """Six labels, 600 tickets, random weights: many decisions are genuine near-ties."""
+    """Six labels, 300 tickets (every other sample ticket), random weights: many decisions are genuine
+    near-ties, and enough cuts break to check the fallback against the reference."""
     labels = LabelSet.from_names(["billing", "technical", "account", "refund", "bug", "login"])
     classifier = Classifier(tiny_qwen, labels, scoring=DIRECT)
-    texts = [r["text"] for r in sample_rows]
+    texts = [r["text"] for r in sample_rows[::2]]
     return classifier, texts, collect(classifier, texts, RunConfig(reference=True))
 
 
