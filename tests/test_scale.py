@@ -15,8 +15,9 @@ from triage_app.scale.recipe import ClassifierRecipe
 from triage_app.scale.rows import ROW, RowsNotExactlyOnce, in_order
 from triage_app.scale.writer import write_results
 
-TICKETS = 100     # four blocks of 25 for two actors: what is checked is each row's place and label
-CRASH_TICKETS = 60
+TICKETS = 48      # four blocks of BLOCK for two actors: what is checked is each row's place and label
+BLOCK = 12
+CRASH_TICKETS = 36   # three blocks: the first kills its actor, the others run while it is retried
 SMOLLM2_CPU = RunSettings(ModelChoice("smollm2-135m", "cpu", "float32"))
 # Ray 2.60's own DataContext() trips the deprecations of fields it sets itself
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.*")
@@ -136,7 +137,7 @@ def ray_local():
 
 @pytest.fixture(scope="module")
 def short_tickets(tmp_path_factory, sample_rows, smollm2):  # smollm2: the converted model is cached first
-    # Subjects as the text: real tickets, short enough that 100 of them take seconds, not minutes.
+    # Subjects as the text: real tickets, short enough that the local run takes seconds, not minutes.
     rows = [dict(r, text=r["subject"]) for r in sample_rows[:TICKETS]]
     rows[7] = dict(rows[7], text="")  # a blank ticket keeps its place
     return write_rows(tmp_path_factory.mktemp("scale") / "tickets.csv", rows)
@@ -164,7 +165,7 @@ def test_ray_labels_identical_to_local_command(ray_local, short_tickets, local_r
     out = tmp_path / "ray.parquet"
     assert cli.main(["classify", str(short_tickets), "-o", str(out), "--model", "smollm2-135m", "--device", "cpu",
                      "--dtype", "float32", "--db", str(tmp_path / "results.db"), "--ray", "--actors", "2",
-                     "--rows-per-block", "25"]) == 0
+                     "--rows-per-block", str(BLOCK)]) == 0
     ray_out = pd.read_parquet(out)
     assert list(ray_out.columns) == list(local_results.columns)
     assert ray_out["id"].tolist() == local_results["id"].tolist()
@@ -229,7 +230,7 @@ def test_a_worker_killed_mid_block_is_retried_and_every_row_comes_once(ray_local
 
     recipe = CrashOnce.of(LabelSet.default(), SMOLLM2_CPU)
     out = tmp_path / "ray.csv"
-    summary = classify_with_ray(short_tickets, out, recipe, actors=2, rows_per_block=20, limit=CRASH_TICKETS,
+    summary = classify_with_ray(short_tickets, out, recipe, actors=2, rows_per_block=BLOCK, limit=CRASH_TICKETS,
                                 db=str(tmp_path / "results.db"))
     assert os.path.exists(marker)
     ray_out = pd.read_csv(out, dtype=str, keep_default_na=False)
