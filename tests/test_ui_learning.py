@@ -68,13 +68,13 @@ class Gate:
         self.open, self.entered, self.taught, self.threads = threading.Event(), threading.Event(), [], set()
         monkeypatch.setattr(learning_module, "learn", self)
 
-    def __call__(self, features, scores, labels, names, config, drift=None):
+    def __call__(self, features, scores, labels, names, config, drift=None, similarity=None):
         self.threads.add(threading.get_ident())
         if labels:
             self.taught.append(len(labels))
             self.entered.set()
             assert self.open.wait(10)
-        return learn(features, scores, labels, names, config, drift)
+        return learn(features, scores, labels, names, config, drift, similarity=similarity)
 
 
 def test_a_label_retrains_off_the_ui_thread_and_the_table_shows_it(qtbot, live, monkeypatch):
@@ -146,7 +146,7 @@ def test_close_waits_for_the_retrain_and_nothing_is_emitted_after(qtbot, live, m
 
 def test_a_failed_retrain_says_one_line_and_the_answers_stay(qtbot, live, monkeypatch):
     learning, model, _, gold = live
-    monkeypatch.setattr(learning_module, "learn", lambda *a: 1 / 0)
+    monkeypatch.setattr(learning_module, "learn", lambda *a, **k: 1 / 0)
     model.set_manual(0, gold[0])
     with qtbot.waitSignal(learning.failed, timeout=30_000) as got:
         learning.request()
@@ -220,7 +220,7 @@ def test_how_long_a_retrain_on_a_big_file_stalls_the_window(qtbot, n, taught):
         proxy.setSourceModel(model)
         if sorted_by is not None:
             proxy.sort(sorted_by)
-        model.apply_learned(learn(learning._fitted[1], model.lm_scores, {}, names))  # back to the model's answers
+        model.apply_learned(learn(learning.thread.fitted[2], model.lm_scores, {}, names))  # back to the model's answers
         started = time.perf_counter()
         model.apply_learned(got.args[0].learned)
         shown[sorted_by] = time.perf_counter() - started
