@@ -169,7 +169,8 @@ def test_label_sets_are_embedded_for_learning_and_again_after_an_edit(qtbot, mak
     window = make_window()
     handed = Handed(window.learning)
     embedded(qtbot, window, lambda: open_file(qtbot, window, write_tickets(tmp_path / "t.csv", sample_texts(12))))
-    qtbot.waitUntil(lambda: len(handed.label_vectors) == len(window.axes.names), timeout=30_000)
+    qtbot.waitUntil(lambda: window.embedding.settled, timeout=30_000)
+    assert len(handed.label_vectors) == len(window.axes.names)
     axis, vectors, names = handed.label_vectors[0]
     label_set = window.axes.named(axis).label_set
     texts, owners = label_texts(label_set)
@@ -178,7 +179,9 @@ def test_label_sets_are_embedded_for_learning_and_again_after_an_edit(qtbot, mak
     assert names == label_set.names and vectors.shape == (len(names), 384)
 
     window.labels_panel.add_example(sample_texts(1, start=30)[0], names[0])     # an edit: a new example
-    qtbot.waitUntil(lambda: len(handed.label_vectors) == 2 * len(window.axes.names), timeout=30_000)
+    assert not window.embedding.settled
+    qtbot.waitUntil(lambda: window.embedding.settled, timeout=30_000)
+    assert len(handed.label_vectors) == 2 * len(window.axes.names)
     label_set = window.axes.named(axis).label_set
     texts, owners = label_texts(label_set)
     assert len(label_set.examples) == 1

@@ -29,6 +29,7 @@ class Embedding(QObject):
         self.complete = False       # learning has its vectors
         self._texts: list[str] = []
         self._asked: dict[str, list[str]] = {}  # field -> the label names its latest vectors were asked for
+        self._pending = 0           # label-vector requests not answered yet
         e, panel = self.embedder, window.model_panel
         # bound methods of objects on the UI thread: they run there, never on the engine's
         e.encoder_loaded.connect(panel.show_encoder)
@@ -42,7 +43,7 @@ class Embedding(QObject):
 
     def file_opened(self, texts: list[str]) -> None:
         """A new file or text column: its tickets are embedded (what the results database holds is read)."""
-        self._texts, self.complete, self._asked = list(texts), False, {}
+        self._texts, self.complete, self._asked, self._pending = list(texts), False, {}, 0
         english = not texts or not mostly_not_english(texts)
         self.window.model_panel.suggest_encoder("" if english else (
             f"These tickets are mostly not in English: a multilingual encoder ({MULTILINGUAL}) would read "
@@ -53,6 +54,12 @@ class Embedding(QObject):
         """A run asked: an embedding cancelled earlier goes on behind it."""
         if self._texts and not self.complete and not self.busy:
             self._start()
+
+    @property
+    def settled(self) -> bool:
+        """Learning has the file's vectors and every field's label vectors asked for: nothing more of the
+        encoder's will make it retrain until the next edit."""
+        return self.complete and not self._pending
 
     def cancel(self) -> None:
         """Stop the embedding after the batch in flight (what is stored stays): said stopped at once, as
@@ -69,6 +76,7 @@ class Embedding(QObject):
             return
         for axis in self.window.axes:
             self._asked[axis.name] = list(axis.names)
+            self._pending += 1
             self.embedder.embed_labels(axis.name, axis.label_set)
 
     def _start(self) -> None:
@@ -116,7 +124,8 @@ class Embedding(QObject):
         self.window.update_actions()
 
     def _label_vectors(self, found) -> None:
-        if self._asked.get(found.axis) != found.names:
+        self._pending = max(0, self._pending - 1)
+        if found.vectors is None or self._asked.get(found.axis) != found.names:
             return      # edited since: the vectors of the set as it is now are on their way
         hand = getattr(self.window.learning, "set_label_vectors", None)
         if hand is not None:

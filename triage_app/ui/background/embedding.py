@@ -57,7 +57,7 @@ class Embedded:
 class LabelVectors:
     axis: str
     names: list             # the label names the vectors are for, in order
-    vectors: np.ndarray     # [L, D] each label's prototype (learn.label_vectors)
+    vectors: np.ndarray | None  # [L, D] each label's prototype (learn.label_vectors); None: a label has no text
 
 
 class TicketEmbedding:
@@ -229,7 +229,7 @@ class EmbeddingWorker(QObject):
         try:
             vectors = label_vectors(encoder.embed(texts), owners, len(label_set.names))
         except ValueError:              # a label with no text to embed: the similarity waits for one
-            return
+            vectors = None
         self.label_vectors.emit(LabelVectors(axis, list(label_set.names), vectors))
 
     def _encoder_here(self):
