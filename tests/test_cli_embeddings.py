@@ -27,12 +27,8 @@ N, TAUGHT = 36, 18    # the first TAUGHT rows carry a person's label
 
 
 @pytest.fixture
-def encoder(monkeypatch):
-    """The command line's encoder is the session's bundled one; --encoder none stays TF-IDF."""
-    from triage_app.cli import options
-
-    monkeypatch.setattr(options, "load_encoder", lambda args: None if args.encoder == "none" else bundled_encoder(),
-                        raising=False)   # raising: the same test on the code before --encoder
+def encoder(tiny_model):
+    """The session's bundled encoder, the one the command line gets (conftest's tiny_model)."""
     return bundled_encoder()
 
 
