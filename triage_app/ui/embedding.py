@@ -30,6 +30,7 @@ class Embedding(QObject):
         self._texts: list[str] = []
         self._asked: dict[str, list[str]] = {}  # field -> the label names its latest vectors were asked for
         self._pending = 0           # label-vector requests not answered yet
+        self.refused = False        # no encoder: learning uses words, and Run does not ask again
         e, panel = self.embedder, window.model_panel
         # bound methods of objects on the UI thread: they run there, never on the engine's
         e.encoder_loaded.connect(panel.show_encoder)
@@ -48,11 +49,12 @@ class Embedding(QObject):
         self.window.model_panel.suggest_encoder("" if english else (
             f"These tickets are mostly not in English: a multilingual encoder ({MULTILINGUAL}) would read "
             f"them better than the bundled one."))
-        self._start()
+        if self._texts:         # no text column chosen: nothing to embed
+            self._start()
 
     def resume(self) -> None:
         """A run asked: an embedding cancelled earlier goes on behind it."""
-        if self._texts and not self.complete and not self.busy:
+        if self._texts and not (self.complete or self.busy or self.refused):
             self._start()
 
     @property
@@ -117,7 +119,7 @@ class Embedding(QObject):
             self.window.update_actions()
 
     def _encoder_failed(self, message: str) -> None:
-        self.busy = False
+        self.busy, self.refused = False, True
         self.window.model_panel.show_encoder_failed(message)
         self.window.show_error(f"The sentence encoder was not loaded ({message}): learning uses words (TF-IDF) "
                                "instead.")

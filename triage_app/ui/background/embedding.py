@@ -61,7 +61,7 @@ class LabelVectors:
 
 
 class TicketEmbedding:
-    """One file's embedding as a job of short steps (steps() yields after each); no Qt."""
+    """One file's embedding as a job of short steps (its generator yields after each); no Qt."""
 
     def __init__(self, request: int, texts: list[str], cleaning):
         self.request, self.texts, self.cleaning = request, texts, cleaning
