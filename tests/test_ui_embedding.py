@@ -60,12 +60,11 @@ class Handed:
     def __init__(self, learning):
         self.embeddings, self.label_vectors = [], []
         for name, seen in (("set_embeddings", self.embeddings), ("set_label_vectors", self.label_vectors)):
-            real = getattr(learning, name, None)
+            real = getattr(learning, name)
 
             def record(*args, real=real, seen=seen):
                 seen.append(args)
-                if real is not None:
-                    real(*args)
+                real(*args)
             setattr(learning, name, record)
 
 

@@ -94,9 +94,7 @@ class Embedding(QObject):
         if result.request != self.request:
             return
         self.busy, self.complete = False, True
-        hand = getattr(self.window.learning, "set_embeddings", None)    # until live learning takes them
-        if hand is not None:
-            hand(self._texts, result.vectors)
+        self.window.learning.set_embeddings(self._texts, result.vectors)
         kept = f" ({result.total - result.fresh:,} kept from before)" if result.fresh < result.total else ""
         self.window.model_panel.show_embedded(f"All {result.total:,} tickets embedded{kept}",
                                               "Your labels teach the rest by meaning, not only by shared words")
@@ -129,6 +127,4 @@ class Embedding(QObject):
         self._pending = max(0, self._pending - 1)
         if found.vectors is None or self._asked.get(found.axis) != found.names:
             return      # edited since: the vectors of the set as it is now are on their way
-        hand = getattr(self.window.learning, "set_label_vectors", None)
-        if hand is not None:
-            hand(found.axis, found.vectors, found.names)
+        self.window.learning.set_label_vectors(found.axis, found.vectors, found.names)
