@@ -42,25 +42,12 @@ def sample_rows():
     return load_sample()
 
 
-def session_encoder(monkeypatch):
-    """The command line's bundled encoder is the session's, loaded once (tests/encoder_helpers.py); --encoder
-    none and a folder of one's own go through the command's own loader."""
-    from encoder_helpers import bundled_encoder
-
-    from triage_app.cli import options
-    from triage_app.run.embedded import BUNDLED
-
-    load = options.load_encoder
-    monkeypatch.setattr(options, "load_encoder", lambda args: bundled_encoder() if args.encoder == BUNDLED else load(args))
-
-
 @pytest.fixture
 def tiny_model(monkeypatch, tiny_qwen):
     """The command line's model is the tiny random Qwen2: what is tested is what reaches it."""
     from triage_app.cli import options
 
     monkeypatch.setattr(options, "load_model", lambda args: tiny_qwen)
-    session_encoder(monkeypatch)
 
 
 @pytest.fixture
@@ -76,7 +63,6 @@ def bundled_model(monkeypatch, smollm2):
         return smollm2
 
     monkeypatch.setattr(options, "load_model", load)
-    session_encoder(monkeypatch)
 
 
 CLOSED_PORT = "http://127.0.0.1:9"   # discard: nothing listens there

@@ -10,4 +10,4 @@ import functools
 def bundled_encoder():
     from triage_app.engine.encoder import SentenceEncoder
 
-    return SentenceEncoder.load()
+    return SentenceEncoder.bundled()

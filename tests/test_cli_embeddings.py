@@ -28,7 +28,7 @@ N, TAUGHT = 36, 18    # the first TAUGHT rows carry a person's label
 
 @pytest.fixture
 def encoder(tiny_model):
-    """The session's bundled encoder, the one the command line gets (conftest's tiny_model)."""
+    """The bundled encoder the command line loads too (SentenceEncoder.bundled: once per process)."""
     return bundled_encoder()
 
 

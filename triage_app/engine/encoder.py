@@ -9,8 +9,10 @@ refused unless its bytes are upstream's (revision 1110a243fdf4706b3f48f1d95db1a4
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.util
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -66,6 +68,10 @@ def check_files(folder: Path, expected: dict[str, str]) -> None:
             raise EncoderRefused(f"{path}: not the expected bytes (sha256 differs), refused")
 
 
+_LOADED: dict[str, SentenceEncoder] = {}     # the bundled folder -> its encoder, loaded once
+_LOADING = threading.Lock()
+
+
 class SentenceEncoder:
     """A loaded encoder; identity names it for the embedding cache (name + weights sha256)."""
 
@@ -74,6 +80,17 @@ class SentenceEncoder:
         self.weights_sha256 = weights_sha256
         self.tokenizer = tokenizer
         self.model = model
+
+    @classmethod
+    def bundled(cls) -> SentenceEncoder:
+        """The bundled encoder, loaded and hash-checked once per process (seconds each time otherwise); each
+        caller gets its own tokenizer beside the shared weights: a fast tokenizer is not safe across threads."""
+        folder = str(bundled_folder())
+        with _LOADING:
+            if folder not in _LOADED:
+                _LOADED[folder] = cls.load()
+            encoder = _LOADED[folder]
+        return cls(encoder.name, encoder.weights_sha256, copy.deepcopy(encoder.tokenizer), encoder.model)
 
     @classmethod
     def load(cls, folder: Path | None = None, expected: dict[str, str] | None = None) -> SentenceEncoder:

@@ -47,7 +47,7 @@ def load_encoder(spec: str, log: Callable[[str], None] = lambda line: None) -> S
     if spec != BUNDLED:
         return SentenceEncoder.load(Path(spec))
     try:
-        return SentenceEncoder.load()
+        return SentenceEncoder.bundled()
     except EncoderRefused as exc:
         log(f"note: {exc}; learning on TF-IDF instead")
         return None

@@ -17,8 +17,6 @@ and learning goes on with words (TF-IDF).
 
 from __future__ import annotations
 
-import copy
-import threading
 import time
 from dataclasses import dataclass
 
@@ -235,10 +233,10 @@ class EmbeddingWorker(QObject):
     def _encoder_here(self):
         """The encoder, loaded at the first request; None (said) when it is missing or refused."""
         if self._encoder is None and not self._refused:
-            from triage_app.engine.encoder import MINILM, EncoderRefused
+            from triage_app.engine.encoder import MINILM, EncoderRefused, SentenceEncoder
 
             try:
-                self._encoder = shared_encoder()
+                self._encoder = SentenceEncoder.bundled()
             except Exception as exc:    # EncoderRefused, or a folder that transformers cannot read
                 known = isinstance(exc, EncoderRefused)
                 self._refused = str(exc) if known else one_line("it could not be read", exc)
@@ -288,19 +286,3 @@ class _Unkept:
 
     def close(self) -> None:
         pass
-
-
-_loaded: dict[str, object] = {}
-_loading = threading.Lock()
-
-
-def shared_encoder():
-    """The bundled encoder, loaded (and hash-checked) once per process; each caller its own tokenizer."""
-    from triage_app.engine.encoder import SentenceEncoder, bundled_folder
-
-    folder = str(bundled_folder())
-    with _loading:
-        if folder not in _loaded:
-            _loaded[folder] = SentenceEncoder.load()
-        encoder = _loaded[folder]
-    return SentenceEncoder(encoder.name, encoder.weights_sha256, copy.deepcopy(encoder.tokenizer), encoder.model)
