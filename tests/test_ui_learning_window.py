@@ -76,10 +76,10 @@ def test_enter_agrees_with_the_answer_shown_and_teaches(taught, qtbot):
     row = 1                              # learned, not the person's
     shown = model.label_of(row)
     view.selectRow(window.proxy.mapFromSource(model.index(row, 0)).row())
-    with qtbot.waitSignal(window.learning.learning.retrained, timeout=60_000):
-        qtbot.keyClick(view, Qt.Key.Key_Return)
+    qtbot.keyClick(view, Qt.Key.Key_Return)
     assert model.manual_labels[row] == shown and model.source(row) == "person"
-    assert "learned from 31 labels" in window.learning.status.text()
+    # a retrain for the encoder's vectors may come first: the one that read the new label follows
+    qtbot.waitUntil(lambda: "learned from 31 labels" in window.learning.status.text(), timeout=60_000)
 
 
 def test_next_to_label_shows_the_queue_in_its_order(taught):
