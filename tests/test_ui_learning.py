@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from PySide6.QtCore import QEventLoop, QTimer
+from ui_helpers import Ticks
 
 import triage_app.ui.learning.live as learning_module
 from triage_app.engine.classifier import Prediction
@@ -163,25 +164,6 @@ def test_a_file_opened_with_labels_already_given_retrains_at_once(qtbot):
         learning.set_file(texts, NAMES)
     assert got.args[0].learned.teaching.n == 12
     assert learning.close(10_000)
-
-
-class Ticks:
-    """The event loop's longest stall: a 5 ms timer's gaps while something runs on another thread."""
-
-    def __init__(self):
-        self.times = []
-        self.timer = QTimer(interval=5)
-        self.timer.timeout.connect(lambda: self.times.append(time.perf_counter()))
-
-    def __enter__(self):
-        self.start = time.perf_counter()
-        self.timer.start()
-        return self
-
-    def __exit__(self, *_):
-        self.timer.stop()
-        gaps = np.diff([self.start, *self.times])
-        self.line = f"longest stall {1000 * gaps.max():.0f} ms, 99th percentile {1000 * np.percentile(gaps, 99):.0f} ms"
 
 
 def until_idle(learning, timeout_s: float = 600) -> None:

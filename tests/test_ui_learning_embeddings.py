@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from PySide6.QtCore import QEventLoop, QTimer
 from encoder_helpers import bundled_encoder
+from ui_helpers import Ticks
 
 from triage_app.engine.classifier import Prediction
 from triage_app.engine.labels import LabelSet
@@ -145,24 +146,6 @@ def test_the_first_retrain_counts_its_changes_from_the_zero_shot_rules_answers(q
     assert result.first and result.learned.teaching.n == len(labels)
     assert result.changed == int((result.learned.labels != rule).sum()) > 0
     assert result.status().endswith(f"— {result.changed:,} answer(s) changed since the answers before your labels")
-
-
-class Ticks:
-    """The event loop's longest stall: a 5 ms timer's gaps while the learning thread works."""
-
-    def __init__(self):
-        self.times, self.timer = [], QTimer(interval=5)
-        self.timer.timeout.connect(lambda: self.times.append(time.perf_counter()))
-
-    def __enter__(self):
-        self.start = time.perf_counter()
-        self.timer.start()
-        return self
-
-    def __exit__(self, *_):
-        self.timer.stop()
-        gaps = np.diff([self.start, *self.times])
-        self.line = f"longest stall {1000 * gaps.max():.0f} ms, 99th percentile {1000 * np.percentile(gaps, 99):.0f} ms"
 
 
 def until_retrained(live, timeout_s: float = 600):

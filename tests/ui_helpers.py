@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import csv
 import os
+import time
 from pathlib import Path
 
+import numpy as np
 import pytest
-from PySide6.QtCore import QMimeData, QObject, QPointF, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QMimeData, QObject, QPointF, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
@@ -132,3 +134,22 @@ def save_shot(widget, name: str, tmp_path: Path) -> Path:
     path = folder / name
     assert widget.grab().save(str(path))
     return path
+
+
+class Ticks:
+    """The event loop's longest stall: a 5 ms timer's gaps while something runs on another thread."""
+
+    def __init__(self):
+        self.times = []
+        self.timer = QTimer(interval=5)
+        self.timer.timeout.connect(lambda: self.times.append(time.perf_counter()))
+
+    def __enter__(self):
+        self.start = time.perf_counter()
+        self.timer.start()
+        return self
+
+    def __exit__(self, *_):
+        self.timer.stop()
+        gaps = np.diff([self.start, *self.times])
+        self.line = f"longest stall {1000 * gaps.max():.0f} ms, 99th percentile {1000 * np.percentile(gaps, 99):.0f} ms"
