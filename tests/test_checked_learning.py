@@ -148,6 +148,10 @@ def test_classify_learning_from_a_checked_run_gives_float32s_learned_answers(tmp
     # the zero-shot run's answers, learned from as they are stored: the person's rows kept in bfloat16 are
     # settled first, then any learning made close, until none is left
     from triage_app.cli.classify import learned_answers
+    from triage_app.cli.learning import learning_parts
+    from triage_app.engine.axes import PLAIN, Axes
+    from triage_app.engine.encoder import SentenceEncoder
+    from triage_app.files.clean import TextCleaning
     from triage_app.engine.build import classifier_for
     from triage_app.engine.config import RunSettings, Scoring
     from triage_app.run.job import run_job
@@ -163,7 +167,11 @@ def test_classify_learning_from_a_checked_run_gives_float32s_learned_answers(tmp
             asked.append(rows)
             return [p for step in run_job(classifier, store, texts, exact=rows) for p in step.predictions]
 
-        predictions, _ = learned_answers(TicketFeatures(texts), stored, classifier.label_set.names, labels, settle)
+        # learned on what classify learns on: the file's embeddings and the encoder's similarity to the labels
+        features, similarity = learning_parts(SentenceEncoder.bundled(), tmp_path / "zero-shot.db", texts,
+                                              TextCleaning(), Axes.of(classifier.label_set), labels)
+        predictions, _ = learned_answers(features, stored, classifier.label_set.names, labels, settle,
+                                         similarity[PLAIN])
     assert {r for r in labels if stored[r].drift > 0} <= set(asked[0])
     assert [p.label for p in sorted(predictions, key=lambda p: p.index)] == [r["label"] for r in want]
 
