@@ -15,7 +15,7 @@ from test_ui_embedding import Handed, embedded
 from ui_helpers import make_window, save_shot, settings_file  # noqa: F401
 
 from triage_app.engine.labels import LabelSet
-from triage_app.learn import TicketFeatures, learn, similarity_scores
+from triage_app.learn import LabelSimilarity, TicketFeatures, learn
 
 pytestmark = pytest.mark.model      # the encoder loads in the worker: no fixture says so
 RESOURCES = Path(__file__).resolve().parents[1] / "resources"
@@ -48,7 +48,7 @@ def test_five_labels_a_queue_are_learned_on_the_embeddings_the_worker_made(qtbot
     qtbot.waitUntil(lambda: not live.busy, timeout=60_000)
 
     lm = np.full((len(texts), len(names)), np.nan)            # no model has run: no scores
-    want = learn(TicketFeatures(texts, vectors), lm, labels, names, similarity=similarity_scores(vectors, prototypes))
+    want = learn(TicketFeatures(texts, vectors), lm, labels, names, similarity=LabelSimilarity.of(vectors, prototypes))
     shown = [window.model.label_of(r) for r in range(len(texts))]
     assert shown == [labels.get(r, names[k]) for r, k in enumerate(want.labels)]
     right = np.mean([s == g for r, (s, g) in enumerate(zip(shown, gold)) if r not in labels])

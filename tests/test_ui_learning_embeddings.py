@@ -18,7 +18,7 @@ from ui_helpers import Ticks
 
 from triage_app.engine.classifier import Prediction
 from triage_app.engine.labels import LabelSet
-from triage_app.learn import (MODEL, TicketFeatures, label_texts, label_vectors, learn, next_to_label,
+from triage_app.learn import (MODEL, LabelSimilarity, TicketFeatures, label_texts, label_vectors, learn, next_to_label,
                               similarity_scores, zero_shot)
 from triage_app.ui.learning.session import LearningSession
 from triage_app.ui.table.model import TicketTableModel
@@ -86,7 +86,7 @@ def test_once_embedded_a_field_learns_on_the_embeddings_with_the_encoders_simila
         session.set_label_vectors(axis, vectors, names)                            # no embeddings yet: waits
     result = retrained(qtbot, session, axis, lambda: session.set_embeddings(texts, embeddings))
     features = TicketFeatures(texts, embeddings)
-    same = learn(features, model.lm_scores, labels, names, similarity=similarity_scores(embeddings, vectors))
+    same = learn(features, model.lm_scores, labels, names, similarity=LabelSimilarity.of(embeddings, vectors))
     assert np.array_equal(result.learned.labels, same.labels)
     np.testing.assert_allclose(result.learned.scores, same.scores, rtol=0, atol=1e-12)
     assert not np.allclose(result.learned.scores, words.scores)

@@ -25,7 +25,7 @@ from threadpoolctl import threadpool_limits
 from triage_app.engine.prediction import Answers, answered, stands
 from triage_app.learn.features import TicketFeatures
 from triage_app.learn.regression import PREDICT_SLICE, LearnConfig, TextModel, cross_validated  # noqa: F401 (imported from here)
-from triage_app.learn.similarity import ZERO_SHOT_WEIGHT
+from triage_app.learn.similarity import ZERO_SHOT_WEIGHT, LabelSimilarity
 from triage_app.learn.teaching import Teaching
 from triage_app.learn.weights import Weights, fit_weights
 
@@ -142,7 +142,7 @@ class Learned:
 
 def learn(features: TicketFeatures, lm_scores: np.ndarray, labels: Mapping[int, str] | Teaching,
           names: list[str], config: LearnConfig = LearnConfig(), drift: np.ndarray | None = None,
-          similarity: np.ndarray | None = None, prototypes: np.ndarray | None = None) -> Learned:
+          similarity: np.ndarray | LabelSimilarity | None = None, prototypes: np.ndarray | None = None) -> Learned:
     """Every ticket's label after learning from the person's labels.
 
     lm_scores: [N, L] the language model's log-probabilities over `names` (Prediction.scores);
@@ -150,7 +150,8 @@ def learn(features: TicketFeatures, lm_scores: np.ndarray, labels: Mapping[int, 
     answers it once it counts. labels: ticket row -> label name the person gave. drift: [N] per row,
     the bound a checked low precision's scores beat (Prediction.drift; None or 0: float32's own
     scores): the rows where it could decide the answer are Learned.unsettled. similarity: [N, L] the
-    encoder's zero-shot log-probabilities (similarity.similarity_scores), a third part to weigh.
+    encoder's zero-shot log-probabilities (similarity.similarity_scores), a third part to weigh; or a
+    LabelSimilarity, those scores with the prototypes they were measured against.
     prototypes: [L, D] each label's prototype (similarity.label_vectors, with embedding features): the
     learned part takes each as one more example of its label where the labelled rows' cross-validated
     answers say it helps (lower log-loss), and learns without them otherwise.
@@ -158,6 +159,8 @@ def learn(features: TicketFeatures, lm_scores: np.ndarray, labels: Mapping[int, 
     # numpy's and scipy's BLAS threads, woken for every small product, made a retrain far slower
     # on a busy CPU (measured: docs/learning/README.md)
     with threadpool_limits(limits=1, user_api="blas"):
+        if isinstance(similarity, LabelSimilarity):   # the scores and the prototypes they were measured against
+            similarity, prototypes = similarity.scores, similarity.prototypes if prototypes is None else prototypes
         learned = _learn(features, lm_scores, labels, names, config, similarity, prototypes)
     if drift is not None:
         learned.unsettled = settle(learned, np.asarray(drift, dtype=np.float64))

@@ -12,6 +12,8 @@ Both constants were chosen on the development half of BANKING77 only (docs/learn
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.special import log_softmax
 
@@ -21,6 +23,19 @@ from triage_app.engine.labels import LabelSet
 TEMPERATURE = 0.05
 # z + w x S with no person's labels: fitted against the bundled SmolLM2's channel scores
 ZERO_SHOT_WEIGHT = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class LabelSimilarity:
+    """The encoder's part for learn(): every ticket's similarity to each label, and the labels' prototypes
+    it was measured against (learn() may take them as one more example of each label)."""
+
+    scores: np.ndarray        # [N, L] log-probabilities softmax(cos / T)
+    prototypes: np.ndarray    # [L, D] unit vectors
+
+    @classmethod
+    def of(cls, embeddings: np.ndarray, prototypes: np.ndarray) -> LabelSimilarity:
+        return cls(similarity_scores(embeddings, prototypes), np.asarray(prototypes))
 
 
 def label_texts(label_set: LabelSet) -> tuple[list[str], np.ndarray]:

@@ -24,19 +24,19 @@ from triage_app.engine.encoder import BATCH, EncoderRefused, SentenceEncoder
 from triage_app.engine.labels import LabelSet
 from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.embeddings import EmbeddingCache, embedded
-from triage_app.learn import TicketFeatures, label_texts, label_vectors, similarity_scores
+from triage_app.learn import LabelSimilarity, TicketFeatures, label_texts, label_vectors
 
 BUNDLED, NO_ENCODER = "bundled", "none"
 
 
 @dataclass(frozen=True, slots=True)
 class FileEmbeddings:
-    """What a file's embeddings give learning: its features, and per label set (by name) [N, L] the
-    encoder's similarity log-probabilities."""
+    """What a file's embeddings give learning: its features, and per label set (by name) the encoder's
+    similarity to each label with the labels' prototypes (learn.LabelSimilarity)."""
 
     encoder: str                          # the encoder's identity (name:weights sha256)
     features: TicketFeatures
-    similarity: dict[str, np.ndarray]
+    similarity: dict[str, LabelSimilarity]
 
 
 def load_encoder(spec: str, log: Callable[[str], None] = lambda line: None) -> SentenceEncoder | None:
@@ -65,8 +65,8 @@ def file_embeddings(texts: list[str], cleaning: TextCleaning, encoder: SentenceE
 
 
 def label_similarity(vectors: np.ndarray, label_set: LabelSet, encoder: SentenceEncoder,
-                     cache: EmbeddingCache) -> np.ndarray:
-    """[N, L] each ticket's similarity to the label set's prototypes (its names, descriptions, examples)."""
+                     cache: EmbeddingCache) -> LabelSimilarity:
+    """Each ticket's similarity to the label set's prototypes (its names, descriptions, examples), and those."""
     texts, owners = label_texts(label_set)
     prototypes = label_vectors(embedded(texts, encoder, cache), owners, len(label_set.names))   # [L, D]
-    return similarity_scores(vectors, prototypes)
+    return LabelSimilarity.of(vectors, prototypes)

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
-from triage_app.learn import LearnConfig, Learned, TicketFeatures, learn, next_to_label, similarity_scores
+from triage_app.learn import (LabelSimilarity, LearnConfig, Learned, TicketFeatures, learn, next_to_label,
+                              similarity_scores)
 
 SIMILARITY_SLICE = 10_000    # rows per similarity product: a float64 copy of every embedding at once is 300 MB at 100k
 
@@ -115,9 +116,9 @@ class LiveLearning(QObject):
         self._embeddings: np.ndarray | None = None    # [N, D] for _texts, from thread.embedded
         self._label_vectors: tuple[list[str], np.ndarray] | None = None   # (names, [L, D]) the latest sent
         self._last: Learned | None = None      # the current generation's latest result
-        # (embeddings, label vectors, [N, L] their similarity): the latest computed, pool thread only;
+        # (embeddings, label vectors, their LabelSimilarity): the latest computed, pool thread only;
         # a retrain after each label would compute the same again
-        self._similarity: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._similarity: tuple[np.ndarray, np.ndarray, LabelSimilarity] | None = None
         self._running = False
         self._dirty = False
         self._closed = False
@@ -209,15 +210,15 @@ class LiveLearning(QObject):
             self.thread.fitted = fitted = (texts, embeddings, TicketFeatures(texts, embeddings))
         return fitted[2]
 
-    def _similarity_for(self, embeddings: np.ndarray | None, vectors: np.ndarray | None) -> np.ndarray | None:
-        """[N, L] the encoder's zero-shot log-probabilities, where embeddings and label vectors have both come."""
+    def _similarity_for(self, embeddings: np.ndarray | None, vectors: np.ndarray | None) -> LabelSimilarity | None:
+        """The encoder's zero-shot log-probabilities [N, L] with the label vectors, where both have come."""
         if embeddings is None or vectors is None:
             return None
         held = self._similarity
         if held is None or held[0] is not embeddings or held[1] is not vectors:
             scores = np.concatenate([similarity_scores(embeddings[i:i + SIMILARITY_SLICE], vectors)
                                      for i in range(0, len(embeddings), SIMILARITY_SLICE)])
-            self._similarity = held = (embeddings, vectors, scores)
+            self._similarity = held = (embeddings, vectors, LabelSimilarity(scores, vectors))
         return held[2]
 
     def _retrain(self, inputs: RetrainInputs) -> None:
@@ -228,7 +229,7 @@ class LiveLearning(QObject):
             if features is None:
                 self._emit(generation, None)
                 return
-            similarity = self._similarity_for(inputs.embeddings, inputs.label_vectors)   # [N, L] or None
+            similarity = self._similarity_for(inputs.embeddings, inputs.label_vectors)
             learned = learn(features, scores, inputs.labels, names, config, inputs.drift, similarity=similarity)
             queue = next_to_label(learned, features, self.queue_size)
             # the answers before any label: the model's own, or the zero-shot rule with the similarity
