@@ -6,10 +6,13 @@ what the main thread and the others were doing when a gap passed 50 ms, to say w
 The files are made once under /tmp/triage-stalls: CSVs of 200,000 short and 499,000 long tickets,
 and a JSON list of 200,000 tickets.
 
-Usage: QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/experiments/file_load_stalls.py [csv200k csv499k json]
+Usage: QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/experiments/file_load_stalls.py [--no-embedding]
+[csv200k csv499s csv499k json]; --no-embedding: the sentence encoder does not embed the file meanwhile
+(its load and its cleaning of the texts are stalls of their own, measured apart).
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -92,6 +95,7 @@ def measure(name: str) -> None:
     from triage_app.ui.window import MainWindow
 
     path = make(NAMES.get(name, name))
+    gc.freeze()     # as app.main does before its window: full collections never walk the modules' objects
     window = MainWindow(store_path=Path(tempfile.mkdtemp()) / "results.sqlite3")
     window.show()
     QApplication.processEvents()
@@ -127,5 +131,12 @@ def measure(name: str) -> None:
 
 if __name__ == "__main__":
     app = QApplication.instance() or QApplication([])
-    for name in sys.argv[1:] or list(NAMES):
+    names = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if "--no-embedding" in sys.argv:
+        try:
+            from triage_app.ui.embedding import Embedding
+            Embedding.file_opened = lambda self, texts: None
+        except ImportError:     # a tree from before the window embedded its files
+            pass
+    for name in names or list(NAMES):
         measure(name)
