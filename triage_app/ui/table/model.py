@@ -136,9 +136,10 @@ class TicketTableModel(CellRoles, QAbstractTableModel):
         self._rows_changed(changed)
         return True
 
-    def set_manual_labels(self, manual: dict[int, str], axis: str | None = None) -> None:
-        """Bulk: the labels a person chose earlier; no manual_changed signals."""
-        self._rows_changed(self.answers_of(axis).set_manual_labels(manual))
+    def set_manual_labels(self, person, axis: str | None = None) -> None:
+        """A field's PersonLabels, which its answers read from now on (FileAnswers.set_manual_labels); no
+        manual_changed signals."""
+        self._rows_changed(self.answers_of(axis).set_manual_labels(person))
 
     def set_manual(self, row: int, label: str | None, axis: str | None = None) -> bool:
         return self.setData(self.index(row, self.decisions.column(axis)), label, Qt.ItemDataRole.EditRole)
