@@ -103,8 +103,9 @@ class TicketTableModel(CellRoles, QAbstractTableModel):
 
     # answers: changes go through here, to be signalled
     def set_axes(self, names: dict[str, list[str]]) -> None:
-        """The fields and their label names: a field's answers and manual labels of other names no
-        longer apply (rename_axis first, and a renamed field keeps them)."""
+        """The fields and their label names: a field's answers of other names no longer apply, and a
+        person's labels of names it no longer has wait, set aside (rename_axis first, and a renamed
+        field keeps them)."""
         if list(names.items()) == list(self.decisions.names.items()):
             return
         with self.resetting():
