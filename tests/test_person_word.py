@@ -28,4 +28,5 @@ def test_the_flag_that_names_a_persons_labels_is_person_labels_and_its_old_name_
     parser = build_parser()
     args = ["classify", "tickets.csv", "-o", "out.csv"]
     assert parser.parse_args([*args, "--person-labels", "queue"]).learn_from == "queue"
-    assert parser.parse_args([*args, "--learn-from", "queue"]).learn_from == "queue"  # its old name
+    old = [*args, "--learn-from", "queue"]  # its old name
+    assert parser.parse_args(old).learn_from == "queue"

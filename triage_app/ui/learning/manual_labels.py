@@ -37,7 +37,7 @@ class ManualLabels(QObject):
         self.axes = axes
         self.texts: list[str] = []
         self.people: dict[str, PersonLabels] = {}       # field -> the labels given on it, shown or not
-        self.given_here: set[tuple[str, str, int]] = set()   # (file, field, row) labelled in this window, saved or not
+        self.given_here: set[tuple[str, str, int]] = set()   # (file, field, row) labelled here, saved or not
         # (file, field, row, row hash, label) given while a file is read: the reader's copy may predate them
         self._since_read: list[tuple[str, str, int, str, str | None]] | None = None
         self.model, self.view, self.db = model, view, db
