@@ -26,7 +26,7 @@ class AxisAnswers:
     axis: Axis
     predictions: list                                    # index, label, confidence, margin, probabilities, truncated
     manual: dict[int, str] = field(default_factory=dict)  # row -> a person's label; it wins over the model's
-    sources: list[str] | None = None                     # person, learned or model per row; None: person where manual
+    sources: list[str] | None = None                     # person, learned or model per row; None: person where a person labelled
     review_below: float = REVIEW_BELOW
     from_file: frozenset[int] = frozenset()              # person rows whose label is the file's own (--learn-from)
 

@@ -3,7 +3,7 @@
 Helpdesk exports carry HTML (`<br>`, `&amp;`), literal `\\n` escapes, runs of blank space,
 quoted reply chains and signatures: all paid for in tokens, and they blur what a ticket says.
 `clean(text, cleaning)` returns a new string and never touches its input: the original stays
-what the export writes, what manual labels are keyed by and what the table shows.
+what the export writes, what a person's labels are keyed by and what the table shows.
 
 The steps run in a fixed order, each behind its own switch in `TextCleaning`: escapes (before
 the HTML, whose line breaks they are), html, replies, signatures (both read lines, so after the

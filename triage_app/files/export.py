@@ -71,9 +71,9 @@ def results_frame(frame: pd.DataFrame, predictions: Sequence, label_names: list[
     context, cut it (Prediction.truncated). Channel reading a ticket's first 128 tokens, its own
     measured choice, is how it reads every ticket, not a cut (docs/quality/channel_tokens.md).
     manual: row -> label a person chose; it wins over the model's.
-    review_below: a model label less confident than this needs review (a manual one never does).
-    sources: each row's source (person, learned or model: triage_app.learn); by default a manual
-    row's is person and every other row's model.
+    review_below: a model label less confident than this needs review (a person's never does).
+    sources: each row's source (person, learned or model: triage_app.learn); by default person where
+    a person labelled the row, model elsewhere.
     """
     manual = manual or {}
     by_row = {p.index: p for p in predictions}

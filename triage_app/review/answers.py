@@ -2,6 +2,9 @@
 runs gave them, the learned answers once a person has taught the window, the person's own labels,
 and who gave each row's answer. Plain numpy, no Qt: the table (ui/table/model.py) only presents it.
 
+The person's labels are not kept here: FileAnswers reads the one PersonLabels of its field
+(review/person_labels.py), those of its label names, and writes a key press into it.
+
 Row r is always row r of the file (and ticket index r of a run). A run's answers are kept as
 columns, not as its Prediction objects: a hundred thousand objects made each of Python's full
 garbage collections stall the window (docs/learning/README.md).
@@ -16,6 +19,7 @@ import numpy as np
 
 from triage_app.engine.prediction import Answers, Prediction, answered
 from triage_app.learn.model import LEARNED, MODEL, PERSON
+from triage_app.review.person_labels import PersonLabels
 
 
 class Answer(NamedTuple):
@@ -51,8 +55,8 @@ class FileAnswers:
         self._label_index = np.full(n, -1, dtype=np.int64)      # [N] its index in label_names (-1: none)
         self._confidence = np.full(n, np.nan)                   # [N]
         self._margin = np.full(n, np.nan)                       # [N]
-        self._source = _filled(n, MODEL)                        # [N] MODEL or LEARNED (PERSON is _manual)
-        self._manual: dict[int, str] = {}
+        self._source = _filled(n, MODEL)                        # [N] MODEL or LEARNED (PERSON: the person's)
+        self.person = PersonLabels()                            # the field's one PersonLabels, read, never copied
         self._learned = None
         self._learned_source = MODEL
 
@@ -61,14 +65,14 @@ class FileAnswers:
         if list(names) == self.label_names:
             return False
         self.label_names = list(names)
-        self.clear(self.rows)
+        self.clear_predictions()          # the person's labels of the new names show, the others wait
         return True
 
     def clear_predictions(self) -> None:
         """Another text: every answer goes, the person's labels stay."""
-        manual = self._manual
+        person = self.person
         self.clear(self.rows)
-        self._manual = manual
+        self.person = person
 
     # the model's answers
     def apply_predictions(self, predictions) -> list[int]:
@@ -138,31 +142,36 @@ class FileAnswers:
         self._margin[rows] = answers.margin
         self._source[rows] = source
 
-    # the person's labels (those of the current label names)
-    def set_manual_labels(self, manual: dict[int, str]) -> set[int]:
-        """Bulk: labels of names not in the label set are left out."""
-        changed = set(self._manual) | set(manual)
-        self._manual = {r: label for r, label in manual.items() if label in self.label_names}
-        return changed
+    # the person's labels (those of the current label names; the rest are set aside, kept by PersonLabels)
+    def set_manual_labels(self, person: PersonLabels | dict[int, str]) -> set[int]:
+        """The person's labels to show: the field's PersonLabels itself (the window's, never a copy), or
+        {row: label} for answers read on their own. Returns the rows that may show another label."""
+        changed = set(self.manual_labels)
+        self.person = person if isinstance(person, PersonLabels) else PersonLabels(given=dict(person))
+        return changed | set(self.person.given)
 
     def set_manual(self, row: int, label: str | None) -> bool:
-        """A person's label for a row; None goes back to the shown answer. False: nothing changed."""
+        """A person's label for a row, written into PersonLabels; None goes back to the shown answer.
+        False: nothing changed."""
         if label is not None and label not in self.label_names:
             return False
-        if self._manual.get(row) == label:
+        if self._person_label(row) == label:
             return False
-        if label is None:
-            self._manual.pop(row, None)
-        else:
-            self._manual[row] = label
+        self.person.set(row, label)
         return True
 
     @property
     def manual_labels(self) -> dict[int, str]:
-        return dict(self._manual)
+        """{row: label} the person gave, of the label names (worked out at each call, from PersonLabels)."""
+        return self.person.shown(self.label_names)
 
     def is_manual(self, row: int) -> bool:
-        return row in self._manual
+        return self._person_label(row) is not None
+
+    def _person_label(self, row: int) -> str | None:
+        """The person's label of the row, None where it has none or it is set aside (asked per cell painted)."""
+        label = self.person.given.get(row)
+        return label if label in self.label_names else None
 
     # reading one row
     def prediction(self, row: int) -> Prediction | None:
@@ -174,7 +183,7 @@ class FileAnswers:
 
     def label_of(self, row: int) -> str | None:
         """What the row is labeled: a person's choice wins over the answer shown."""
-        return self._manual.get(row) or self._label[row]
+        return self._person_label(row) or self._label[row]
 
     def predicted_label(self, row: int) -> str | None:
         """The answer shown under a person's label: learned or the model's."""
@@ -182,7 +191,7 @@ class FileAnswers:
 
     def source(self, row: int) -> str | None:
         """PERSON, LEARNED or MODEL; None where there is no answer yet."""
-        if row in self._manual:
+        if self.is_manual(row):
             return PERSON
         return self._source[row] if self._label[row] is not None else None
 
@@ -203,7 +212,7 @@ class FileAnswers:
     def sources(self) -> list[str]:
         """Every row's source for the export: as the command line writes it, model where there is no answer."""
         out = self._source.copy()
-        out[list(self._manual)] = PERSON
+        out[list(self.manual_labels)] = PERSON
         return out.tolist()
 
     @property
@@ -265,9 +274,9 @@ class FileAnswers:
     def label_indexes(self) -> np.ndarray:
         """[N] index in label_names of each row's label_of; -1: no answer."""
         shown = self._label_index.copy()
-        if self._manual:
+        if person := self.manual_labels:
             index = {name: k for k, name in enumerate(self.label_names)}
-            shown[list(self._manual)] = [index[label] for label in self._manual.values()]
+            shown[list(person)] = [index[label] for label in person.values()]
         return shown
 
     def labelled_as(self, label: str) -> np.ndarray:
@@ -279,7 +288,7 @@ class FileAnswers:
     def manual_mask(self) -> np.ndarray:
         """[N] rows a person labelled."""
         mask = np.zeros(self.rows, dtype=bool)
-        mask[list(self._manual)] = True
+        mask[list(self.manual_labels)] = True
         return mask
 
     def margin_mask(self) -> np.ndarray:

@@ -40,14 +40,19 @@ class PersonLabels:
         return Counter(label for label in self.given.values() if label not in known)
 
     def give(self, row: int, label: str | None) -> Change:
-        """label None: taken back. A label typed over the file's own is the person's (the same one stays the file's)."""
+        """label None: taken back."""
+        self.set(row, label)
+        return self.rows({row: label})
+
+    def set(self, row: int, label: str | None) -> None:
+        """give, for answers that write no database (review.answers.FileAnswers: a key press). A label
+        typed over the file's own is the person's (the same one stays the file's)."""
         if label != self.given.get(row):
             self.from_file.discard(row)
         if label is None:
             self.given.pop(row, None)
         else:
             self.given[row] = label
-        return {row: (self.row_hashes[row], label)}
 
     def give_many(self, labels: dict[int, str], from_file: bool = False) -> Change:
         """from_file: read from the file's own column, the helpdesk's values already."""
@@ -62,7 +67,7 @@ class PersonLabels:
         """{old name: new name}, applied at once (a swap of two names is a swap)."""
         self.given = {row: renames.get(label, label) for row, label in self.given.items()}
 
-    def rows(self, labels: dict[int, str] | None = None) -> Change:
+    def rows(self, labels: dict[int, "str | None"] | None = None) -> Change:
         """These labels (all of them by default) as rows to write."""
         labels = self.given if labels is None else labels
         return {row: (self.row_hashes[row], label) for row, label in labels.items()}

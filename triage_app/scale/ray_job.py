@@ -97,7 +97,7 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
     whose defaults for actor pools are unlimited restarts and retries (max_restarts=-1,
     max_task_retries=-1); Ray 2.60 deprecates setting them per call, so they are left at that.
     An exception raised by the engine is not retried: it would only fail the same way again.
-    db: the results database whose manual labels win, as in the local command.
+    db: the results database whose labels a person gave win, as in the local command.
     recipe: the model, scoring and run options, and the label set, as the actors build them.
     cleaning: what the actors do to each ticket's text before scoring, as the local run does.
     """

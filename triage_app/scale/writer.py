@@ -27,8 +27,8 @@ def block_results(block: pd.DataFrame, label_names: list[str], manual=None,
     frame = block.drop(columns=list(CARRIED)).reset_index(drop=True)
     predictions = [Prediction(i, label_names, _scores(s), bool(t), bool(f))
                    for i, (s, t, f) in enumerate(zip(block[SCORES], block[TRUNCATED], block[FALLBACK]))]
-    return results_frame(frame, predictions, label_names, manual(frame, block[ROW].tolist()) if manual else None,
-                         review_below)
+    labels = manual(frame, block[ROW].tolist()) if manual else None
+    return results_frame(frame, predictions, label_names, labels, review_below)
 
 
 def _scores(cell) -> list[float] | None:

@@ -1,6 +1,7 @@
-"""What the person has labelled: every label they gave the open file (review.person_labels), the
-ones of the current label set shown in the table, each change written to the results database off
-the UI thread, taught to live learning, and turned into few-shot examples when asked.
+"""What the person has labelled: every label they gave the open file (review.person_labels), kept
+here once per field and read by the table itself (it shows those of the current label set), each
+change written to the results database off the UI thread, taught to live learning, and turned into
+few-shot examples when asked.
 
 A label belongs to a ticket of a file (its row), by the label's name: another text column, a
 description or an example changes none; a rename carries them along; a removed label's are set
@@ -36,7 +37,7 @@ class ManualLabels(QObject):
         self.axes = axes
         self.texts: list[str] = []
         self.people: dict[str, PersonLabels] = {}       # field -> the labels given on it, shown or not
-        self.given_here: set[tuple[str, str, int]] = set()   # (file, field, row) labelled in this window, saved or not
+        self.given_here: set[tuple[str, str, int]] = set()   # (file, field, row) labelled here, saved or not
         # (file, field, row, row hash, label) given while a file is read: the reader's copy may predate them
         self._since_read: list[tuple[str, str, int, str, str | None]] | None = None
         self.model, self.view, self.db = model, view, db
@@ -205,7 +206,7 @@ class ManualLabels(QObject):
 
     def _show(self) -> None:
         for axis, names in self._names().items():
-            self.model.set_manual_labels(self.person_of(axis).shown(names), axis)
+            self.model.set_manual_labels(self.person_of(axis), axis)     # the one PersonLabels: the table reads it
         self.changed.emit()
 
     def promote(self, ask_first: bool) -> None:
@@ -230,8 +231,8 @@ class ManualLabels(QObject):
             self.labels_panel.suggest_example_label(self.model.label_of(rows[0]))
 
     def _given(self, row: int, label: str | None, axis: str) -> None:
-        person = self.person_of(axis)
-        change = person.give(row, label)
+        person = self.person_of(axis)     # the table has written the label into it (FileAnswers.set_manual)
+        change = person.rows({row: label})
         self.db.set_person_labels(person.file, change, axis, person.from_file & change.keys())   # off this thread
         self._note(person, {row: label})
         self.learning.label_given(axis)

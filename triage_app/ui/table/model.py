@@ -103,8 +103,9 @@ class TicketTableModel(CellRoles, QAbstractTableModel):
 
     # answers: changes go through here, to be signalled
     def set_axes(self, names: dict[str, list[str]]) -> None:
-        """The fields and their label names: a field's answers and manual labels of other names no
-        longer apply (rename_axis first, and a renamed field keeps them)."""
+        """The fields and their label names: a field's answers of other names no longer apply, and a
+        person's labels of names it no longer has wait, set aside (rename_axis first, and a renamed
+        field keeps them)."""
         if list(names.items()) == list(self.decisions.names.items()):
             return
         with self.resetting():
@@ -136,9 +137,10 @@ class TicketTableModel(CellRoles, QAbstractTableModel):
         self._rows_changed(changed)
         return True
 
-    def set_manual_labels(self, manual: dict[int, str], axis: str | None = None) -> None:
-        """Bulk: the labels a person chose earlier; no manual_changed signals."""
-        self._rows_changed(self.answers_of(axis).set_manual_labels(manual))
+    def set_manual_labels(self, person, axis: str | None = None) -> None:
+        """A field's PersonLabels, which its answers read from now on (FileAnswers.set_manual_labels); no
+        manual_changed signals."""
+        self._rows_changed(self.answers_of(axis).set_manual_labels(person))
 
     def set_manual(self, row: int, label: str | None, axis: str | None = None) -> bool:
         return self.setData(self.index(row, self.decisions.column(axis)), label, Qt.ItemDataRole.EditRole)
