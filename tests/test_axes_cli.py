@@ -71,7 +71,7 @@ def test_todays_labels_file_keeps_todays_columns_and_resumes_results_stored_the_
     assert any(line.startswith(f"{n} tickets ({n} from earlier runs): 0 classified") for line in err), err
     out = read_rows(tmp_path / "out.csv")
     assert list(out[0]) == ["ticket_id", "text", "queue_known", "label", "confidence", "margin", "p_billing",
-                            "p_technical", "p_account", "manual", "needs_review", "truncated", "source"]
+                            "p_technical", "p_account", "person", "needs_review", "truncated", "source"]
 
 
 def args_of(args, tickets, tmp_path, common):
@@ -131,7 +131,7 @@ def test_a_persons_labels_go_to_their_own_axis_and_back_but_the_files_own_do_not
         store.set_person_labels(file_key(tickets), {5: (hashes[5], "account")}, axis="queue")
         store.set_person_labels(file_key(tickets), {4: (hashes[4], "account")})   # the plain set's: not a queue
     path = tmp_path / "updates.json"
-    out, _ = classify(capsys, tmp_path, tickets, "--labels-file", axes_file, "--learn-from", "queue=queue_known",
+    out, _ = classify(capsys, tmp_path, tickets, "--labels-file", axes_file, "--person-labels", "queue=queue_known",
                       "--updates", path, "--apply-above", "1")
     assert [r["queue_source"] for r in out].count("person") == 3
     assert out[5]["queue"] == "account" and out[5]["queue_source"] == "person"
@@ -151,8 +151,8 @@ def test_a_persons_labels_go_to_their_own_axis_and_back_but_the_files_own_do_not
     (["--apply-above", "0.8"], "go with --updates"),
     (["--updates", "u.xlsx"], ".csv or .json"),
     (["--updates", "u.csv", "--id-column", "nope"], "no column 'nope'"),
-    (["--learn-from", "queue_known"], "name the axis, as in queue=queue_known"),
-    (["--learn-from", "size=queue_known"], "no axis 'size'"),
+    (["--person-labels", "queue_known"], "name the axis, as in queue=queue_known"),
+    (["--person-labels", "size=queue_known"], "no axis 'size'"),
     (["--review-below", "queue=often"], "--review-below: 'often' is not a number"),
 ])
 def test_bad_per_axis_options_are_one_line_before_the_model_loads(tmp_path, capsys, monkeypatch, tickets, axes_file,

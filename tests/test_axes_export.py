@@ -27,7 +27,7 @@ def predicted(axis: Axis, confidences: list[float | None]) -> list[Prediction]:
 
 def test_each_axis_writes_its_own_columns_after_the_input_ones():
     frame = pd.DataFrame({"id": ["7", "8", "9"], "queue": ["billing", "", "technical"]})
-    answers = [AxisAnswers(QUEUE, predicted(QUEUE, [0.9, 0.6, None]), manual={1: "technical"}),
+    answers = [AxisAnswers(QUEUE, predicted(QUEUE, [0.9, 0.6, None]), person_labels={1: "technical"}),
                AxisAnswers(PRIORITY, predicted(PRIORITY, [0.55, 0.8, None]), review_below=0.5)]
     out = axes_frame(frame, answers)
     assert list(out.columns) == ["id", "queue_input", "queue", "queue_confidence", "queue_margin", "p_queue_billing",
@@ -60,7 +60,7 @@ def test_the_ticket_id_column_is_detected(columns, found):
 
 
 def updates_of(ids=("101", "102", "103", "")):
-    answers = [AxisAnswers(QUEUE, predicted(QUEUE, [0.9, 0.6, 0.79, 0.95]), manual={1: "technical", 2: "billing"},
+    answers = [AxisAnswers(QUEUE, predicted(QUEUE, [0.9, 0.6, 0.79, 0.95]), person_labels={1: "technical", 2: "billing"},
                            from_file=frozenset({2})),
                AxisAnswers(PRIORITY, predicted(PRIORITY, [0.55, 0.7, 0.65, None]))]
     return updates.updates(list(ids), answers, {"queue": 0.8, "priority": 0.7})

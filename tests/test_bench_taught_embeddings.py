@@ -1,4 +1,4 @@
-"""bench --workload taught learns as classify --learn-from now learns: on the bundled encoder's embeddings
+"""bench --workload taught learns as classify --person-labels now learns: on the bundled encoder's embeddings
 and its similarity to the queues (run/embedded.py), with the law kept: every learned label float32's."""
 
 from __future__ import annotations

@@ -112,7 +112,7 @@ def checked_tiny(tiny_qwen):
 
 def test_classify_learning_from_a_checked_run_gives_float32s_learned_answers(tmp_path, capsys, monkeypatch, tiny_qwen,
                                                                               checked_tiny):
-    """The law, end to end: `classify --learn-from` on a checked run (its low precision forced on, so any
+    """The law, end to end: `classify --person-labels` on a checked run (its low precision forced on, so any
     CPU runs it) exports the labels the float32 run exports. The labelled rows are scored in float32 first,
     and the rest read with what they teach: fewer answers go back to float32 than zero-shot (the learned
     part widens their margins). Run again on a database a zero-shot checked run wrote, the rows it kept
@@ -131,8 +131,8 @@ def test_classify_learning_from_a_checked_run_gives_float32s_learned_answers(tmp
         assert code == 0, err
         return read_rows(tmp_path / f"{name}.csv"), json.loads((tmp_path / f"{name}.json").read_text()), err
 
-    want, _, _ = classify("float32", tiny_qwen, "float32.db", "--learn-from", "queue")
-    got, taught, err = classify("checked", checked_tiny, "checked.db", "--learn-from", "queue")
+    want, _, _ = classify("float32", tiny_qwen, "float32.db", "--person-labels", "queue")
+    got, taught, err = classify("checked", checked_tiny, "checked.db", "--person-labels", "queue")
     assert [r["label"] for r in got] == [r["label"] for r in want]
     assert [r["source"] for r in got] == [r["source"] for r in want]
     assert any(f"the {len(labels)} labelled tickets scored in float32 first" in line for line in err)
@@ -196,7 +196,7 @@ def test_the_window_settles_what_its_labels_made_close_and_shows_float32s_learne
     open_file(qtbot, window, write_csv(tmp_path / "t.csv", ["text"], [[t] for t in texts]))
     labels = {r: gold[r] for r in range(0, 24, 2)}
     for row, label in labels.items():
-        assert window.model.set_manual(row, label)
+        assert window.model.set_person_label(row, label)
     settled, ended, shots, stats = set(), [], [], []
     progress = Relay(window.worker.progress)
 

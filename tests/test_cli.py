@@ -50,7 +50,7 @@ def test_classify_keeps_every_row_and_column_and_adds_predictions(tickets_csv, t
     assert [r["id"] for r in rows] == [r["id"] for r in original]
     assert list(rows[0])[:4] == ["id", "subject", "text", "category"]
     assert list(rows[0])[4:] == ["label", "confidence", "margin", "p_billing", "p_technical", "p_account",
-                                 "manual", "needs_review", "truncated", "source"]
+                                 "person", "needs_review", "truncated", "source"]
     assert {r["source"] for r in rows} == {"model"}
     assert rows[3]["label"] == "" and rows[3]["text"] == ""
     for row in rows[:3] + rows[4:]:

@@ -1,9 +1,9 @@
-"""classify --learn-from on the sentence encoder's embeddings, labels first, none of these, and --prune's
+"""classify --person-labels on the sentence encoder's embeddings, labels first, none of these, and --prune's
 needs_review (issue 34 items 3, 4, 6, 7 on the command line).
 
 The tiny random Qwen2 scores the tickets (near chance); the bundled encoder, loaded once per session,
 embeds them. Every reference is computed here from the same parts: the language model's own scores
-(a classify without --learn-from), the embeddings the cache holds, learn().
+(a classify without --person-labels), the embeddings the cache holds, learn().
 """
 
 from __future__ import annotations
@@ -74,14 +74,14 @@ def test_learning_is_on_embeddings_and_a_second_classify_embeds_nothing(tmp_path
                                                                         taught_file):
     path, texts, labels = taught_file
     lm = lm_scores(capsys, tmp_path, path)
-    first, err = classify(capsys, tmp_path, path, "first.csv", "--learn-from", "queue")
+    first, err = classify(capsys, tmp_path, path, "first.csv", "--person-labels", "queue")
     assert any("embedding" in line for line in err)
     stored = embedded_rows(tmp_path / "r.db")
     assert len(stored) == len(set(texts)) + len(NAMES)       # every distinct ticket and every label name, once
     want = reference(tmp_path, texts, encoder, lm, labels)   # reads the cache: embeds nothing more
     assert [r["label"] for r in first[TAUGHT:]] == want.label_names()[TAUGHT:]
     np.testing.assert_allclose(probabilities(first[TAUGHT:]), np.exp(want.scores[TAUGHT:]), atol=1e-6)
-    second, _ = classify(capsys, tmp_path, path, "second.csv", "--learn-from", "queue")
+    second, _ = classify(capsys, tmp_path, path, "second.csv", "--person-labels", "queue")
     assert embedded_rows(tmp_path / "r.db") == stored        # not one vector saved again (created is when)
     assert second == first
 
@@ -89,7 +89,7 @@ def test_learning_is_on_embeddings_and_a_second_classify_embeds_nothing(tmp_path
 def test_encoder_none_learns_on_tfidf_as_before(tmp_path, capsys, tiny_model, encoder, taught_file):
     path, texts, labels = taught_file
     lm = lm_scores(capsys, tmp_path, path)
-    out, _ = classify(capsys, tmp_path, path, "none.csv", "--learn-from", "queue", "--encoder", "none")
+    out, _ = classify(capsys, tmp_path, path, "none.csv", "--person-labels", "queue", "--encoder", "none")
     want = learn(TicketFeatures(texts), lm, labels, NAMES)
     assert [r["label"] for r in out] == want.label_names()
     np.testing.assert_allclose(probabilities(out[TAUGHT:]), np.exp(want.scores[TAUGHT:]), atol=1e-6)
@@ -100,13 +100,13 @@ def test_labels_first_reads_only_the_unsure_and_answers_as_learn_does(tmp_path, 
                                                                       taught_file):
     path, texts, labels = taught_file
     lm = lm_scores(capsys, tmp_path, path)
-    full, _ = classify(capsys, tmp_path, path, "full.csv", "--learn-from", "queue")
+    full, _ = classify(capsys, tmp_path, path, "full.csv", "--person-labels", "queue")
     # what the labels alone answer: learn() with the language model's scores of the labelled rows only
     alone = np.full_like(lm, np.nan)
     alone[:TAUGHT] = lm[:TAUGHT]
     first = reference(tmp_path, texts, encoder, alone, labels)
     sure = float(np.median(first.answers.confidence[TAUGHT:]))   # half sent, half not: the test tells them apart
-    out, err = classify(capsys, tmp_path, path, "first.csv", "--learn-from", "queue", "--labels-first", repr(sure))
+    out, err = classify(capsys, tmp_path, path, "first.csv", "--person-labels", "queue", "--labels-first", repr(sure))
     read = np.array([r["read_by_model"] == "True" for r in out])
     assert read[:TAUGHT].all()                                   # the labelled rows fit the parts' weights
     unsure = [r for r in range(TAUGHT, N) if first.answers.confidence[r] < sure]
@@ -125,14 +125,14 @@ def test_labels_first_and_none_of_these_need_the_persons_labels(tmp_path, capsys
     for flag in (["--labels-first"], ["--none-of-these"]):
         code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "o.csv", *flag, *LABELS)
         assert code == 2 and err == [f"triage-app: {flag[0]} answers from the person's labels: name their column "
-                                     "with --learn-from"]
+                                     "with --person-labels"]
 
 
 def test_none_of_these_labels_the_unsure_and_leaves_them_out_of_the_updates(tmp_path, capsys, tiny_model, encoder,
                                                                             taught_file):
     path, texts, labels = taught_file
     lm = lm_scores(capsys, tmp_path, path)
-    out, err = classify(capsys, tmp_path, path, "out.csv", "--learn-from", "queue", "--none-of-these",
+    out, err = classify(capsys, tmp_path, path, "out.csv", "--person-labels", "queue", "--none-of-these",
                         "--updates", tmp_path / "up.csv", "--apply-above", "0")
     want = reference(tmp_path, texts, encoder, lm, labels)
     fitted = fit_none_of_these(want.cross_validated)
@@ -150,7 +150,7 @@ def test_an_encoder_folder_that_cannot_load_is_one_line_and_a_missing_bundle_fal
 
     monkeypatch.setattr(options, "load_model", lambda args: pytest.fail("the model was loaded"))
     code, _, err = run_main(capsys, "classify", taught_file[0], "-o", tmp_path / "o.csv", "--db", tmp_path / "r.db",
-                            "--learn-from", "queue", "--encoder", tmp_path / "nowhere", *LABELS)
+                            "--person-labels", "queue", "--encoder", tmp_path / "nowhere", *LABELS)
     assert code == 2 and err[-1] == f"triage-app: {tmp_path / 'nowhere'}: no config.json, not a sentence encoder folder"
     monkeypatch.setattr(encoder, "BUNDLE", "no_such_encoder_package")
     said = []

@@ -1,4 +1,4 @@
-"""The command line learning from a person's labels (issue 15): classify --learn-from, eval --learning-curve.
+"""The command line learning from a person's labels (issue 15): classify --person-labels, eval --learning-curve.
 
 The tiny random Qwen2 scores the tickets (a language model near chance), so what gets the
 unlabelled rows right is the learned layer: the words of the rows the column labels.
@@ -43,12 +43,12 @@ def test_learn_from_trains_on_the_filled_rows_and_says_where_each_label_came_fro
     rows[40][1] = ""  # a blank ticket stays without an answer
     path = write_csv(tmp_path / "t.csv", ["id", "text", "queue"], rows)
     code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
-                            "--learn-from", "queue", *LABELS)
+                            "--person-labels", "queue", *LABELS)
     assert code == 0, err
     out = read_rows(tmp_path / "out.csv")
     assert [r["source"] for r in out[:30]] == ["person"] * 30
     assert [r["label"] for r in out[:30]] == gold[:30]           # the person's label is kept, whatever the model says
-    assert all(r["manual"] == "True" and r["needs_review"] == "False" for r in out[:30])
+    assert all(r["person"] == "True" and r["needs_review"] == "False" for r in out[:30])
     rest = [r for k, r in enumerate(out[30:], 30) if k != 40]
     assert {r["source"] for r in rest} == {"learned"}
     right = np.mean([r["label"] == gold[int(r["id"])] for r in rest])
@@ -65,10 +65,10 @@ def test_values_that_are_not_labels_are_named_in_one_line_and_left_out(tmp_path,
     known[1], known[4], known[7] = "refunds", "refunds", "Sales"
     path = write_csv(tmp_path / "t.csv", ["text", "queue"], list(zip(texts, known)))
     code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
-                            "--learn-from", "queue", *LABELS)
+                            "--person-labels", "queue", *LABELS)
     assert code == 0, err
     notes = [line for line in err if "not a label" in line]
-    assert notes == ["note: --learn-from queue: 3 rows have a value that is not a label, not learned from: "
+    assert notes == ["note: --person-labels queue: 3 rows have a value that is not a label, not learned from: "
                      "'refunds' (2), 'Sales' (1)"]
     out = read_rows(tmp_path / "out.csv")
     assert [r["source"] for r in out[:12]].count("person") == 9
@@ -82,16 +82,16 @@ def test_a_column_with_no_label_at_all_is_refused_before_the_model_loads(tmp_pat
     monkeypatch.setattr(options, "load_model", lambda args: pytest.fail("the model was loaded"))
     path = write_csv(tmp_path / "t.csv", ["text", "ticket_no"], [["hello", "17"], ["world", "18"], ["again", ""]])
     code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
-                            "--learn-from", "ticket_no", *LABELS)
-    assert code == 2 and err == ["triage-app: --learn-from ticket_no: no value is a label (billing, technical, "
+                            "--person-labels", "ticket_no", *LABELS)
+    assert code == 2 and err == ["triage-app: --person-labels ticket_no: no value is a label (billing, technical, "
                                  "account); 2 rows have a value that is not a label, not learned from: "
                                  "'17' (1), '18' (1)"]
     code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
-                            "--learn-from", "nope", *LABELS)
+                            "--person-labels", "nope", *LABELS)
     assert code == 2 and err == ["triage-app: no column 'nope'; the columns are: text, ticket_no"]
-    code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--learn-from", "ticket_no",
+    code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--person-labels", "ticket_no",
                             "--ray", *LABELS)
-    assert code == 2 and err == ["triage-app: --learn-from works on one machine; leave out --ray"]
+    assert code == 2 and err == ["triage-app: --person-labels works on one machine; leave out --ray"]
 
 
 def test_eval_learning_curve_prints_every_k_and_writes_the_same_test_rows(tmp_path, capsys, tiny_model, qapp):

@@ -1,4 +1,4 @@
-"""classify --learn-from on a checked run counts its tickets as what they are (issue 32 item 13): the
+"""classify --person-labels on a checked run counts its tickets as what they are (issue 32 item 13): the
 labelled rows it scores first, in float32, are found stored by the run after them, but they are not
 from earlier runs."""
 
@@ -24,7 +24,7 @@ def test_the_labelled_rows_scored_first_are_not_counted_as_from_earlier_runs(tmp
 
     def classify():
         code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
-                                "--stats-json", tmp_path / "s.json", *LABELS, "--learn-from", "queue")
+                                "--stats-json", tmp_path / "s.json", *LABELS, "--person-labels", "queue")
         assert code == 0, err
         summary = [line for line in err if line.startswith(f"{len(texts)} tickets (")]
         return summary, json.loads((tmp_path / "s.json").read_text())

@@ -23,16 +23,16 @@ def results():
                          dtype=object)
     predictions = [Prediction(2, NAMES, [math.log(0.9), math.log(0.1)], truncated=True),
                    Prediction(0, NAMES, [math.log(0.05), math.log(0.95)])]
-    return results_frame(frame, predictions, NAMES, manual={2: "technical"})
+    return results_frame(frame, predictions, NAMES, person_labels={2: "technical"})
 
 
 def test_results_frame_keeps_rows_and_adds_columns(results):
     assert results.columns.tolist() == ["id", "text", "label", "confidence", "margin", "p_billing",
-                                        "p_technical", "manual", "needs_review", "truncated", "source"]
+                                        "p_technical", "person", "needs_review", "truncated", "source"]
     assert results["id"].tolist() == ["1", "2", "3"]
     assert results["label"].tolist()[::2] == ["technical", "technical"]  # row 3: the person's label wins
     assert pd.isna(results.loc[1, "label"])                             # a blank ticket: no label
-    assert results["manual"].tolist() == [False, False, True]
+    assert results["person"].tolist() == [False, False, True]
     assert results["truncated"].tolist() == [False, False, True]
     assert results["source"].tolist() == ["model", "model", "person"]  # without learning: the person's or the model's
     # row 1: 0.95 sure; row 2: blank, so a person must look; row 3: a person already did
@@ -55,7 +55,7 @@ def test_formulas_are_neutralised_in_spreadsheets_but_raw_in_json(results, tmp_p
     back = json.loads((export(results, tmp_path / "r.json")).read_text(encoding="utf-8"))
     assert back[0]["text"] == "=HYPERLINK(\"http://x\")"
     lines = (export(results, tmp_path / "r.jsonl")).read_text(encoding="utf-8").splitlines()
-    assert json.loads(lines[2])["text"] == "@SUM(A1) -2 +3" and json.loads(lines[2])["manual"] is True
+    assert json.loads(lines[2])["text"] == "@SUM(A1) -2 +3" and json.loads(lines[2])["person"] is True
 
 
 @pytest.mark.parametrize("cell", ["=1+1", "+1", "-1", "@x", "\tx", "\rx"])
@@ -167,7 +167,7 @@ def test_a_failing_writer_is_one_line_and_leaves_nothing(results, tmp_path, monk
 def test_the_source_column_is_what_the_caller_says_and_survives_every_format(tmp_path):
     frame = pd.DataFrame({"text": ["a", "b", "c"]}, dtype=object)
     predictions = [Prediction(i, NAMES, [math.log(0.8), math.log(0.2)]) for i in range(3)]
-    out = results_frame(frame, predictions, NAMES, manual={0: "technical"}, sources=["person", "learned", "model"])
+    out = results_frame(frame, predictions, NAMES, person_labels={0: "technical"}, sources=["person", "learned", "model"])
     assert out["source"].tolist() == ["person", "learned", "model"]
     for name in ("r.csv", "r.xlsx", "r.jsonl"):
         assert read_tickets(export(out, tmp_path / name)).frame["source"].tolist() == ["person", "learned", "model"]

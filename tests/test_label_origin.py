@@ -76,17 +76,17 @@ def test_labels_taken_from_a_column_are_kept_as_the_files_in_the_window_and_the_
         qtbot, make_window, half_filled, monkeypatch, tmp_path):
     path, rows = half_filled
     window = queue_taken_from_its_column(qtbot, make_window, path, monkeypatch)
-    taken = set(window.model.answers_of("queue").manual_labels)
-    assert taken and window.manual.from_file("queue") == taken
+    taken = set(window.model.answers_of("queue").person_labels)
+    assert taken and window.labelling.from_file("queue") == taken
     row = min(taken)
     other = next(n for n in window.label_set.names if n != rows[row]["queue"])
     select(window, row, "queue")
     window.model.setData(window.model.index(row, window.model.column_of("queue")), other)
-    assert window.manual.from_file("queue") == taken - {row}
+    assert window.labelling.from_file("queue") == taken - {row}
     window.db.flush()
-    file = window.manual.people["queue"].file
+    file = window.labelling.people["queue"].file
     with ResultStore(tmp_path / "results.sqlite3") as store:
-        assert store.from_file_rows(file, window.manual.people["queue"].row_hashes, "queue") == taken - {row}
+        assert store.from_file_rows(file, window.labelling.people["queue"].row_hashes, "queue") == taken - {row}
 
 
 def test_classify_sends_back_no_label_the_window_took_from_the_files_own_column(
@@ -110,12 +110,12 @@ def test_classify_sends_back_no_label_the_window_took_from_the_files_own_column(
 def test_a_window_opened_later_knows_which_labels_are_the_files(qtbot, make_window, half_filled, monkeypatch):
     path, _ = half_filled
     first = queue_taken_from_its_column(qtbot, make_window, path, monkeypatch)
-    taken = first.manual.from_file("queue")
+    taken = first.labelling.from_file("queue")
     first.db.flush()
     again = make_window(autoload=False)
     again.labels_panel.load(str(HELPDESK_AXES))
     open_file(qtbot, again, path)
-    assert taken and again.manual.from_file("queue") == taken
+    assert taken and again.labelling.from_file("queue") == taken
 
 
 def test_classify_with_a_label_set_from_before_a_fields_rename_reads_its_labels_and_says_so(

@@ -168,7 +168,7 @@ def test_eval_writes_neither_over_its_input_nor_its_json_over_its_plot(tickets, 
 @pytest.mark.parametrize("more, option", [
     (["--review-below", "0.6"], "--review-below"),
     (["--updates", "u.csv", "--apply-above", "0.6"], "--updates"),
-    (["--learn-from", "label"], "--learn-from"),
+    (["--person-labels", "label"], "--person-labels"),
 ])
 def test_prune_with_an_option_that_reads_confidences_is_refused_before_the_model_loads(tickets, capsys, more,
                                                                                        option):

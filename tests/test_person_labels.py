@@ -139,7 +139,7 @@ def test_person_labels_show_the_set_and_keep_the_rest():
     assert person.set_aside(["billing", "account"]) == {"shipping": 1}
     person.rename({"shipping": "delivery"})
     assert person.shown(["billing", "delivery"]) == {0: "billing", 1: "delivery"}
-    assert person.give(1, None) == {1: ("h1", None)} and 1 not in person.given
+    assert person.give(1, None) == {1: ("h1", None)} and 1 not in person.labels
 
 
 def test_the_store_file_refuses_nothing_sqlite_would_have_opened(tmp_path):

@@ -18,8 +18,8 @@ def test_the_export_column_of_a_persons_labels_is_person():
     frame = pd.DataFrame({"text": ["refund me", "password"]}, dtype=object)
     predictions = [Prediction(0, NAMES, [math.log(0.9), math.log(0.1)]),
                    Prediction(1, NAMES, [math.log(0.05), math.log(0.95)])]
-    out = results_frame(frame, predictions, NAMES, manual={1: "billing"})
-    assert out["manual"].tolist() == [False, True] and out["label"].tolist() == ["billing", "billing"]
+    out = results_frame(frame, predictions, NAMES, person_labels={1: "billing"})
+    assert out["person"].tolist() == [False, True] and out["label"].tolist() == ["billing", "billing"]
     assert "manual" not in out.columns  # its old name: no column of that name any more
     assert out["source"].tolist() == ["model", "person"]
 
@@ -27,6 +27,6 @@ def test_the_export_column_of_a_persons_labels_is_person():
 def test_the_flag_that_names_a_persons_labels_is_person_labels_and_its_old_name_still_works():
     parser = build_parser()
     args = ["classify", "tickets.csv", "-o", "out.csv"]
-    assert parser.parse_args([*args, "--person-labels", "queue"]).learn_from == "queue"
+    assert parser.parse_args([*args, "--person-labels", "queue"]).person_labels == "queue"
     old = [*args, "--learn-from", "queue"]  # its old name
-    assert parser.parse_args(old).learn_from == "queue"
+    assert parser.parse_args(old).person_labels == "queue"

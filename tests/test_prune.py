@@ -151,5 +151,5 @@ def test_classify_refuses_to_learn_from_a_pruned_run(tmp_path, capsys, tiny_mode
     path = tmp_path / "t.csv"
     path.write_text("text,queue\ninvoice,billing\ncrash,technical\n", encoding="utf-8")
     code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
-                            "--labels", "billing,technical", "--method", "direct", "--prune", "--learn-from", "queue")
+                            "--labels", "billing,technical", "--method", "direct", "--prune", "--person-labels", "queue")
     assert code != 0 and any("--prune leaves the labels that cannot win unfinished" in line for line in err), err

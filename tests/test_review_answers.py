@@ -35,8 +35,8 @@ def test_a_run_answers_and_never_overwrites_a_persons_label():
     file = answers()
     assert [file.label_of(r) for r in range(4)] == ["billing", "technical", "account", "technical"]
     assert file.confidence(0) == pytest.approx(0.9) and file.margin(1) == pytest.approx(0.1)
-    assert file.set_manual(0, "account") and not file.set_manual(0, "account")      # the same again: no change
-    assert not file.set_manual(1, "sales")                                          # not a label
+    assert file.set_person_label(0, "account") and not file.set_person_label(0, "account")      # the same again: no change
+    assert not file.set_person_label(1, "sales")                                          # not a label
     file.apply_predictions([prediction(0, [0.99, 0.005, 0.005])])
     assert file.label_of(0) == "account" and file.predicted_label(0) == "billing" and file.source(0) == PERSON
     assert file.sources == [PERSON, MODEL, MODEL, MODEL]
@@ -44,12 +44,12 @@ def test_a_run_answers_and_never_overwrites_a_persons_label():
 
 def test_new_label_names_drop_answers_and_another_text_keeps_the_persons_labels():
     file = answers()
-    file.set_manual(1, "billing")
+    file.set_person_label(1, "billing")
     file.clear_predictions()
-    assert file.rows_answered == 0 and file.manual_labels == {1: "billing"}
-    assert file.set_label_names(["sales", "support"]) and file.manual_labels == {}
+    assert file.rows_answered == 0 and file.person_labels == {1: "billing"}
+    assert file.set_label_names(["sales", "support"]) and file.person_labels == {}
     assert not file.set_label_names(["sales", "support"])
-    assert file.set_manual_labels({0: "sales", 1: "billing"}) == {0, 1} and file.manual_labels == {0: "sales"}
+    assert file.show_person_labels({0: "sales", 1: "billing"}) == {0, 1} and file.person_labels == {0: "sales"}
 
 
 def test_blank_tickets_are_answered_with_no_label():
@@ -84,9 +84,9 @@ def test_learned_answers_show_on_open_rows_and_a_run_shows_through_them():
     texts = [" ".join(rng.choice(WORDS[g].split(), 3).tolist() + ["please", "help"]) for g in gold]
     file = FileAnswers(60, NAMES)
     file.apply_predictions([prediction(r, [0.5, 0.3, 0.2]) for r in range(40)])       # the model: billing
-    file.set_manual_labels({r: gold[r] for r in range(12)})
+    file.show_person_labels({r: gold[r] for r in range(12)})
     features = TicketFeatures(texts)
-    learned = learn(features, file.lm_scores, file.manual_labels, NAMES)
+    learned = learn(features, file.lm_scores, file.person_labels, NAMES)
     changed = file.apply_learned(learned)
     assert changed is not None and set(changed) <= set(range(12, 60))
     assert [file.label_of(r) for r in range(60)] == gold                              # the words won

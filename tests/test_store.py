@@ -183,7 +183,7 @@ def test_two_instances_writing_at_once_lose_nothing(tmp_path):
         assert store._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
-def test_manual_labels_survive_reopening_and_new_results(tmp_path):
+def test_person_labels_survive_reopening_and_new_results(tmp_path):
     db = tmp_path / "results.sqlite3"
     with ResultStore(db) as store:
         store.set_person_labels("tickets.csv", {1: ("h1", "billing")})

@@ -47,7 +47,7 @@ def select(window, row: int, axis: str) -> None:
 
 
 def stored(tmp_path, window, axis: str) -> dict[int, str]:
-    person = window.manual.people[axis]
+    person = window.labelling.people[axis]
     with ResultStore(tmp_path / "results.sqlite3") as store:
         return store.person_labels(person.file, person.row_hashes, axis=axis).labels
 
@@ -104,7 +104,7 @@ def test_keys_act_on_the_selected_fields_column_and_each_label_stays_on_its_fiel
     model, queue, priority = window.model, window.axes.axes[0].names, window.axes.axes[1].names
     select(window, 0, "queue")
     QTest.keyClick(window.view, Qt.Key.Key_2)                         # queue: the 2nd queue
-    assert window.labels_panel.axis == "queue" and model.answers_of("queue").manual_labels == {0: queue[1]}
+    assert window.labels_panel.axis == "queue" and model.answers_of("queue").person_labels == {0: queue[1]}
     select(window, 3, "priority")
     assert window.labels_panel.axis == "priority" and window.label_set.names == priority
     header = window.proxy.headerData
@@ -113,32 +113,32 @@ def test_keys_act_on_the_selected_fields_column_and_each_label_stays_on_its_fiel
     QTest.keyClick(window.view, Qt.Key.Key_1)                         # priority: the 1st priority
     QTest.keyClick(window.view, Qt.Key.Key_4)                         # the cursor moved on, still on priority
     assert model.current_axis == "priority"
-    assert model.answers_of("priority").manual_labels == {3: priority[0], 4: priority[3]}
-    assert model.answers_of("queue").manual_labels == {0: queue[1]}
+    assert model.answers_of("priority").person_labels == {3: priority[0], 4: priority[3]}
+    assert model.answers_of("queue").person_labels == {0: queue[1]}
     # back and forth, from the table and from the editor: nothing moves, nothing mixes
     for axis in ("queue", "priority", "queue"):
         window.labels_panel.axis_picker.combo.setCurrentText(axis)
-        assert model.current_axis == axis and window.manual.person.axis == axis
+        assert model.current_axis == axis and window.labelling.person.axis == axis
     select(window, 0, "priority")
     QTest.keyClick(window.view, Qt.Key.Key_3)
     expected = {"queue": {0: queue[1]}, "priority": {0: priority[2], 3: priority[0], 4: priority[3]}}
-    assert {a: model.answers_of(a).manual_labels for a in expected} == expected
+    assert {a: model.answers_of(a).person_labels for a in expected} == expected
     qtbot.waitUntil(lambda: {a: stored(tmp_path, window, a) for a in expected} == expected)   # each under its field
     # a field removed keeps its labels (stored, and in memory), and they are back with it
     window.labels_panel.remove_axis("priority")
-    assert model.axes == ["queue"] and window.manual.people["priority"].given == expected["priority"]
+    assert model.axes == ["queue"] and window.labelling.people["priority"].labels == expected["priority"]
     window.labels_panel.add_axis("priority", LabelSet.from_names(priority))
-    assert model.answers_of("priority").manual_labels == expected["priority"]
+    assert model.answers_of("priority").person_labels == expected["priority"]
     # a new window on the same file (the window restarted) finds every label on its own field
     window.close()
     again = two_fields()
     assert again.axes.names == ["queue", "priority"]
-    assert {a: again.model.answers_of(a).manual_labels for a in expected} == expected
+    assert {a: again.model.answers_of(a).person_labels for a in expected} == expected
     # a field renamed takes its labels along, in the window and in the database
     assert again.labels_panel.rename_axis("priority", "urgency")
-    assert again.model.answers_of("urgency").manual_labels == expected["priority"]
+    assert again.model.answers_of("urgency").person_labels == expected["priority"]
     qtbot.waitUntil(lambda: stored(tmp_path, again, "urgency") == expected["priority"])
-    assert again.manual.people["queue"].given == expected["queue"]
+    assert again.labelling.people["queue"].labels == expected["queue"]
 
 
 def test_a_plain_set_keeps_its_labels_on_the_plain_field(qtbot, make_window, tmp_path):
@@ -149,9 +149,9 @@ def test_a_plain_set_keeps_its_labels_on_the_plain_field(qtbot, make_window, tmp
     window.view.selectRow(1)
     QTest.keyClick(window.view, Qt.Key.Key_1)
     name = window.label_set.names[0]
-    assert window.model.manual_labels == {1: name} and window.manual.person.axis == "label"
+    assert window.model.person_labels == {1: name} and window.labelling.person.axis == "label"
     with ResultStore(tmp_path / "results.sqlite3") as store:
-        qtbot.waitUntil(lambda: store.person_labels(window.manual.person.file, window.manual.person.row_hashes).labels
+        qtbot.waitUntil(lambda: store.person_labels(window.labelling.person.file, window.labelling.person.row_hashes).labels
                         == {1: name})
 
 
@@ -179,7 +179,7 @@ def test_labels_from_a_column_teach_each_field_its_own(qtbot, make_window, half_
         with qtbot.waitSignal(window.learning.learning.retrained, timeout=60_000):
             window.labels_from_column()
         given = {r: row[axis] for r, row in enumerate(rows) if row[axis]}
-        assert model.answers_of(axis).manual_labels == {r: v for r, v in given.items()
+        assert model.answers_of(axis).person_labels == {r: v for r, v in given.items()
                                                         if v in window.label_set.names}
         assert set(window.label_set.names) <= {row[axis] for row in rows if row[axis]}
     # each field learned from its own labels: every row answered on both, the person's where given

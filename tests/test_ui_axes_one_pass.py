@@ -111,7 +111,7 @@ def give(window, row: int, axis: str, key) -> dict[int, str]:
     """A person's label on a row of a field, by key as in the window; the field's labels given so far."""
     select(window, row, axis)
     QTest.keyClick(window.view, key)
-    return window.model.answers_of(axis).manual_labels
+    return window.model.answers_of(axis).person_labels
 
 
 def test_two_direct_after_fields_run_in_one_pass_as_each_runs_alone(qtbot, make_window, smollm2, tmp_path, passes):
@@ -129,7 +129,7 @@ def test_two_direct_after_fields_run_in_one_pass_as_each_runs_alone(qtbot, make_
     assert_as_alone(window, alone(smollm2, window))
     window.db.flush()
     for axis, labels in given.items():       # each field keeps its own person's label, in the table and stored
-        assert window.model.answers_of(axis).manual_labels == labels
+        assert window.model.answers_of(axis).person_labels == labels
         assert stored(tmp_path, window, axis) == labels
 
 

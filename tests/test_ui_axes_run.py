@@ -75,8 +75,8 @@ def test_review_filter_and_accuracy_follow_the_selected_field(qtbot, ran):
     select(window, 0, "priority")                                   # the selection kept its row: the top one now
     first = in_view(window)[0]
     QTest.keyClick(window.view, Qt.Key.Key_1)                        # labelled on priority: it leaves that queue
-    assert model.answers_of("priority").manual_labels == {first: window.label_set.names[0]}
-    assert first not in in_view(window) and model.answers_of("queue").manual_labels == {}
+    assert model.answers_of("priority").person_labels == {first: window.label_set.names[0]}
+    assert first not in in_view(window) and model.answers_of("queue").person_labels == {}
     window.choose_axis("queue")
     assert first in in_view(window)                                  # still unchecked on queue
     tickets.set_review_queue(False)
@@ -102,7 +102,7 @@ def test_review_filter_and_accuracy_follow_the_selected_field(qtbot, ran):
 def test_the_export_writes_each_fields_columns_named_after_it(ran, tmp_path):
     window, rows = ran
     model = window.model
-    model.set_manual(2, "Low", "priority")
+    model.set_person_label(2, "Low", "priority")
     back = pd.read_csv(window.export_to(tmp_path / "out.csv"), dtype=str, keep_default_na=False)
     # the file's own queue and priority columns keep their values under another name, as the command line does
     assert back["queue_input"].tolist() == [row["queue"] for row in rows]

@@ -97,7 +97,7 @@ def assert_shows(window, rows: int) -> None:
         assert model.cell(row, "queue") == QUEUES[row % 5]
         assert model.label_of(row) is None and model.source(row) is None
     assert window.texts[rows - 1] == ticket(rows - 1)
-    assert model.rows_answered == 0 and model.manual_labels == {}
+    assert model.rows_answered == 0 and model.person_labels == {}
 
 
 @pytest.mark.window

@@ -46,7 +46,7 @@ def test_a_rename_onto_a_field_holding_labels_of_edited_tickets_is_refused_befor
     assert first.labels_panel.load(str(HELPDESK_AXES))
     open_file(qtbot, first, path)
     key(first, 0, "priority", "High")
-    file = first.manual.people["priority"].file
+    file = first.labelling.people["priority"].file
     qtbot.waitUntil(lambda: stored(tmp_path, file).get("priority") == {0: "High"})
     first.close()
     rows[0]["body"] += " (edited)"                    # row 0's ticket changed in the file
@@ -58,7 +58,7 @@ def test_a_rename_onto_a_field_holding_labels_of_edited_tickets_is_refused_befor
     assert not window.labels_panel.rename_axis("urgency", "priority")
     assert "“priority” already holds 1 of your labels" in window.labels_panel.error.text()
     assert window.axes.names == ["queue", "urgency"]
-    assert window.model.answers_of("urgency").manual_labels == {2: "Low"}
+    assert window.model.answers_of("urgency").person_labels == {2: "Low"}
     window.db.flush()
     assert stored(tmp_path, file) == {"priority": {0: "High"}, "urgency": {2: "Low"}}
     assert "Traceback" not in capsys.readouterr().err
@@ -75,7 +75,7 @@ def test_a_window_still_showing_a_fields_old_name_writes_under_the_new_one_and_i
     for window in (a, b):
         assert window.labels_panel.load(str(HELPDESK_AXES))
         open_file(qtbot, window, path)
-    file = a.manual.people["priority"].file
+    file = a.labelling.people["priority"].file
     key(a, 0, "priority", "Urgent")
     assert a.labels_panel.rename_axis("priority", "urgency")
     key(b, 1, "priority", "Low")                     # b still shows priority
@@ -83,12 +83,12 @@ def test_a_window_still_showing_a_fields_old_name_writes_under_the_new_one_and_i
     b.db.flush()
     assert stored(tmp_path, file) == {"urgency": {0: "High", 1: "Low"}}      # one field, one name
     qtbot.waitUntil(lambda: "renamed “urgency” in another window" in b.banner.text.text())
-    assert b.banner.isVisible() and b.model.answers_of("priority").manual_labels == {0: "High", 1: "Low"}
+    assert b.banner.isVisible() and b.model.answers_of("priority").person_labels == {0: "High", 1: "Low"}
     # a third window, on the field's new name, shows every label given on it
     c = make_window(autoload=False)
     assert c.labels_panel.load(str(axes_file(tmp_path, "urgency")))
     open_file(qtbot, c, path)
-    assert c.model.answers_of("urgency").manual_labels == {0: "High", 1: "Low"}
+    assert c.model.answers_of("urgency").person_labels == {0: "High", 1: "Low"}
     # a label renamed in b, on the field's old name, renames the field's labels under its new one
     b.labels_panel.choose_axis("priority")
     b.labels_panel.labels.item(b.label_set.names.index("Low"), 0).setText("Minor")
@@ -122,8 +122,8 @@ def test_a_busy_database_writer_holds_a_field_rename_half_a_second_at_most(qtbot
     window.db._submit(window.db._write, lambda store: release.wait(20))     # the writer, held
     started = time.perf_counter()
     try:
-        assert window.manual.axis_rename_problem("queue", "priority") is not None   # the window's labels
-        assert window.manual.axis_rename_problem("queue", "team") is None
+        assert window.labelling.axis_rename_problem("queue", "priority") is not None   # the window's labels
+        assert window.labelling.axis_rename_problem("queue", "team") is None
     finally:
         release.set()
     assert time.perf_counter() - started < 2.5

@@ -40,7 +40,7 @@ def test_five_labels_a_queue_are_learned_on_the_embeddings_the_worker_made(qtbot
     labels = {}
     for queue in names:
         for row in [r for r, g in enumerate(gold) if g == queue][:TAUGHT]:
-            assert window.model.set_manual(row, queue)
+            assert window.model.set_person_label(row, queue)
             labels[row] = queue
     live = window.learning.lives[field]
     qtbot.waitUntil(lambda: not live.busy and f"learned from {len(labels)} labels" in window.learning.status.text(),

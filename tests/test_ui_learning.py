@@ -45,7 +45,7 @@ def retrain_held(learning, model, gold, monkeypatch) -> Gate:
     """Twelve labels taught, and their retrain held inside learn() until gate.open is set."""
     gate = Gate(monkeypatch)
     for r in range(12):
-        model.set_manual(r, gold[r])
+        model.set_person_label(r, gold[r])
     learning.request()
     assert gate.entered.wait(30)
     return gate
@@ -83,12 +83,12 @@ def test_a_label_retrains_off_the_ui_thread_and_the_table_shows_it(qtbot, live, 
     gate = Gate(monkeypatch)
     gate.open.set()
     for r in range(12):
-        model.set_manual(r, gold[r])
+        model.set_person_label(r, gold[r])
     with qtbot.waitSignal(learning.retrained, timeout=60_000) as got:
         learning.request()
     result = got.args[0]
     assert threading.get_ident() not in gate.threads
-    same = learn(TicketFeatures(texts), model.lm_scores, model.manual_labels, NAMES)
+    same = learn(TicketFeatures(texts), model.lm_scores, model.person_labels, NAMES)
     assert np.array_equal(result.learned.labels, same.labels)                     # seeded: the same answers
     assert [model.label_of(r) for r in range(60)] == gold and model.source(30) == LEARNED
     assert result.changed == 40                                                     # the model said billing for all
@@ -96,7 +96,7 @@ def test_a_label_retrains_off_the_ui_thread_and_the_table_shows_it(qtbot, live, 
                                       "estimated accuracy ")
     assert result.status().endswith("cross-validated — 40 answer(s) changed since the model's answers")
     assert len(result.queue) == 20 and not set(result.queue) & set(range(12))
-    model.set_manual(12, "technical")                                               # a person disagrees
+    model.set_person_label(12, "technical")                                               # a person disagrees
     with qtbot.waitSignal(learning.retrained, timeout=60_000) as got:
         learning.request()
     assert got.args[0].status().endswith("changed since the last retrain") and not got.args[0].first
@@ -106,13 +106,13 @@ def test_labels_given_during_a_retrain_make_one_more_not_a_queue(qtbot, live, mo
     learning, model, _, gold = live
     gate = Gate(monkeypatch)
     for r in range(6):
-        model.set_manual(r, gold[r])
+        model.set_person_label(r, gold[r])
     results = []
     learning.retrained.connect(results.append)
     learning.request()
     assert gate.entered.wait(30)
     for r in range(6, 15):                                                          # fast labelling
-        model.set_manual(r, gold[r])
+        model.set_person_label(r, gold[r])
         learning.request()
     gate.open.set()
     qtbot.waitUntil(lambda: len(results) == 2 and not learning.busy, timeout=60_000)
@@ -148,7 +148,7 @@ def test_close_waits_for_the_retrain_and_nothing_is_emitted_after(qtbot, live, m
 def test_a_failed_retrain_says_one_line_and_the_answers_stay(qtbot, live, monkeypatch):
     learning, model, _, gold = live
     monkeypatch.setattr(learning_module, "learn", lambda *a, **k: 1 / 0)
-    model.set_manual(0, gold[0])
+    model.set_person_label(0, gold[0])
     with qtbot.waitSignal(learning.failed, timeout=30_000) as got:
         learning.request()
     assert got.args[0] == "Learning from your labels failed: ZeroDivisionError: division by zero"
@@ -158,7 +158,7 @@ def test_a_failed_retrain_says_one_line_and_the_answers_stay(qtbot, live, monkey
 def test_a_file_opened_with_labels_already_given_retrains_at_once(qtbot):
     texts, gold = tickets(60, seed=2)
     model = table(texts)
-    model.set_manual_labels({r: gold[r] for r in range(12)})                       # from the store
+    model.show_person_labels({r: gold[r] for r in range(12)})                       # from the store
     learning = LiveLearning(model)
     with qtbot.waitSignal(learning.retrained, timeout=60_000) as got:
         learning.set_file(texts, NAMES)
@@ -193,7 +193,7 @@ def test_how_long_a_retrain_on_a_big_file_stalls_the_window(qtbot, n, taught):
     with Ticks() as fitting:
         learning.set_file(texts, names)
         until_idle(learning)
-    model.set_manual_labels({r: gold[r] for r in range(taught)})
+    model.show_person_labels({r: gold[r] for r in range(taught)})
     with Ticks() as retraining, qtbot.waitSignal(learning.retrained, timeout=600_000) as got:
         learning.request()
     shown = {}
@@ -221,7 +221,7 @@ def test_labels_before_any_model_run_are_not_called_changes_of_the_models_answer
     model.set_label_names(NAMES)
     learning = LiveLearning(model)
     for r in range(12):
-        model.set_manual(r, gold[r])
+        model.set_person_label(r, gold[r])
     with qtbot.waitSignal(learning.retrained, timeout=60_000) as got:
         learning.set_file(texts, NAMES)
     result = got.args[0]

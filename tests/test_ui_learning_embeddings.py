@@ -65,8 +65,8 @@ def taught(model, gold, per_queue: int = 2) -> dict[int, str]:
     """The first `per_queue` tickets of each queue labelled as the person would."""
     rows = [r for r in range(len(gold)) if r % PER_QUEUE < per_queue]
     for r in rows:
-        model.set_manual(r, gold[r])
-    return dict(model.manual_labels)
+        model.set_person_label(r, gold[r])
+    return dict(model.person_labels)
 
 
 def retrained(qtbot, session, axis, start):
@@ -79,7 +79,7 @@ def test_once_embedded_a_field_learns_on_the_embeddings_with_the_encoders_simila
     session, model, axis, _ = learning
     texts, gold, names, embeddings, vectors = encoded
     labels = taught(model, gold)
-    on_words = retrained(qtbot, session, axis, lambda: session.label_given(axis))
+    on_words = retrained(qtbot, session, axis, lambda: session.person_labelled(axis))
     words = learn(TicketFeatures(texts), model.lm_scores, labels, names)
     assert np.array_equal(on_words.learned.scores, words.scores)                  # TF-IDF until they come
     with qtbot.assertNotEmitted(session.lives[axis].retrained, wait=300):
@@ -101,7 +101,7 @@ def test_embeddings_of_other_texts_and_vectors_of_other_names_are_ignored(qtbot,
     labels = taught(model, gold)
     with qtbot.assertNotEmitted(session.lives[axis].retrained, wait=300):
         session.set_embeddings(texts[::-1], embeddings[::-1])                      # a file changed meanwhile
-    result = retrained(qtbot, session, axis, lambda: session.label_given(axis))
+    result = retrained(qtbot, session, axis, lambda: session.person_labelled(axis))
     assert np.array_equal(result.learned.scores, learn(TicketFeatures(texts), model.lm_scores, labels, names).scores)
     renamed = [f"{name} queue" for name in names]                                 # a label edit since they were asked
     session.set_label_vectors(axis, vectors, renamed)
@@ -189,14 +189,14 @@ def test_how_long_a_retrain_on_embeddings_stalls_the_window_against_tfidf(qtbot)
     proxy.sort(1)                                                                  # by confidence: the dearest view
     session = LearningSession(model, proxy)
     axis = model.current_axis
-    model.set_manual_labels({r: names[gold[r]] for r in range(taught_rows)})
+    model.show_person_labels({r: names[gold[r]] for r in range(taught_rows)})
     lines = []
     steps = [("TF-IDF: fitting the file's words, then a retrain", lambda: session.file_changed(texts, {axis: names})),
-             ("TF-IDF: a retrain", lambda: session.label_given(axis)),
+             ("TF-IDF: a retrain", lambda: session.person_labelled(axis)),
              ("embeddings come: a retrain on them", lambda: session.set_embeddings(texts, embeddings)),
-             ("embeddings: a retrain", lambda: session.label_given(axis)),
+             ("embeddings: a retrain", lambda: session.person_labelled(axis)),
              ("label vectors come: a retrain with the similarity", lambda: session.set_label_vectors(axis, vectors)),
-             ("embeddings + similarity: a retrain", lambda: session.label_given(axis))]
+             ("embeddings + similarity: a retrain", lambda: session.person_labelled(axis))]
     for what, start in steps:
         with Ticks() as ticks:
             started = time.perf_counter()

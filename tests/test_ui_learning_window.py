@@ -53,7 +53,7 @@ def teach(qtbot, window, path, monkeypatch):
 def test_a_half_filled_queue_column_becomes_the_labels_and_teaches_the_rest(taught):
     window, model = taught, taught.model
     assert sorted(window.label_set.names) == sorted(QUEUES)
-    assert len(model.manual_labels) == 30 and all(r % 2 == 0 for r in model.manual_labels)
+    assert len(model.person_labels) == 30 and all(r % 2 == 0 for r in model.person_labels)
     sources = model.sources
     assert {sources[r] for r in range(0, 60, 2)} == {"person"}
     assert {sources[r] for r in range(1, 60, 2)} == {"learned"}
@@ -68,7 +68,7 @@ def test_the_taught_labels_are_in_the_database_after_a_restart(taught, qtbot, ma
     again = make_window(autoload=False)
     assert again.label_set.fingerprint == fingerprint       # the label set was remembered
     open_file(qtbot, again, half_filled)
-    assert len(again.model.manual_labels) == 30
+    assert len(again.model.person_labels) == 30
 
 
 def test_enter_agrees_with_the_answer_shown_and_teaches(taught, qtbot):
@@ -77,7 +77,7 @@ def test_enter_agrees_with_the_answer_shown_and_teaches(taught, qtbot):
     shown = model.label_of(row)
     view.selectRow(window.proxy.mapFromSource(model.index(row, 0)).row())
     qtbot.keyClick(view, Qt.Key.Key_Return)
-    assert model.manual_labels[row] == shown and model.source(row) == "person"
+    assert model.person_labels[row] == shown and model.source(row) == "person"
     # a retrain for the encoder's vectors may come first: the one that read the new label follows
     qtbot.waitUntil(lambda: "learned from 31 labels" in window.learning.status.text(), timeout=60_000)
 
@@ -88,7 +88,7 @@ def test_next_to_label_shows_the_queue_in_its_order(taught):
     queue = window.learning.queue
     assert queue and proxy.rowCount() == len(queue)
     assert [proxy.source_row(r) for r in range(proxy.rowCount())] == queue
-    assert not set(queue) & set(taught.model.manual_labels)
+    assert not set(queue) & set(taught.model.person_labels)
     window.actions.next_to_label.trigger()
     assert proxy.rowCount() == 60
 
@@ -123,7 +123,7 @@ def test_stopping_the_model_once_the_labels_answer_as_well(qtbot, make_window, h
     qtbot.waitUntil(lambda: not window.learning.learning.busy, timeout=60_000)    # the retrain the end asks for
     model = window.model
     assert ended == ["cancelled"] and button.isHidden()
-    not_reached = [r for r in range(60) if model.prediction(r) is None and r not in model.manual_labels]
+    not_reached = [r for r in range(60) if model.prediction(r) is None and r not in model.person_labels]
     assert not_reached, "the run finished every ticket: nothing was left to skip"
     assert {model.source(r) for r in not_reached} == {"learned"}
     right = sum(model.label_of(r) == list(QUEUES)[r % 3] for r in not_reached)
@@ -136,7 +136,7 @@ def test_a_run_retrains_as_its_scored_labels_grow_not_once_per_batch(taught, mon
     ticket ask for a retrain as the scored labels grow by a quarter (1, 2, 3, 4, 5, 7, 9, …)."""
     session, asked = taught.learning, []
     monkeypatch.setattr(session.learning, "request", lambda: asked.append(session._scored))
-    labelled = sorted(taught.model.manual_labels)                       # 30 rows
+    labelled = sorted(taught.model.person_labels)                       # 30 rows
     for row in labelled:
         session.batch_scored("label", [row, row + 1])                    # one labelled, one not
     assert asked == [1, 2, 3, 4, 5, 7, 9, 12, 15, 19, 24, 30]
@@ -185,7 +185,7 @@ def test_values_merged_into_other_join_a_value_named_other(qtbot, make_window, t
     with qtbot.waitSignal(window.learning.learning.retrained, timeout=60_000):
         window.labels_from_column()
     assert window.label_set.names == ["Billing", "Technical", "Other"]
-    assert window.model.manual_labels[29] == "Other" and len(window.model.manual_labels) == 30
+    assert window.model.person_labels[29] == "Other" and len(window.model.person_labels) == 30
 
 
 def test_labels_from_a_column_start_on_the_half_filled_one_not_the_answer_key(qtbot, make_window, tmp_path,
@@ -199,4 +199,4 @@ def test_labels_from_a_column_start_on_the_half_filled_one_not_the_answer_key(qt
     assert window.columns.gold_column == "queue"
     with qtbot.waitSignal(window.learning.learning.retrained, timeout=60_000):
         window.labels_from_column()
-    assert sorted(window.model.manual_labels) == list(range(1, 60, 2))
+    assert sorted(window.model.person_labels) == list(range(1, 60, 2))

@@ -86,7 +86,7 @@ def test_an_unusable_results_database_is_one_line_and_the_window_keeps_working(q
     open_file(qtbot, window, write_slice(tmp_path, 6, start=40))        # files still open; the way out stays
     assert window.fresh_store_button.isVisible() and str(db) in window.banner_text.text()
     assert run_and_wait(qtbot, window) == "done" and window.model.rows_answered == 6
-    window.model.set_manual(1, "account")       # kept in memory while there is no database
+    window.model.set_person_label(1, "account")       # kept in memory while there is no database
     assert window.model.label_of(1) == "account"
     moved = window.use_fresh_store()
     assert moved is not None and moved.read_bytes().startswith(b"this is not a database")

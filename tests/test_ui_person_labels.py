@@ -29,16 +29,16 @@ def exported(window, tmp_path) -> pd.DataFrame:
 
 
 def export_agrees(window, tmp_path) -> None:
-    """The export's label and manual columns are the table's, row by row."""
+    """The export's label and person columns are the table's, row by row."""
     out = exported(window, tmp_path)
-    manual = window.model.manual_labels
-    assert [r for r in range(len(out)) if out["manual"][r] == "True"] == sorted(manual)
-    assert all(out["label"][r] == label for r, label in manual.items())
+    person_labels = window.model.person_labels
+    assert [r for r in range(len(out)) if out["person"][r] == "True"] == sorted(person_labels)
+    assert all(out["label"][r] == label for r, label in person_labels.items())
 
 
 def label_rows(window, labels: dict[int, str]) -> None:
     for row, label in labels.items():
-        assert window.model.set_manual(row, label)
+        assert window.model.set_person_label(row, label)
 
 
 def test_editing_the_label_set_never_hides_a_persons_label(qtbot, make_window, tmp_path):
@@ -49,7 +49,7 @@ def test_editing_the_label_set_never_hides_a_persons_label(qtbot, make_window, t
     panel = window.labels_panel
     with qtbot.waitSignal(panel.changed):
         panel.add_label()                                   # Labels > Add label: nothing hidden
-    assert window.model.manual_labels == given
+    assert window.model.person_labels == given
     export_agrees(window, tmp_path)
     new_row = panel.labels.rowCount() - 1
     with qtbot.waitSignal(panel.changed):
@@ -57,17 +57,17 @@ def test_editing_the_label_set_never_hides_a_persons_label(qtbot, make_window, t
     label_rows(window, {5: "shipping"})
     with qtbot.waitSignal(panel.changed):
         panel.labels.item(0, 1).setText("money matters")    # a description changes no label
-    assert window.model.manual_labels == {**given, 5: "shipping"}
+    assert window.model.person_labels == {**given, 5: "shipping"}
     with qtbot.waitSignal(panel.changed):
         panel.labels.item(0, 0).setText("payments")         # a rename carries its labels along
     renamed = {0: "payments", 1: "account", 2: "payments", 3: "technical", 5: "shipping"}
-    assert window.model.manual_labels == renamed
+    assert window.model.person_labels == renamed
     export_agrees(window, tmp_path)
     panel.labels.selectRow(new_row)
     with qtbot.waitSignal(panel.changed):
         panel.remove_button.click()                         # removed: set aside, counted...
-    assert window.model.manual_labels == {r: l for r, l in renamed.items() if l != "shipping"}
-    assert window.manual.person.set_aside(window.label_set.names) == {"shipping": 1}
+    assert window.model.person_labels == {r: l for r, l in renamed.items() if l != "shipping"}
+    assert window.labelling.person.set_aside(window.label_set.names) == {"shipping": 1}
     assert "set aside" in window.statusBar().currentMessage()
     export_agrees(window, tmp_path)
     assert "1 of your labels are set aside" in window.statusBar().currentMessage()   # the export says so
@@ -75,13 +75,13 @@ def test_editing_the_label_set_never_hides_a_persons_label(qtbot, make_window, t
         panel.add_label()
     with qtbot.waitSignal(panel.changed):
         panel.labels.item(panel.labels.rowCount() - 1, 0).setText("shipping")
-    assert window.model.manual_labels == renamed            # ...and back when the label is
+    assert window.model.person_labels == renamed            # ...and back when the label is
     # all of it is in the database: a new window on the same file shows the same
     window.db.flush()
     again = make_window()
     assert again.label_set.names == window.label_set.names
     open_file(qtbot, again, window.table.path)
-    assert again.model.manual_labels == renamed
+    assert again.model.person_labels == renamed
 
 
 def test_a_label_given_while_the_same_file_is_read_again_stays(qtbot, make_window, tmp_path):
@@ -94,7 +94,7 @@ def test_a_label_given_while_the_same_file_is_read_again_stays(qtbot, make_windo
     label_rows(window, {1: "account"})              # given on the table still shown, after that copy
     with qtbot.waitSignal(window.file_loaded, timeout=60_000):
         pass
-    assert window.model.manual_labels == {0: "billing", 1: "account"}
+    assert window.model.person_labels == {0: "billing", 1: "account"}
     export_agrees(window, tmp_path)
 
 
@@ -106,7 +106,7 @@ def test_another_text_column_keeps_the_labels(qtbot, make_window, tmp_path):
     other = next(c for c in window.table.columns if c != columns.text_column)
     columns.text.setCurrentText(other)
     assert columns.text_column == other
-    assert window.model.manual_labels == {1: "account", 4: "technical"}
+    assert window.model.person_labels == {1: "account", 4: "technical"}
     export_agrees(window, tmp_path)
 
 
@@ -122,8 +122,8 @@ while window.table is None:
 panel = window.labels_panel
 panel.add_label()
 panel.labels.item(panel.labels.rowCount() - 1, 0).setText("shipping")
-window.model.set_manual(0, "shipping")
-window.model.set_manual(2, "billing")
+window.model.set_person_label(0, "shipping")
+window.model.set_person_label(2, "billing")
 window.db.flush()
 print("labelled", flush=True)
 sys.stdin.read()          # waits for the kill
@@ -146,7 +146,7 @@ def test_a_kill_after_a_label_set_change_loses_nothing(qtbot, make_window, tmp_p
     window = make_window()                                   # the next start
     assert window.label_set.names[-1] == "shipping"
     open_file(qtbot, window, tickets)
-    assert window.model.manual_labels == {0: "shipping", 2: "billing"}
+    assert window.model.person_labels == {0: "shipping", 2: "billing"}
 
 
 # the property: any sequence of what a person does keeps every label they gave, shown where its label is
@@ -179,7 +179,7 @@ class Person:
 
     def __init__(self, files):
         self.files = files
-        self.given = {f: {} for f in files}
+        self.labels = {f: {} for f in files}
         self.file = files[0]
 
 
@@ -195,20 +195,20 @@ def _do(qtbot, window, person, action, store):
     panel, kind = window.labels_panel, action[0]
     names = window.label_set.names
     if kind == "label" and action[2] in names:
-        if window.model.set_manual(action[1], action[2]):
-            person.given[person.file][action[1]] = action[2]
+        if window.model.set_person_label(action[1], action[2]):
+            person.labels[person.file][action[1]] = action[2]
     elif kind == "take back":
-        window.model.set_manual(action[1], None)
-        if window.model.label_names and person.given[person.file].get(action[1]) in names:
-            person.given[person.file].pop(action[1])
+        window.model.set_person_label(action[1], None)
+        if window.model.label_names and person.labels[person.file].get(action[1]) in names:
+            person.labels[person.file].pop(action[1])
     elif kind == "add":
         panel.add_label()
     elif kind == "rename" and action[1] < len(names) and action[2].lower() not in {n.lower() for n in names} \
-            and not (action[2] in person.given[person.file].values()      # a label with labels onto a
-                     and names[action[1]] in person.given[person.file].values()):  # set-aside name: refused
+            and not (action[2] in person.labels[person.file].values()      # a label with labels onto a
+                     and names[action[1]] in person.labels[person.file].values()):  # set-aside name: refused
         old = names[action[1]]
         panel.labels.item(action[1], 0).setText(action[2])
-        labels = person.given[person.file]              # the open file's labels follow; others keep theirs
+        labels = person.labels[person.file]              # the open file's labels follow; others keep theirs
         for row, label in labels.items():
             if label == old:
                 labels[row] = action[2]
@@ -233,8 +233,8 @@ def _do(qtbot, window, person, action, store):
 
 def shown_as_given(window, person) -> None:
     names = window.label_set.names
-    expected = {r: label for r, label in person.given[person.file].items() if label in names}
-    assert window.model.manual_labels == expected
+    expected = {r: label for r, label in person.labels[person.file].items() if label in names}
+    assert window.model.person_labels == expected
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -285,7 +285,7 @@ def test_an_edit_of_the_labels_after_a_run_scores_only_what_it_changed(qtbot, ma
         window.labels_panel.add_label()                                # the window runs again by itself
     assert ended.args == ["done"] and window.model.rows_answered == 4
     assert 0 < sum(rows) <= 4 + 3       # the new label on 4 tickets and 3 content-free texts, nothing else
-    assert window.model.label_names[-1] == "label4" and window.model.manual_labels == {1: "account"}
+    assert window.model.label_names[-1] == "label4" and window.model.person_labels == {1: "account"}
     assert all(len(window.model.prediction(r).scores) == 4 for r in range(4))
     window.remembered.method = "direct"
     window.say_what_an_edit_costs()
@@ -319,7 +319,7 @@ def test_closing_with_labels_the_database_could_not_take_offers_to_keep_them(qtb
     window.close()
     assert not window.isVisible() and window.db.problem is None
     with ResultStore(db) as store:
-        assert store.person_labels(window.manual.person.file, window.manual.person.row_hashes).labels == \
+        assert store.person_labels(window.labelling.person.file, window.labelling.person.row_hashes).labels == \
             {0: "billing", 3: "technical"}
 
 
@@ -354,7 +354,7 @@ def test_a_rename_onto_a_name_whose_labels_are_set_aside_is_refused(qtbot, make_
         panel.remove_button.click()
     panel.labels.item(0, 0).setText("account")                          # billing -> account: refused
     assert "set aside" in panel.error.text() and window.label_set.names == ["billing", "technical"]
-    assert window.manual.person.given == {0: "account", 1: "billing"}
+    assert window.labelling.person.labels == {0: "account", 1: "billing"}
 
 
 

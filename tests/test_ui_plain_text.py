@@ -46,7 +46,7 @@ def test_the_table_tooltips_show_cells_and_label_names_as_plain_text(qtbot):
     model = TicketTableModel()
     model.set_frame(pd.DataFrame({"text": [body, ODD], "subject": ["short", "<i>" * 20 + "subject"]}))
     model.set_label_names(["<b>Billing</b>", "Tech"])
-    model.set_manual_labels({0: "<b>Billing</b>"})
+    model.show_person_labels({0: "<b>Billing</b>"})
     tip = model.data(model.index(0, 3), Qt.ItemDataRole.ToolTipRole)
     assert len(tip) < 6 * plain_text.TOOLTIP_CHARS
     assert shown(tip) == body[:plain_text.TOOLTIP_CHARS] + "…"

@@ -1,5 +1,5 @@
 """Runs with the real SmolLM2 (the session's loaded model): labels fill in, cancel keeps finished
-rows, manual labels survive a re-run, export round-trips, accuracy, verify, responsiveness.
+rows, person's labels survive a re-run, export round-trips, accuracy, verify, responsiveness.
 
 The tickets are a stretch of the sample whose texts are short: what these tests check is the
 window around the model, and the model's time grows with every token it reads.
@@ -92,7 +92,7 @@ def test_cancel_keeps_every_finished_row(qtbot, ready, tmp_path):
     assert progress.seen[0].resumed == len(answered)
 
 
-def test_manual_label_survives_a_rerun_and_is_stored(qtbot, ready, tmp_path):
+def test_person_label_survives_a_rerun_and_is_stored(qtbot, ready, tmp_path):
     window = ready(4)
     run_and_wait(qtbot, window)
     names, model = window.label_set.names, window.model
@@ -101,18 +101,18 @@ def test_manual_label_survives_a_rerun_and_is_stored(qtbot, ready, tmp_path):
     window.view.setFocus()
     window.view.selectRow(0)
     QTest.keyClick(window.view, Qt.Key.Key_1 + names.index(choice))    # "2" labels with the 2nd label...
-    assert model.label_of(0) == choice and model.is_manual(0)
+    assert model.label_of(0) == choice and model.is_person_label(0)
 
     def stored():
         with ResultStore(tmp_path / "results.sqlite3") as store:
-            return store.person_labels(window.manual.person.file, window.manual.person.row_hashes).labels
+            return store.person_labels(window.labelling.person.file, window.labelling.person.row_hashes).labels
     qtbot.waitUntil(lambda: stored() == {0: choice})                   # written off the UI thread
     run_and_wait(qtbot, window, fresh=True)                             # the model answers row 0 again...
     assert model.predicted_label(0) == predicted
-    assert model.label_of(0) == choice and model.is_manual(0)          # ...and the person's label stands
+    assert model.label_of(0) == choice and model.is_person_label(0)          # ...and the person's label stands
     # a new window on the same file finds it again
     again = ready(4)
-    assert again.model.manual_labels == {0: choice}
+    assert again.model.person_labels == {0: choice}
     # the dropdown delegate sets labels too, and its first entry gives the row back to the model
     view = window.view
     index = window.proxy.index(1, 0)
@@ -122,10 +122,10 @@ def test_manual_label_survives_a_rerun_and_is_stored(qtbot, ready, tmp_path):
     assert editor is not None
     editor.setCurrentIndex(editor.findData(choice))
     view.commitData(editor)
-    assert model.label_of(1) == choice and model.is_manual(1)
+    assert model.label_of(1) == choice and model.is_person_label(1)
     window.view.selectRow(0)
     QTest.keyClick(window.view, Qt.Key.Key_0)
-    assert not model.is_manual(0) and model.label_of(0) == predicted
+    assert not model.is_person_label(0) and model.label_of(0) == predicted
 
 
 def read_back(path):
@@ -139,7 +139,7 @@ def read_back(path):
 def test_export_round_trips(qtbot, ready, tmp_path):
     window = ready(6)
     run_and_wait(qtbot, window)
-    window.model.set_manual(2, window.label_set.names[0])
+    window.model.set_person_label(2, window.label_set.names[0])
     rows = sample_rows()[SHORT:SHORT + 6]
     original = list(rows[0])
     names = window.label_set.names
@@ -149,12 +149,12 @@ def test_export_round_trips(qtbot, ready, tmp_path):
         assert path is not None and path.is_file(), suffix
         back = read_back(path)
         assert list(back.columns)[:len(original)] == original, suffix
-        assert {"label", "confidence", "margin", "manual", *[f"p_{n}" for n in names]} <= set(back.columns), suffix
+        assert {"label", "confidence", "margin", "person", *[f"p_{n}" for n in names]} <= set(back.columns), suffix
         assert back["id"].astype(str).tolist() == [r["id"] for r in rows], suffix    # every row, in order
         assert back["text"].astype(str).tolist() == [r["text"] for r in rows], suffix
         assert back["label"].astype(str).tolist() == [window.model.label_of(r) for r in range(6)], suffix
-        manual = back["manual"].astype(str).str.lower().tolist()
-        assert manual == ["true" if r == 2 else "false" for r in range(6)], suffix
+        person_labels = back["person"].astype(str).str.lower().tolist()
+        assert person_labels == ["true" if r == 2 else "false" for r in range(6)], suffix
         assert [float(back[f"p_{n}"][0]) for n in names] == pytest.approx(p0, rel=1e-6), suffix
 
 
@@ -182,9 +182,9 @@ def test_accuracy_against_the_gold_column(qtbot, ready):
         predicted_as = sum(p == name for _, p in pairs)
         hits = sum(g == p == name for g, p in pairs)
         assert scores.per_label[name].precision == (hits / predicted_as if predicted_as else None)
-    # a manual label is a correction, not a prediction: accuracy does not move
+    # a person's label is a correction, not a prediction: accuracy does not move
     wrong = next(r for r in range(10) if predicted[r] != gold[r]) if expected < 1 else 0
-    window.model.set_manual(wrong, gold[wrong])
+    window.model.set_person_label(wrong, gold[wrong])
     window.summary.refresh()
     assert window.accuracy_panel.scores.accuracy == pytest.approx(expected)
     window.columns.gold.setCurrentText("none")

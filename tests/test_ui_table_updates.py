@@ -74,7 +74,7 @@ def test_how_long_the_table_takes_per_batch_at_100k_rows(qtbot):
     spread = rng.permutation(N)
     answered, waiting = spread[: N // 2], spread[N // 2:]
     model.apply_predictions(predictions(answered, log_probs(rng, len(answered))))     # unsorted: cheap
-    model.set_manual_labels({int(r): NAMES[0] for r in answered[:1000]})
+    model.show_person_labels({int(r): NAMES[0] for r in answered[:1000]})
     app.processEvents()
 
     # the review queue, as the pane turns it on: smallest margin first, header showing it

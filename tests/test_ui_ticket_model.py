@@ -88,7 +88,7 @@ def test_the_proxy_never_reads_a_row_at_a_time(answered, monkeypatch):
     must not call Python once per row or per comparison (docs/bench/table_updates.txt)."""
     proxy = TicketFilterProxy()
     proxy.setSourceModel(answered)
-    for one_row in ("label_of", "sort_key", "margin", "confidence", "is_manual", "cell", "data"):
+    for one_row in ("label_of", "sort_key", "margin", "confidence", "is_person_label", "cell", "data"):
         monkeypatch.setattr(answered, one_row, lambda *args, name=one_row: pytest.fail(f"{name} read a row"))
     assert not proxy.filtering
     for column in range(5):
@@ -110,7 +110,7 @@ def test_a_batch_is_one_data_changed_per_run_of_rows(model):
                              prediction(1, [0.8, 0.1, 0.1])])
     assert changed == [(0, LABEL, 1, MARGIN), (3, LABEL, 3, MARGIN)]   # row 2 is not part of it
     changed.clear()
-    model.set_manual_labels({3: "billing", 1: "account"})
+    model.show_person_labels({3: "billing", 1: "account"})
     assert changed == [(1, LABEL, 1, MARGIN), (3, LABEL, 3, MARGIN)]
     assert contiguous_runs([9, 5, 1, 2, 3, 2]) == [(1, 3), (5, 5), (9, 9)] and contiguous_runs([]) == []
 
@@ -134,30 +134,30 @@ def test_a_batch_joins_the_review_queue_in_one_insertion():
 def test_set_data_reports_and_signals(qtbot, answered):
     m = answered
     index = m.index(1, LABEL)
-    with qtbot.waitSignals([m.dataChanged, m.manual_changed]):
+    with qtbot.waitSignals([m.dataChanged, m.person_label_changed]):
         assert m.setData(index, "account") is True
-    assert m.label_of(1) == "account" and m.is_manual(1)
+    assert m.label_of(1) == "account" and m.is_person_label(1)
     assert m.data(index) == "account  ✎"
     assert m.predicted_label(1) == "technical"                         # the model's answer is kept
     assert m.setData(index, "account") is False                        # no change, no signal
     assert m.setData(index, "not a label") is False
     assert m.setData(m.index(1, 4), "edited text") is False            # the file's cells are read-only
-    with qtbot.waitSignal(m.manual_changed, check_params_cb=lambda row, label, axis: (row, label, axis) == (1, None, "label")):
+    with qtbot.waitSignal(m.person_label_changed, check_params_cb=lambda row, label, axis: (row, label, axis) == (1, None, "label")):
         assert m.setData(index, None) is True
     assert m.label_of(1) == "technical"
 
 
-def test_a_run_never_overwrites_a_manual_label(answered):
-    answered.set_manual(0, "account")
+def test_a_run_never_overwrites_a_person_label(answered):
+    answered.set_person_label(0, "account")
     answered.apply_predictions([prediction(0, [0.99, 0.005, 0.005])])
     assert answered.label_of(0) == "account"
     assert answered.predicted_label(0) == "billing"
 
 
 def test_new_label_names_drop_old_answers(answered):
-    answered.set_manual(0, "account")
+    answered.set_person_label(0, "account")
     answered.set_label_names(["sales", "support"])
-    assert answered.rows_answered == 0 and answered.manual_labels == {}
+    assert answered.rows_answered == 0 and answered.person_labels == {}
     assert answered.flags(answered.index(0, LABEL)) & Qt.ItemFlag.ItemIsEditable
 
 
@@ -178,10 +178,10 @@ def test_proxy_sorts_by_confidence_and_review_queue_by_margin(answered):
     proxy.setSourceModel(answered)
     proxy.sort(CONFIDENCE, Qt.SortOrder.DescendingOrder)
     assert [proxy.source_row(r) for r in range(4)] == [0, 2, 3, 1]
-    answered.set_manual(3, "billing")
+    answered.set_person_label(3, "billing")
     proxy.set_review_queue(True)
     margins = [answered.margin(proxy.source_row(r)) for r in range(proxy.rowCount())]
-    assert [proxy.source_row(r) for r in range(proxy.rowCount())] == [1, 2, 0]   # manual row 3 left
+    assert [proxy.source_row(r) for r in range(proxy.rowCount())] == [1, 2, 0]   # person's row 3 left
     assert margins == sorted(margins)
 
 
@@ -206,12 +206,12 @@ def worded(n: int, scored: int, seed: int = 0):
 def taught():
     """60 tickets whose words say the label; the model answers billing for every one; 12 labelled by a person."""
     model, gold, texts = worded(60, scored=40)                                         # rows 40-59: not run yet
-    model.set_manual_labels({r: gold[r] for r in range(12)})
+    model.show_person_labels({r: gold[r] for r in range(12)})
     return model, gold, TicketFeatures(texts)
 
 
 def relearn(model, features):
-    return learn(features, model.lm_scores, model.manual_labels, NAMES)
+    return learn(features, model.lm_scores, model.person_labels, NAMES)
 
 
 def test_learned_answers_show_in_place_but_never_on_a_persons_rows(taught):
@@ -222,10 +222,10 @@ def test_learned_answers_show_in_place_but_never_on_a_persons_rows(taught):
     model.dataChanged.connect(lambda top, bottom, *_: changed.append((top.row(), bottom.row())))
     assert model.apply_learned(learned)
     assert [model.label_of(r) for r in range(12, 60)] == gold[12:]                    # the words won
-    assert [model.label_of(r) for r in range(12)] == gold[:12] and model.is_manual(0)
+    assert [model.label_of(r) for r in range(12)] == gold[:12] and model.is_person_label(0)
     assert model.confidence(20) == pytest.approx(float(np.exp(learned.scores[20]).max()))
     assert {model.source(r) for r in range(12, 60)} == {LEARNED} and model.source(0) == PERSON
-    assert changed == [(12, 59)]                                                       # one run, manual rows left out
+    assert changed == [(12, 59)]                                                       # one run, person's rows left out
     tip = model.data(model.index(20, LABEL), Qt.ItemDataRole.ToolTipRole)
     assert "learned from your labels: " in tip and "model: billing 0.50" in tip
     changed.clear()
@@ -256,7 +256,7 @@ def test_a_retrain_shows_its_own_reading_where_the_scores_it_read_still_hold(tau
     learned = relearn(model, features)                                                 # rows 40-59 not scored
     assert learned.weights.lm > 0 and learned.weights.is_learning                      # both parts count
     model.apply_predictions([prediction(r, [0.2, 0.2, 0.6]) for r in range(40, 50)])   # scored while it trained
-    model.set_manual(3, None)                                                          # a label taken back
+    model.set_person_label(3, None)                                                          # a label taken back
     assert model.apply_learned(learned)
     rows = np.r_[3, 12:60]
     expected = learned.combine(rows, model.lm_scores[rows])                             # [R, L]
@@ -271,13 +271,13 @@ def test_a_retrain_shows_its_own_reading_where_the_scores_it_read_still_hold(tau
 
 def test_a_retrain_changing_rows_in_many_runs_signals_once_and_the_sorted_proxy_follows():
     model, gold, texts = worded(300, scored=300, seed=1)
-    model.set_manual_labels({r: gold[r] for r in range(0, 300, 4)})                   # open rows: 75 runs
+    model.show_person_labels({r: gold[r] for r in range(0, 300, 4)})                   # open rows: 75 runs
     proxy = TicketFilterProxy()
     proxy.setSourceModel(model)
     proxy.sort(CONFIDENCE)
     changed = []
     model.dataChanged.connect(lambda top, bottom, *_: changed.append((top.row(), bottom.row())))
-    assert model.apply_learned(learn(TicketFeatures(texts), model.lm_scores, model.manual_labels, NAMES))
+    assert model.apply_learned(learn(TicketFeatures(texts), model.lm_scores, model.person_labels, NAMES))
     assert len(changed) == 1 and sum(model.label_of(r) != "billing" for r in range(300)) > 130
     fresh = TicketFilterProxy()
     fresh.setSourceModel(model)
@@ -302,7 +302,7 @@ def test_the_export_writes_what_the_table_shows_and_its_source(taught):
     model, gold, features = taught
     model.apply_learned(relearn(model, features))
     model.apply_predictions([prediction(59, [0.2, 0.3, 0.5])])
-    out = results_frame(model.frame, model.answers, NAMES, model.manual_labels, sources=model.sources)
+    out = results_frame(model.frame, model.answers, NAMES, model.person_labels, sources=model.sources)
     assert out["label"].tolist() == [model.label_of(r) for r in range(60)] == gold
     assert out["source"].tolist() == [PERSON] * 12 + [LEARNED] * 48
     assert out["confidence"].tolist() == [model.confidence(r) for r in range(60)]
@@ -314,13 +314,13 @@ def test_the_export_writes_what_the_table_shows_and_its_source(taught):
 
 
 def test_confirming_makes_the_shown_answer_a_persons_label(qtbot, answered):
-    with qtbot.waitSignal(answered.manual_changed, check_params_cb=lambda row, label, axis: (row, label, axis) == (2, "account", "label")):
+    with qtbot.waitSignal(answered.person_label_changed, check_params_cb=lambda row, label, axis: (row, label, axis) == (2, "account", "label")):
         assert answered.confirm(2)
-    assert answered.is_manual(2) and answered.source(2) == PERSON
+    assert answered.is_person_label(2) and answered.source(2) == PERSON
     assert not answered.confirm(2)                                                     # already theirs
     empty = TicketTableModel(answered.frame)
     empty.set_label_names(NAMES)
-    assert not empty.confirm(0) and not empty.is_manual(0)                             # no answer to agree with
+    assert not empty.confirm(0) and not empty.is_person_label(0)                             # no answer to agree with
 
 
 def test_next_to_label_shows_the_queue_in_its_order_until_each_is_labelled(answered):
@@ -330,7 +330,7 @@ def test_next_to_label_shows_the_queue_in_its_order_until_each_is_labelled(answe
     shown = lambda: [proxy.source_row(r) for r in range(proxy.rowCount())]
     proxy.set_next_to_label([3, 0, 2])
     assert shown() == [3, 0, 2] and proxy.filtering
-    answered.set_manual(0, "billing")
+    answered.set_person_label(0, "billing")
     assert shown() == [3, 2]
     proxy.set_next_to_label([2, 1])                                                    # after a retrain
     assert shown() == [2, 1]

@@ -1,5 +1,5 @@
 """The proxy's numpy sorts and filters against the plain Python reading of the same rows: sort_key,
-label_of, is_manual, margin and the row's text, one row at a time, as Qt's proxy used to read them."""
+label_of, is_person_label, margin and the row's text, one row at a time, as Qt's proxy used to read them."""
 
 import math
 
@@ -43,7 +43,7 @@ def tickets():
     model.set_label_names(NAMES)
     model.apply_predictions(random_answers(rng, rng.permutation(n)[:100]))
     for row in rng.choice(n, 15, replace=False):
-        model.set_manual(int(row), str(rng.choice(NAMES)))
+        model.set_person_label(int(row), str(rng.choice(NAMES)))
     proxy = TicketFilterProxy()
     proxy.setSourceModel(model)
     return model, proxy, rng
@@ -58,9 +58,9 @@ def expected(model, proxy):
     def accepted(row):
         if proxy.label_filter and model.label_of(row) != proxy.label_filter:
             return False
-        if proxy.review_queue and (model.is_manual(row) or model.margin(row) is None):
+        if proxy.review_queue and (model.is_person_label(row) or model.margin(row) is None):
             return False
-        if proxy.next_to_label is not None and (row not in proxy.next_to_label or model.is_manual(row)):
+        if proxy.next_to_label is not None and (row not in proxy.next_to_label or model.is_person_label(row)):
             return False
         text = " ".join(model.cell(row, c) for c in model.columns).lower()
         return not proxy.search or proxy.search in text
@@ -90,9 +90,9 @@ def test_filters_combine_and_follow_new_answers(tickets):
     proxy.sort(CONFIDENCE, DESC)
     steps = [lambda: proxy.set_label_filter("account"), lambda: proxy.set_search(" Refund "),
              lambda: proxy.set_review_queue(True), lambda: model.apply_predictions(random_answers(rng, range(100, 200))),
-             lambda: proxy.set_label_filter(None), lambda: model.set_manual(int(shown(proxy)[0]), "billing"),
+             lambda: proxy.set_label_filter(None), lambda: model.set_person_label(int(shown(proxy)[0]), "billing"),
              lambda: proxy.set_search("crash"), lambda: proxy.sort(LABEL, DESC),
-             lambda: model.set_manual_labels({k: "technical" for k in range(0, 200, 3)}),
+             lambda: model.show_person_labels({k: "technical" for k in range(0, 200, 3)}),
              lambda: proxy.set_review_queue(False), lambda: proxy.set_search(""),
              lambda: proxy.set_label_filter("technical"), lambda: proxy.set_label_filter("no such label")]
     for step in steps:
@@ -112,7 +112,7 @@ def test_small_batches_land_where_a_full_sort_puts_them(tickets, column):
         proxy.sort(column, order)
         model.apply_predictions(random_answers(rng, rng.choice(200, 4, replace=False)))
         assert shown(proxy) == expected(model, proxy), k
-        model.set_manual(int(rng.integers(200)), str(rng.choice(NAMES)) if k % 2 else None)
+        model.set_person_label(int(rng.integers(200)), str(rng.choice(NAMES)) if k % 2 else None)
         assert shown(proxy) == expected(model, proxy), k
 
 
@@ -124,7 +124,7 @@ def test_next_to_label_keeps_its_order_whatever_else_is_on(tickets):
     assert shown(proxy) == expected(model, proxy) and shown(proxy)
     proxy.sort(MARGIN, DESC)                                           # a header click: the queue, reversed
     assert shown(proxy) == expected(model, proxy)
-    model.set_manual(shown(proxy)[0], "account")
+    model.set_person_label(shown(proxy)[0], "account")
     assert shown(proxy) == expected(model, proxy)
 
 
@@ -162,14 +162,14 @@ def test_a_batch_re_sorts_once_and_an_unsorted_table_only_repaints_its_rows(tick
     signals.clear()
     proxy.set_review_queue(True)
     signals.clear()
-    coming = [r for r in range(200) if not model.is_manual(r) and model.margin(r) is None][::30][:3]   # spread
+    coming = [r for r in range(200) if not model.is_person_label(r) and model.margin(r) is None][::30][:3]   # spread
     model.apply_predictions([prediction(r, [0.34, 0.33, 0.33]) for r in coming])
     assert signals.count("layoutChanged") <= 1 and signals.count("rowsInserted") == 1
     assert shown(proxy) == expected(model, proxy) and set(coming) <= set(shown(proxy))
     signals.clear()
     proxy.sort(4, ASC)                                                 # by a file column: answers move nothing
     signals.clear()
-    model.set_manual(shown(proxy)[0], "account")                       # ...but leave the review queue
+    model.set_person_label(shown(proxy)[0], "account")                       # ...but leave the review queue
     assert "rowsRemoved" in signals and shown(proxy) == expected(model, proxy)
 
 

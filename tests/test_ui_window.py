@@ -110,8 +110,8 @@ def test_corrections_become_examples(qtbot, make_window, tmp_path, monkeypatch):
     open_file(qtbot, window, write_slice(tmp_path, 6))
     window.actions.promote.trigger()                     # nothing corrected yet: a message, no change
     assert "No new corrections" in window.banner_text.text() and window.label_set.examples == LabelSet.default().examples
-    window.model.set_manual(1, "account")
-    window.model.set_manual(4, "technical")
+    window.model.set_person_label(1, "account")
+    window.model.set_person_label(4, "technical")
     monkeypatch.setattr(QMessageBox, "exec", lambda box: pytest.fail("asked under direct scoring"))
     with qtbot.waitSignal(window.labels_panel.changed):
         window.actions.promote.trigger()
@@ -128,7 +128,7 @@ def test_under_channel_scoring_corrections_become_examples_only_if_confirmed(qtb
     window = make_window()
     assert window.remembered.method == "channel"        # the default
     open_file(qtbot, window, write_slice(tmp_path, 6))
-    window.model.set_manual(2, "billing")
+    window.model.set_person_label(2, "billing")
     asked, answer = [], [QMessageBox.StandardButton.No]
 
     def fake_exec(box):
@@ -281,8 +281,8 @@ def test_labels_are_written_off_the_ui_thread_and_closing_writes_every_one(qtbot
     window = make_window(autoload=False)
     open_file(qtbot, window, write_slice(tmp_path, 5))
     for row, label in ((0, "account"), (3, "billing"), (4, "technical"), (3, None)):
-        window.model.set_manual(row, label)         # None: back to the model's answer, deleted in order
-    person = window.manual.person
+        window.model.set_person_label(row, label)         # None: back to the model's answer, deleted in order
+    person = window.labelling.person
     window.close()
     assert len(writers) == 4 and threading.main_thread() not in writers
     with ResultStore(tmp_path / "results.sqlite3") as store:

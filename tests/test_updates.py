@@ -26,8 +26,8 @@ def sure(axis: Axis, labels: list[str | None]) -> list[Prediction]:
             for r, label in enumerate(labels) if label is not None]
 
 
-def found_for(ids, queue, priority, manual=None, from_file=frozenset()):
-    answers = [AxisAnswers(QUEUE, sure(QUEUE, queue), manual=manual or {}, from_file=from_file),
+def found_for(ids, queue, priority, person_labels=None, from_file=frozenset()):
+    answers = [AxisAnswers(QUEUE, sure(QUEUE, queue), person_labels=person_labels or {}, from_file=from_file),
                AxisAnswers(PRIORITY, sure(PRIORITY, priority))]
     return updates.updates(ids, answers, {"queue": 0.7, "priority": 0.7})
 
@@ -58,7 +58,7 @@ def test_a_repeated_id_whose_rows_disagree_loses_that_field_and_says_so(tmp_path
 
 
 def test_a_persons_label_beats_the_models_answer_on_a_repeated_id():
-    found = found_for(["4711", "4711"], ["Shipping", "Shipping"], [None, None], manual={1: "Payments"})
+    found = found_for(["4711", "4711"], ["Shipping", "Shipping"], [None, None], person_labels={1: "Payments"})
     assert found.records == [{"id": "4711", "fields": {"queue": "Payments"}}]
     assert found.conflicts == {} and found.settled == ["4711"]
     assert "a person's label decided" in found.notes[0] and "'4711'" in found.notes[0]
@@ -66,13 +66,13 @@ def test_a_persons_label_beats_the_models_answer_on_a_repeated_id():
 
 def test_two_persons_labels_that_disagree_leave_the_field_out():
     found = found_for(["4711", "4711", "4711"], ["Shipping", None, None], [None, None, None],
-                      manual={1: "Payments", 2: "Shipping"})
+                      person_labels={1: "Payments", 2: "Shipping"})
     assert found.records == [] and found.conflicts == {"4711": ["queue"]}
 
 
 def test_the_files_own_label_on_a_repeated_id_is_not_overwritten_by_the_model():
-    # row 0's queue is the helpdesk's own (--learn-from); the model's different answer on row 1 must not replace it
-    found = found_for(["4711", "4711"], [None, "Shipping"], [None, None], manual={0: "Payments"},
+    # row 0's queue is the helpdesk's own (--person-labels); the model's different answer on row 1 must not replace it
+    found = found_for(["4711", "4711"], [None, "Shipping"], [None, None], person_labels={0: "Payments"},
                       from_file=frozenset({0}))
     assert found.records == [] and found.kept == ["4711"] and found.settled == []
     assert found.notes == ["1 ticket id(s) are on several rows with different values; the file's own value "

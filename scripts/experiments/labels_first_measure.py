@@ -4,7 +4,7 @@ the gold intent, and against the run of every ticket on a seeded sample of the t
 
     python scripts/experiments/labels_first_measure.py build OUT_DIR
     (time) triage-app classify OUT_DIR/banking10k.csv -o OUT_DIR/first.csv --db OUT_DIR/r.db --model smollm2-135m \
-        --labels-file OUT_DIR/banking77.json --method direct --learn-from known --labels-first --text-column text
+        --labels-file OUT_DIR/banking77.json --method direct --person-labels known --labels-first --text-column text
     python scripts/experiments/labels_first_measure.py sample OUT_DIR   # the labelled rows + 300 not sent
     triage-app classify OUT_DIR/sample.csv -o OUT_DIR/sample_full.csv --db OUT_DIR/r.db (same flags, no --labels-first)
     python scripts/experiments/labels_first_measure.py report OUT_DIR

@@ -10,7 +10,7 @@ window: what ui/app.py main does before the window (the engine imported first, g
   MainWindow(store_path=...) on a temp settings file and data folder, offscreen; the bundled model
   loaded by the worker (window.load_model); N sample tickets opened (sample rows START.., a CSV with
   the category column); Run; on each of the first LABELLED batches one row is labelled by hand with
-  its category (model.set_manual, as keys 1-9 do), so the live learning retrains during the run.
+  its category (model.set_person_label, as keys 1-9 do), so the live learning retrains during the run.
   Recorded: the run's wall time (run() to run_ended) and items/s, the retrains, and the UI
   thread's longest stall: the largest gap between ticks of a 5 ms QTimer, from Run to the run's end
   and the last retrain.
@@ -120,7 +120,7 @@ def window_child(n: int, folder: Path) -> dict:
         if len(labelled) < LABELLED:
             row = next(r for r in range(n) if r not in labelled and window.model.prediction(r) is not None)
             labelled.append(row)
-            window.model.set_manual(row, gold[row])       # keys 1-9 do this; the live learning retrains
+            window.model.set_person_label(row, gold[row])       # keys 1-9 do this; the live learning retrains
 
     done = Relay(window.worker.batch_done)
     done.received.connect(on_batch)

@@ -1,6 +1,6 @@
 """float32 against checked low precision once a person has taught, in one process: the helpdesk export
 (subject and body, real length) with its five queues, a person's label on every tenth ticket (the file's
-own queue column), answers learned from them as `classify --learn-from` learns them (run/taught.py).
+own queue column), answers learned from them as `classify --person-labels` learns them (run/taught.py).
 
 Four runs, each end to end through its own results database (scoring, learning, and any row settled
 in float32 after it): float32; checked low precision with no labels (the export bench's run, held to

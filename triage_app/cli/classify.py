@@ -18,7 +18,7 @@ def run(args) -> int:
 
     # which files it writes: checked by cli.main before this runs (files/output_paths.py)
     options.refuse_pruned_confidences(args, {"--review-below": args.review_below, "--updates": args.updates,
-                                             "--learn-from": args.learn_from})
+                                             "--person-labels": args.person_labels})
     cleaning = options.cleaning(args)
     settings = options.settings(args, reference=args.reference)
     axes = options.axes(args)
@@ -28,7 +28,7 @@ def run(args) -> int:
     if Path(args.output).suffix.lower().lstrip(".") not in FORMATS:
         raise ValueError(f"{args.output}: the output must end in .{', .'.join(FORMATS)}")
     table, texts = options.read_tickets(args)
-    taught = taught_labels(table, args.learn_from, axes)
+    taught = person_labels_in_columns(table, args.person_labels, axes)
     check_learning_flags(args, axes, taught)
     gates = updates_gates(args, table, axes)
     note_renamed_columns(table, axes)
@@ -74,11 +74,11 @@ class Answered:
 
 def check_learning_flags(args, axes, taught: dict) -> None:
     """--labels-first and --none-of-these learn from the person's labels: refused, before the model loads,
-    without a --learn-from column for every axis."""
+    without a --person-labels column for every axis."""
     for flag, given in (("--labels-first", args.labels_first is not None), ("--none-of-these", args.none_of_these)):
         missing = [a.name for a in axes if a.name not in taught]
         if given and missing:
-            raise ValueError(f"{flag} answers from the person's labels: name their column with --learn-from"
+            raise ValueError(f"{flag} answers from the person's labels: name their column with --person-labels"
                              + ("" if axes.is_plain else f" for every axis (missing: {', '.join(missing)})"))
 
 
@@ -118,16 +118,16 @@ def labels_first_run(args, store, table, texts, axes, classifiers, settings, cle
     for axis, classifier in zip(axes, classifiers):
         window = person_labels(store, args, table, texts, axis, stored_field(store, file_key(args.input, table.sheet),
                                                                              axis.name))
-        manual = {**taught[axis.name], **window}
+        labels = {**taught[axis.name], **window}
         run_some = lambda names, cs, some, exact: classified(  # noqa: E731
             names, cs, store, some, settings, args, cleaning, exact=exact)
-        found = learning.labels_first_answers(axis, classifier, features, similarity[axis.name], manual, texts,
+        found = learning.labels_first_answers(axis, classifier, features, similarity[axis.name], labels, texts,
                                               cleaning, args.labels_first, run_some)
         print(found.learned.status(), file=sys.stderr)
         misfit = learning.misfits(found.learned, len(texts), "" if axes.is_plain else f"{axis.name}: ") \
             if args.none_of_these else []
         sources = found.learned.sources.tolist()
-        out.answers.append(AxisAnswers(axis, found.predictions, manual, sources, review[axis.name],
+        out.answers.append(AxisAnswers(axis, found.predictions, labels, sources, review[axis.name],
                                        frozenset(set(taught[axis.name]) - set(window))))
         out.misfits.append(misfit)
         out.read.append(found)
@@ -141,8 +141,8 @@ def on_ray(args, settings, axes, review, cleaning) -> int:
 
     if not axes.is_plain:
         raise ValueError("--ray runs one plain label set; several axes run on one machine, leave out --ray")
-    if args.learn_from:  # the learned layer needs every row's scores in one place
-        raise ValueError("--learn-from works on one machine; leave out --ray")
+    if args.person_labels:  # the learned layer needs every row's scores in one place
+        raise ValueError("--person-labels works on one machine; leave out --ray")
     if args.updates:
         raise ValueError("--updates works on one machine; leave out --ray")
     ray_args = argparse.Namespace(**{**vars(args), "review_below": review[PLAIN]})  # scale reads a number
@@ -205,10 +205,10 @@ def axis_answers(axis, features, predictions, window: dict[int, str], taught: di
     stored = from_file & window.keys()     # the window's labels taken from the file's own column
     if taught is None:
         return AxisAnswers(axis, predictions, window, None, review_below, stored), []
-    manual = {**taught, **window}  # a label set in the window is the person's latest word
-    predictions, sources, learned = learned_axis(features, predictions, axis.names, manual, settle, similarity)
+    labels = {**taught, **window}  # a label set in the window is the person's latest word
+    predictions, sources, learned = learned_axis(features, predictions, axis.names, labels, settle, similarity)
     misfit = learning.misfits(learned, len(predictions), axis_prefix) if none_of_these else []
-    return (AxisAnswers(axis, predictions, manual, sources, review_below,
+    return (AxisAnswers(axis, predictions, labels, sources, review_below,
                         frozenset(set(taught) - set(window)) | stored), misfit)
 
 
@@ -220,7 +220,7 @@ def export_answers(table, axes, answers: list, args, found=None) -> None:
 
     if axes.is_plain:
         a = answers[0]
-        frame = results_frame(table.frame, a.predictions, a.names, a.manual, a.review_below, a.sources)
+        frame = results_frame(table.frame, a.predictions, a.names, a.person_labels, a.review_below, a.sources)
     else:
         frame = axes_frame(table.frame, answers)
     named = (lambda axis, column: column) if axes.is_plain else (lambda axis, column: f"{axis.name}_{column}")
@@ -270,9 +270,9 @@ def note_renamed_columns(table, axes) -> None:
               "Triage writes its own under those names", file=sys.stderr)
 
 
-def taught_labels(table, spec: str | None, axes) -> dict[str, dict[int, str]]:
-    """Axis name -> the labels its --learn-from column gives, for the axes that have one."""
-    columns = options.per_axis(spec, axes, "--learn-from", options.column, plain_for_all=False)
+def person_labels_in_columns(table, spec: str | None, axes) -> dict[str, dict[int, str]]:
+    """Axis name -> the labels its --person-labels column gives, for the axes that have one."""
+    columns = options.per_axis(spec, axes, "--person-labels", options.column, plain_for_all=False)
     return {axis.name: column_labels(table, columns[axis.name], axis.names)
             for axis in axes if columns[axis.name] is not None}
 
@@ -349,9 +349,9 @@ def column_labels(table, column: str, names: list[str]) -> dict[int, str]:
 
     found = labels_from_column(table.frame[reader.check_column(table, column)], names)
     if found.message and not found.labels:
-        raise ValueError(f"--learn-from {column}: no value is a label ({', '.join(names)}); {found.message}")
+        raise ValueError(f"--person-labels {column}: no value is a label ({', '.join(names)}); {found.message}")
     if found.message:
-        print(f"note: --learn-from {column}: {found.message}", file=sys.stderr)
+        print(f"note: --person-labels {column}: {found.message}", file=sys.stderr)
     return found.labels
 
 

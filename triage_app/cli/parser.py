@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     classify.add_argument("--review-below", metavar="P | AXIS=P,...",
                           help="mark labels less confident than this as needs_review (default 0.7); with several "
                                "axes, one for all or per axis: queue=0.8,priority=0.6")
-    classify.add_argument("--learn-from", metavar="COLUMN | AXIS=COLUMN,...",
+    classify.add_argument("--person-labels", "--learn-from", metavar="COLUMN | AXIS=COLUMN,...",
                           help="a column of known labels: rows with a value there are a person's labels and teach "
                                "the learned layer; the rest are labelled by the language model and it together. "
                                "With several axes, a column per axis: queue=queue_known,priority=prio_known")
@@ -131,10 +131,10 @@ def learn_args(p):
     group = p.add_argument_group("learning from a person's labels (docs/learning/labels_first.md)")
     encoder_arg(group)
     group.add_argument("--labels-first", type=float, nargs="?", const=SURE, metavar="P",
-                       help="with --learn-from: answer from the person's labels, and let the language model read "
+                       help="with --person-labels: answer from the person's labels, and let the language model read "
                             f"only the tickets whose learned answer is under P sure (default {SURE})")
     group.add_argument("--none-of-these", action="store_true",
-                       help="with --learn-from: label 'none of these' the tickets whose answer is less sure than a "
+                       help="with --person-labels: label 'none of these' the tickets whose answer is less sure than a "
                             "threshold fitted on the person's labels (left out of --updates)")
 
 

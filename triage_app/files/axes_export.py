@@ -25,10 +25,10 @@ class AxisAnswers:
 
     axis: Axis
     predictions: list                                    # index, label, confidence, margin, probabilities, truncated
-    manual: dict[int, str] = field(default_factory=dict)  # row -> a person's label; it wins over the model's
+    person_labels: dict[int, str] = field(default_factory=dict)  # row -> a person's label; it wins over the model's
     sources: list[str] | None = None                     # person, learned or model per row; None: person where a person labelled
     review_below: float = REVIEW_BELOW
-    from_file: frozenset[int] = frozenset()              # person rows whose label is the file's own (--learn-from)
+    from_file: frozenset[int] = frozenset()              # person rows whose label is the file's own (--person-labels)
 
     @property
     def names(self) -> list[str]:
@@ -56,7 +56,7 @@ def axes_frame(frame: pd.DataFrame, answers: list[AxisAnswers]) -> pd.DataFrame:
     rows = pd.DataFrame(index=range(len(frame)))
     truncated = np.zeros(len(frame), dtype=bool)
     for a in answers:
-        one = results_frame(rows, a.predictions, a.names, a.manual, a.review_below, a.sources)
+        one = results_frame(rows, a.predictions, a.names, a.person_labels, a.review_below, a.sources)
         for ours, theirs in _renames(a.axis).items():
             out[theirs] = one[ours].tolist()
         truncated |= one["truncated"].to_numpy(dtype=bool)

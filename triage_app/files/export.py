@@ -55,14 +55,14 @@ def renamed_columns(columns: Sequence, ours: Sequence[str]) -> dict[str, str]:
 
 
 def _result_columns(label_names: list[str]) -> list[str]:
-    return ["label", "confidence", "margin", *(f"p_{name}" for name in label_names), "manual", "needs_review",
+    return ["label", "confidence", "margin", *(f"p_{name}" for name in label_names), "person", "needs_review",
             "truncated", "source"]
 
 
 def results_frame(frame: pd.DataFrame, predictions: Sequence, label_names: list[str],
-                  manual: dict[int, str] | None = None, review_below: float = REVIEW_BELOW,
+                  person_labels: dict[int, str] | None = None, review_below: float = REVIEW_BELOW,
                   sources: Sequence[str] | None = None) -> pd.DataFrame:
-    """The input frame plus label, confidence, margin, p_<label>, manual, needs_review, truncated and source.
+    """The input frame plus label, confidence, margin, p_<label>, person, needs_review, truncated and source.
 
     An input column with one of those names keeps its values under another (renamed_input_columns).
 
@@ -70,25 +70,25 @@ def results_frame(frame: pd.DataFrame, predictions: Sequence, label_names: list[
     truncated: the model read only the ticket's head because a limit a person set, or the model's
     context, cut it (Prediction.truncated). Channel reading a ticket's first 128 tokens, its own
     measured choice, is how it reads every ticket, not a cut (docs/quality/channel_tokens.md).
-    manual: row -> label a person chose; it wins over the model's.
+    person_labels: row -> label a person chose; it wins over the model's.
     review_below: a model label less confident than this needs review (a person's never does).
     sources: each row's source (person, learned or model: triage_app.learn); by default person where
     a person labelled the row, model elsewhere.
     """
-    manual = manual or {}
+    person_labels = person_labels or {}
     by_row = {p.index: p for p in predictions}
     rows = [by_row.get(i) for i in range(len(frame))]
     out = frame.rename(columns=renamed_input_columns(frame.columns, label_names))
-    out["label"] = [manual.get(i) or (p.label if p else None) for i, p in enumerate(rows)]
+    out["label"] = [person_labels.get(i) or (p.label if p else None) for i, p in enumerate(rows)]
     out["confidence"] = [p.confidence if p else None for p in rows]
     out["margin"] = [p.margin if p else None for p in rows]
     for k, name in enumerate(label_names):
         out[f"p_{name}"] = [p.probabilities[k] if p and p.probabilities else None for p in rows]
-    out["manual"] = [i in manual for i in range(len(frame))]
-    out["needs_review"] = [i not in manual and (p is None or p.confidence is None or p.confidence < review_below)
+    out["person"] = [i in person_labels for i in range(len(frame))]
+    out["needs_review"] = [i not in person_labels and (p is None or p.confidence is None or p.confidence < review_below)
                            for i, p in enumerate(rows)]
     out["truncated"] = [bool(p and p.truncated) for p in rows]
-    out["source"] = list(sources) if sources is not None else ["person" if i in manual else "model"
+    out["source"] = list(sources) if sources is not None else ["person" if i in person_labels else "model"
                                                                for i in range(len(frame))]
     return out
 

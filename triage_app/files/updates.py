@@ -2,7 +2,7 @@
 
 An axis's value goes into the updates where a person set it in the window, or where the model (or
 the learned layer) is at least that axis's --apply-above sure; otherwise the field is left alone and
-the helpdesk keeps what it has. A person's label read from the file's own column (--learn-from) is
+the helpdesk keeps what it has. A person's label read from the file's own column (--person-labels) is
 the helpdesk's value already, so it is never sent back. A ticket with no field to set is left out.
 
 One record per id, whatever rows repeat it (an export with one row per message does): rows that
@@ -74,7 +74,7 @@ class Updates:
 
 class Answer(NamedTuple):
     value: str
-    who: str     # "file": the helpdesk's own value (--learn-from); "person": set in the window; "model"
+    who: str     # "file": the helpdesk's own value (--person-labels); "person": set in the window; "model"
 
 
 def _first(named: list[str]) -> str:
@@ -100,8 +100,8 @@ def answered(answers: AxisAnswers, rows: int, above: float) -> list[Answer | Non
     by_row = {p.index: p for p in answers.predictions}
     out = []
     for row in range(rows):
-        if row in answers.manual:
-            out.append(Answer(answers.manual[row], "file" if row in answers.from_file else "person"))
+        if row in answers.person_labels:
+            out.append(Answer(answers.person_labels[row], "file" if row in answers.from_file else "person"))
             continue
         p = by_row.get(row)
         sure = p is not None and p.confidence is not None and p.confidence >= above

@@ -115,7 +115,7 @@ class FileAnswers:
             return None
         self._learned = learned
         self._learned_source = LEARNED if learned.weights.is_learning else MODEL
-        open_rows = np.flatnonzero(~self._blank & ~self.manual_mask())
+        open_rows = np.flatnonzero(~self._blank & ~self.person_mask())
         as_read = _same_rows(self._lm, learned.lm)[open_rows]
         fresh, stale = open_rows[as_read], open_rows[~as_read]
         before = self._label_index[open_rows], self._confidence[open_rows], self._margin[open_rows]
@@ -143,14 +143,14 @@ class FileAnswers:
         self._source[rows] = source
 
     # the person's labels (those of the current label names; the rest are set aside, kept by PersonLabels)
-    def set_manual_labels(self, person: PersonLabels | dict[int, str]) -> set[int]:
+    def show_person_labels(self, person: PersonLabels | dict[int, str]) -> set[int]:
         """The person's labels to show: the field's PersonLabels itself (the window's, never a copy), or
         {row: label} for answers read on their own. Returns the rows that may show another label."""
-        changed = set(self.manual_labels)
-        self.person = person if isinstance(person, PersonLabels) else PersonLabels(given=dict(person))
-        return changed | set(self.person.given)
+        changed = set(self.person_labels)
+        self.person = person if isinstance(person, PersonLabels) else PersonLabels(labels=dict(person))
+        return changed | set(self.person.labels)
 
-    def set_manual(self, row: int, label: str | None) -> bool:
+    def set_person_label(self, row: int, label: str | None) -> bool:
         """A person's label for a row, written into PersonLabels; None goes back to the shown answer.
         False: nothing changed."""
         if label is not None and label not in self.label_names:
@@ -161,16 +161,16 @@ class FileAnswers:
         return True
 
     @property
-    def manual_labels(self) -> dict[int, str]:
+    def person_labels(self) -> dict[int, str]:
         """{row: label} the person gave, of the label names (worked out at each call, from PersonLabels)."""
         return self.person.shown(self.label_names)
 
-    def is_manual(self, row: int) -> bool:
+    def is_person_label(self, row: int) -> bool:
         return self._person_label(row) is not None
 
     def _person_label(self, row: int) -> str | None:
         """The person's label of the row, None where it has none or it is set aside (asked per cell painted)."""
-        label = self.person.given.get(row)
+        label = self.person.labels.get(row)
         return label if label in self.label_names else None
 
     # reading one row
@@ -191,7 +191,7 @@ class FileAnswers:
 
     def source(self, row: int) -> str | None:
         """PERSON, LEARNED or MODEL; None where there is no answer yet."""
-        if self.is_manual(row):
+        if self.is_person_label(row):
             return PERSON
         return self._source[row] if self._label[row] is not None else None
 
@@ -212,7 +212,7 @@ class FileAnswers:
     def sources(self) -> list[str]:
         """Every row's source for the export: as the command line writes it, model where there is no answer."""
         out = self._source.copy()
-        out[list(self.manual_labels)] = PERSON
+        out[list(self.person_labels)] = PERSON
         return out.tolist()
 
     @property
@@ -274,7 +274,7 @@ class FileAnswers:
     def label_indexes(self) -> np.ndarray:
         """[N] index in label_names of each row's label_of; -1: no answer."""
         shown = self._label_index.copy()
-        if person := self.manual_labels:
+        if person := self.person_labels:
             index = {name: k for k, name in enumerate(self.label_names)}
             shown[list(person)] = [index[label] for label in person.values()]
         return shown
@@ -285,10 +285,10 @@ class FileAnswers:
             return np.zeros(self.rows, dtype=bool)
         return self.label_indexes() == self.label_names.index(label)
 
-    def manual_mask(self) -> np.ndarray:
+    def person_mask(self) -> np.ndarray:
         """[N] rows a person labelled."""
         mask = np.zeros(self.rows, dtype=bool)
-        mask[list(self.manual_labels)] = True
+        mask[list(self.person_labels)] = True
         return mask
 
     def margin_mask(self) -> np.ndarray:

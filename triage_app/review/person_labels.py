@@ -20,24 +20,24 @@ Change = dict[int, tuple[str, "str | None"]]
 class PersonLabels:
     file: str = ""                                      # files.ticket_keys.file_key; "" for no file
     row_hashes: list[str] = field(default_factory=list)
-    given: dict[int, str] = field(default_factory=dict)  # row -> label name, shown or set aside
+    labels: dict[int, str] = field(default_factory=dict)  # row -> label name, shown or set aside
     not_found: int = 0                                  # stored for tickets the file no longer holds
     axis: str = PLAIN                                   # the field these labels set (engine.axes)
     from_file: set[int] = field(default_factory=set)    # rows whose label is the file's own column's, not typed
 
     def read(self, stored) -> None:
         """Take what the database holds for these rows (files.label_places.FileLabels)."""
-        self.given, self.not_found, self.from_file = dict(stored.labels), stored.not_found, set(stored.from_file)
+        self.labels, self.not_found, self.from_file = dict(stored.labels), stored.not_found, set(stored.from_file)
 
     def shown(self, names: list[str]) -> dict[int, str]:
         """The labels of these names: what the table shows and the export writes."""
         known = set(names)
-        return {row: label for row, label in self.given.items() if label in known}
+        return {row: label for row, label in self.labels.items() if label in known}
 
     def set_aside(self, names: list[str]) -> Counter:
         """{label name: count} of the labels whose name is not among these."""
         known = set(names)
-        return Counter(label for label in self.given.values() if label not in known)
+        return Counter(label for label in self.labels.values() if label not in known)
 
     def give(self, row: int, label: str | None) -> Change:
         """label None: taken back."""
@@ -47,16 +47,16 @@ class PersonLabels:
     def set(self, row: int, label: str | None) -> None:
         """give, for answers that write no database (review.answers.FileAnswers: a key press). A label
         typed over the file's own is the person's (the same one stays the file's)."""
-        if label != self.given.get(row):
+        if label != self.labels.get(row):
             self.from_file.discard(row)
         if label is None:
-            self.given.pop(row, None)
+            self.labels.pop(row, None)
         else:
-            self.given[row] = label
+            self.labels[row] = label
 
     def give_many(self, labels: dict[int, str], from_file: bool = False) -> Change:
         """from_file: read from the file's own column, the helpdesk's values already."""
-        self.given.update(labels)
+        self.labels.update(labels)
         if from_file:
             self.from_file.update(labels)
         else:
@@ -65,9 +65,9 @@ class PersonLabels:
 
     def rename(self, renames: dict[str, str]) -> None:
         """{old name: new name}, applied at once (a swap of two names is a swap)."""
-        self.given = {row: renames.get(label, label) for row, label in self.given.items()}
+        self.labels = {row: renames.get(label, label) for row, label in self.labels.items()}
 
     def rows(self, labels: dict[int, "str | None"] | None = None) -> Change:
         """These labels (all of them by default) as rows to write."""
-        labels = self.given if labels is None else labels
+        labels = self.labels if labels is None else labels
         return {row: (self.row_hashes[row], label) for row, label in labels.items()}

@@ -138,13 +138,13 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
             label_names = recipe.label_set.names
             given = _person_labels(store, input, label_names)
 
-            def manual(frame, rows):
+            def person_labels(frame, rows):
                 # a label counts where its row still holds the ticket it was given for
                 hashes = dict(zip(rows, row_hashes(frame)))
                 return {i: given[row, hashes[row]] for i, row in enumerate(rows) if (row, hashes[row]) in given}
 
             blocks = in_order(scored.iter_batches(batch_size=None, batch_format="pandas"), total)
-            frames = (block_results(block, label_names, manual, review_below) for block in blocks)
+            frames = (block_results(block, label_names, person_labels, review_below) for block in blocks)
             write_results(frames, output, label_names, _arrow_types(ds, columns), excel_bom)
             return RayRunSummary(total, time.perf_counter() - start, actors, Path(output))
         finally:

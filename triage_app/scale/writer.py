@@ -21,13 +21,13 @@ def output_format(path: str | Path) -> str:
     return fmt
 
 
-def block_results(block: pd.DataFrame, label_names: list[str], manual=None,
+def block_results(block: pd.DataFrame, label_names: list[str], person_labels=None,
                   review_below: float = REVIEW_BELOW) -> pd.DataFrame:
     """One scored block as the local command's columns (the same results_frame builds both)."""
     frame = block.drop(columns=list(CARRIED)).reset_index(drop=True)
     predictions = [Prediction(i, label_names, _scores(s), bool(t), bool(f))
                    for i, (s, t, f) in enumerate(zip(block[SCORES], block[TRUNCATED], block[FALLBACK]))]
-    labels = manual(frame, block[ROW].tolist()) if manual else None
+    labels = person_labels(frame, block[ROW].tolist()) if person_labels else None
     return results_frame(frame, predictions, label_names, labels, review_below)
 
 
@@ -78,7 +78,7 @@ def _result_schema(frame: pd.DataFrame, label_names: list[str], input_types: dic
     import pyarrow as pa
 
     fixed = dict(input_types, label=pa.string(), confidence=pa.float64(), margin=pa.float64(),
-                 manual=pa.bool_(), needs_review=pa.bool_(), truncated=pa.bool_())
+                 person=pa.bool_(), needs_review=pa.bool_(), truncated=pa.bool_())
     fixed |= {f"p_{name}": pa.float64() for name in label_names}
     inferred = pa.Schema.from_pandas(frame, preserve_index=False)
     return pa.schema([pa.field(f.name, fixed.get(f.name, f.type)) for f in inferred])

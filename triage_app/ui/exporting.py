@@ -110,11 +110,11 @@ def results(table, model, axes=None):
     from triage_app.files.export import results_frame
 
     if axes is None or axes.is_plain:
-        return results_frame(table.frame, model.answers, model.label_names, model.manual_labels, sources=model.sources)
+        return results_frame(table.frame, model.answers, model.label_names, model.person_labels, sources=model.sources)
     answers = []
     for axis in axes:
         shown = model.answers_of(axis.name)
-        answers.append(AxisAnswers(axis, shown.answers, shown.manual_labels, shown.sources))
+        answers.append(AxisAnswers(axis, shown.answers, shown.person_labels, shown.sources))
     return axes_frame(table.frame, answers)
 
 

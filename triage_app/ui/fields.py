@@ -30,7 +30,7 @@ class Fields(QObject):
         panel.changed.connect(self.labels_changed)
         panel.axis_chosen.connect(self.choose)
         panel.axis_renamed.connect(self.rename)
-        panel.axis_rename_problem = window.manual.axis_rename_problem
+        panel.axis_rename_problem = window.labelling.axis_rename_problem
         window.tickets.axis_changed.connect(self.choose)
 
     @property
@@ -65,7 +65,7 @@ class Fields(QObject):
         w.runs.cancel()
         w.tickets.rename_axis(old, new)
         w.columns.rename_axis(old, new)
-        w.manual.rename_axis(old, new)
+        w.labelling.rename_axis(old, new)
         w.learning.rename_axis(old, new)
 
     def labels_changed(self, axes: Axes) -> None:
@@ -93,5 +93,5 @@ class Fields(QObject):
             w.statusBar().showMessage("Labels changed: scoring what the edit changed…", 10_000)
         elif rest and answered:
             w.statusBar().showMessage("Labels changed: Run again to label the tickets with them.", 10_000)
-        w.manual.axes_changed(axes)     # after: its line on labels set aside matters more
+        w.labelling.axes_changed(axes)     # after: its line on labels set aside matters more
         w.summary.schedule()

@@ -27,7 +27,7 @@ from triage_app.ui.embedding import Embedding
 from triage_app.ui.exporting import Exporting
 from triage_app.ui.fields import Fields
 from triage_app.ui.fresh_store import FreshStoreOffer
-from triage_app.ui.learning.manual_labels import ManualLabels
+from triage_app.ui.learning.person_labelling import PersonLabelling
 from triage_app.ui.learning.session import LearningSession
 from triage_app.ui.menus import WindowActions
 from triage_app.ui.model_session import ModelSession
@@ -111,10 +111,10 @@ class MainWindow(QMainWindow):
         self.model_panel, self.run_panel, self.tabs = self.side.model_panel, self.side.run_panel, self.side.tabs
         self.labels_panel, self.accuracy_panel = self.side.labels_panel, self.side.accuracy_panel
         self.summary = TableSummary(self.tickets, self.accuracy_panel, self)
-        self.manual = ManualLabels(self.axes, self.model, self.view, self.db, self.labels_panel, self.learning, self)
+        self.labelling = PersonLabelling(self.axes, self.model, self.view, self.db, self.labels_panel, self.learning, self)
         self.fields = Fields(self)
         self.fields.show(self.axes)
-        self.exporting = Exporting(self.model, self, set_aside=self.manual.set_aside, axes=lambda: self.axes)
+        self.exporting = Exporting(self.model, self, set_aside=self.labelling.set_aside, axes=lambda: self.axes)
         self.splitter = QSplitter()
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.side)
@@ -126,20 +126,20 @@ class MainWindow(QMainWindow):
 
     def _connect_parts(self) -> None:
         for change in (self.tickets.shown_changed, self.columns.gold_changed, self.learning.changed,
-                       self.manual.changed):
+                       self.labelling.changed):
             change.connect(self.summary.schedule)
         self.columns.texts_changed.connect(self._texts_changed)
         self.labels_panel.preview_requested.connect(self.show_prompt)
         self.bundled_button.clicked.connect(self.use_bundled_model)
         self.banner.later_button.clicked.connect(self._download_later)
-        self.fresh_store.fresh.connect(self.manual.store)
+        self.fresh_store.fresh.connect(self.labelling.store)
         self.learning.skip.connect(self.skip_model)
         # the parts say things one way: failed -> the message bar, message -> the status bar
-        for part in (self.learning, self.manual, self.fresh_store, self.exporting):
+        for part in (self.learning, self.labelling, self.fresh_store, self.exporting):
             part.failed.connect(self.show_error)
         for part in (self.learning, self.labels_panel):          # a line, or "Cannot …" for the message bar
             part.message.connect(self._panel_message)
-        for part in (self.manual, self.fresh_store, self.exporting):
+        for part in (self.labelling, self.fresh_store, self.exporting):
             part.message.connect(self.statusBar().showMessage)
 
     def _connect_worker(self) -> None:
@@ -163,7 +163,7 @@ class MainWindow(QMainWindow):
         self.runs.cancel()
         self.embedding.cancel()
         self._read_request += 1
-        self.manual.reading()
+        self.labelling.reading()
         self.statusBar().showMessage(f"Reading {Path(path).name}…")
         self.reader.start(self._read_request, str(path), self.axes.names)
 
@@ -177,7 +177,7 @@ class MainWindow(QMainWindow):
         self.remembered.last_folder = str(Path(table.path).resolve().parent)
         self.tickets.show_opened(opened)
         self.columns.set_axes(self.axes.names, self.fields.current)
-        self.manual.file_opened(self._texts, person)
+        self.labelling.file_opened(self._texts, person)
         self.embedding.file_opened(self._texts)
         self.statusBar().showMessage(f"{table.path.name}: {len(table.frame):,} tickets", 10_000)
         if opened.notes:
@@ -201,7 +201,7 @@ class MainWindow(QMainWindow):
         column = self.columns.text_column
         self._texts = self.table.texts(column, self.columns.subject_column) if column else []
         self.model.clear_predictions()
-        self.manual.texts_changed(self._texts)
+        self.labelling.texts_changed(self._texts)
         self.embedding.file_opened(self._texts)
         self.statusBar().showMessage("The ticket text changed: Run to label it.", 8000)
         self.say_what_an_edit_costs()
@@ -306,7 +306,7 @@ class MainWindow(QMainWindow):
 
     def promote_corrections(self) -> None:
         """Tickets a person labeled (on the current field) become few-shot examples."""
-        self.manual.promote(ask_first=METHOD_FACTS[self.method_of(self.fields.current)].ask_before_corrections)
+        self.labelling.promote(ask_first=METHOD_FACTS[self.method_of(self.fields.current)].ask_before_corrections)
 
     def labels_from_column(self) -> None:
         """A column's values as the label set, and its filled rows as the person's labels: the dialog
@@ -314,7 +314,7 @@ class MainWindow(QMainWindow):
         if self.table is None:
             self.show_error("Open a file with a column of labels (a queue or category) first.")
             return
-        self.manual.take_column(self.columns.gold_column)
+        self.labelling.take_column(self.columns.gold_column)
 
     # the results database
     def use_fresh_store(self) -> Path | None:
@@ -388,7 +388,7 @@ class MainWindow(QMainWindow):
         """Before the window closes or shows another file (going): labels the database could not take
         are offered a fresh one (fresh_store). False: the person chose to stay."""
         self.db.flush()     # the labels queued are written first: a write failing now is counted
-        return self.fresh_store.settle(self.manual.unsaved(), going, self)
+        return self.fresh_store.settle(self.labelling.unsaved(), going, self)
 
 
 _outliving_readers: list = []     # FileReader, LearningSession

@@ -102,7 +102,7 @@ class LiveLearning(QObject):
                  thread: LearningThread | None = None):
         """table: what is learned from, read on the UI thread when a retrain starts: `lm_scores`
         ([N, L] log-probabilities, NaN where not scored), `lm_drift` ([N], review/answers.py) and
-        `manual_labels` ({row: label}), as TicketTableModel has them; thread: the one shared with the
+        `person_labels` ({row: label}), as TicketTableModel has them; thread: the one shared with the
         other fields' learning."""
         super().__init__()
         self.table = table
@@ -142,7 +142,7 @@ class LiveLearning(QObject):
             texts, embeddings, generation = self._texts, self._embeddings, self._generation
             self.pool.start(lambda: self._features_for(texts, embeddings, generation))
         self._names = list(names)
-        if self.table.manual_labels or self._vectors() is not None:
+        if self.table.person_labels or self._vectors() is not None:
             self.request()
 
     def embeddings_changed(self) -> None:
@@ -153,7 +153,7 @@ class LiveLearning(QObject):
         if self._closed or found is None or found is self._embeddings:
             return
         self._embeddings = found
-        if self.table.manual_labels or self._vectors() is not None:
+        if self.table.person_labels or self._vectors() is not None:
             self.request()
 
     def set_label_vectors(self, names: list[str], vectors: np.ndarray) -> None:
@@ -174,7 +174,7 @@ class LiveLearning(QObject):
         if self._running:
             self._dirty = True
             return
-        scores, labels, drift = self.table.lm_scores, self.table.manual_labels, self.table.lm_drift
+        scores, labels, drift = self.table.lm_scores, self.table.person_labels, self.table.lm_drift
         if scores.shape != (len(self._texts), len(self._names)):
             return      # the table is not (yet) on this file and label set: set_file comes first
         self._running = True

@@ -111,7 +111,7 @@ class LearningSession(QObject):
         if new in self.lives:
             self.lives[new].table.axis = new
 
-    def label_given(self, axis: str) -> None:
+    def person_labelled(self, axis: str) -> None:
         self._live(axis).request()
 
     def run_progress(self, progress) -> None:
@@ -123,7 +123,7 @@ class LearningSession(QObject):
         retrain during the run (that retrain is what may offer to skip the rest). A retrain on a big file
         takes a core for seconds from the run: one each time the scored labels grow by a quarter, not
         one per batch."""
-        labelled = self.model.answers_of(axis).manual_labels
+        labelled = self.model.answers_of(axis).person_labels
         self._scored += sum(1 for r in rows if r in labelled)
         if self._scored >= max(self._scored_at_retrain + 1, 1.25 * self._scored_at_retrain):
             self._scored_at_retrain = self._scored
@@ -233,5 +233,5 @@ class _FieldTable:
         return self.model.answers_of(self.axis).lm_drift
 
     @property
-    def manual_labels(self) -> dict[int, str]:
-        return self.model.answers_of(self.axis).manual_labels
+    def person_labels(self) -> dict[int, str]:
+        return self.model.answers_of(self.axis).person_labels

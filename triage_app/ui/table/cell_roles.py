@@ -15,12 +15,12 @@ from triage_app.learn.model import LEARNED
 from triage_app.ui.plain_text import tooltip as plain_tooltip
 from triage_app.ui.table.decisions import LABEL, PER_AXIS
 
-MANUAL_MARK = "  ✎"   # after a label a person gave (view.LabelDelegate keeps it in view)
+PERSON_MARK = "  ✎"   # after a label a person gave (view.LabelDelegate keeps it in view)
 
 LOW_CONFIDENCE = 0.7
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1     # raw values: floats, or None for "no answer yet"
 _LOW_TINT = QColor(255, 228, 181)
-_MANUAL_TINT = QColor(214, 234, 248)
+_PERSON_TINT = QColor(214, 234, 248)
 _NUMBERS_ALIGNED = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _CELL_CHARS = 240                            # a table cell shows the head of a ticket; the tooltip all of it
 
@@ -52,7 +52,7 @@ class CellRoles:
         if column % PER_AXIS == LABEL:
             state = self.decisions.at(column)
             label = state.label_of(row)
-            return label + MANUAL_MARK if state.is_manual(row) else label
+            return label + PERSON_MARK if state.is_person_label(row) else label
         value = self._number(row, column)
         return None if math.isnan(value) else f"{value:.2f}"
 
@@ -64,8 +64,8 @@ class CellRoles:
     def _background(self, row: int, column: int):
         if column < self._first_file_column:        # a field's own columns: its own confidence
             state = self.decisions.at(column)
-            if column % PER_AXIS == LABEL and state.is_manual(row):
-                return _MANUAL_TINT
+            if column % PER_AXIS == LABEL and state.is_person_label(row):
+                return _PERSON_TINT
         else:
             state = self.state
         return _LOW_TINT if state.confidence_column[row] < LOW_CONFIDENCE else None   # NaN compares False
@@ -73,7 +73,7 @@ class CellRoles:
     def _font(self, row: int, column: int):
         if column >= self._first_file_column or column % PER_AXIS != LABEL:
             return None
-        if not self.decisions.at(column).is_manual(row):
+        if not self.decisions.at(column).is_person_label(row):
             return None
         font = QFont()
         font.setBold(True)
@@ -89,7 +89,7 @@ class CellRoles:
         state = self.decisions.at(column)
         prediction = state.prediction(row)
         lines = []
-        if state.is_manual(row):
+        if state.is_person_label(row):
             lines.append(f"labeled by you: {state.label_of(row)} (a run never overwrites it)")
         elif state.source(row) == LEARNED:
             lines.append("learned from your labels: " + ", ".join(

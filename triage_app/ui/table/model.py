@@ -32,7 +32,7 @@ _RUNS_SIGNALLED_AT_MOST = 64                 # runs of changed rows signalled on
 class TicketTableModel(CellRoles, QAbstractTableModel):
     """Columns: label, confidence, margin of each field, then the file's own columns in file order."""
 
-    manual_changed = Signal(int, object, str)   # row, label (None: back to the model's answer), field
+    person_label_changed = Signal(int, object, str)   # row, label (None: back to the model's answer), field
     answers_changed = Signal()               # a change's dataChanged are all out: a sorted proxy re-sorts once
 
     def __init__(self, frame: pd.DataFrame | None = None, parent=None):
@@ -137,18 +137,18 @@ class TicketTableModel(CellRoles, QAbstractTableModel):
         self._rows_changed(changed)
         return True
 
-    def set_manual_labels(self, person, axis: str | None = None) -> None:
-        """A field's PersonLabels, which its answers read from now on (FileAnswers.set_manual_labels); no
-        manual_changed signals."""
-        self._rows_changed(self.answers_of(axis).set_manual_labels(person))
+    def show_person_labels(self, person, axis: str | None = None) -> None:
+        """A field's PersonLabels, which its answers read from now on (FileAnswers.show_person_labels); no
+        person_label_changed signals."""
+        self._rows_changed(self.answers_of(axis).show_person_labels(person))
 
-    def set_manual(self, row: int, label: str | None, axis: str | None = None) -> bool:
+    def set_person_label(self, row: int, label: str | None, axis: str | None = None) -> bool:
         return self.setData(self.index(row, self.decisions.column(axis)), label, Qt.ItemDataRole.EditRole)
 
     def confirm(self, row: int) -> bool:
         """The answer shown becomes the person's label (agreeing teaches too); False: no answer, or already theirs."""
         shown = self.state.predicted_label(row)
-        return not self.state.is_manual(row) and shown is not None and self.set_manual(row, shown)
+        return not self.state.is_person_label(row) and shown is not None and self.set_person_label(row, shown)
 
     def _rows_changed(self, rows) -> None:
         """One dataChanged per contiguous run of rows. A batch's rows are spread over the file (the
@@ -185,8 +185,8 @@ class TicketTableModel(CellRoles, QAbstractTableModel):
     def label_of(self, row: int) -> str | None:
         return self.state.label_of(row)
 
-    def is_manual(self, row: int) -> bool:
-        return self.state.is_manual(row)
+    def is_person_label(self, row: int) -> bool:
+        return self.state.is_person_label(row)
 
     def source(self, row: int) -> str | None:
         return self.state.source(row)
@@ -198,8 +198,8 @@ class TicketTableModel(CellRoles, QAbstractTableModel):
         return self.state.margin(row)
 
     @property
-    def manual_labels(self) -> dict[int, str]:
-        return self.state.manual_labels
+    def person_labels(self) -> dict[int, str]:
+        return self.state.person_labels
 
     @property
     def sources(self) -> list[str]:
@@ -232,8 +232,8 @@ class TicketTableModel(CellRoles, QAbstractTableModel):
     def labelled_as(self, label: str) -> np.ndarray:
         return self.state.labelled_as(label)
 
-    def manual_mask(self) -> np.ndarray:
-        return self.state.manual_mask()
+    def person_mask(self) -> np.ndarray:
+        return self.state.person_mask()
 
     def margin_mask(self) -> np.ndarray:
         return self.state.margin_mask()
@@ -336,9 +336,9 @@ class TicketTableModel(CellRoles, QAbstractTableModel):
                 or column % PER_AXIS != LABEL):
             return False
         label, row = value or None, index.row()
-        if not self.decisions.at(column).set_manual(row, label):
+        if not self.decisions.at(column).set_person_label(row, label):
             return False
         self.dataChanged.emit(self.index(row, column), self.index(row, column + MARGIN))
         self.answers_changed.emit()
-        self.manual_changed.emit(row, label, self.decisions.axis_at(column))
+        self.person_label_changed.emit(row, label, self.decisions.axis_at(column))
         return True

@@ -166,7 +166,7 @@ class TicketPane(QWidget):
 
     def show_counts(self) -> None:
         total, shown = self.model.rowCount(), self.proxy.rowCount()
-        labeled, manual = self.model.rows_answered, len(self.model.manual_labels)
+        labeled, person_labels = self.model.rows_answered, len(self.model.person_labels)
         learned = self.model.sources.count(LEARNED)
         self.counts.setText(f"{shown:,} shown of {total:,} · {labeled:,} answered by the model"
-                            + (f" · {learned:,} learned" if learned else "") + f" · {manual:,} by you")
+                            + (f" · {learned:,} learned" if learned else "") + f" · {person_labels:,} by you")

@@ -92,7 +92,7 @@ class TicketFilterProxy(RowOrderProxy):
         if self.label_filter:
             masks.append(model.labelled_as(self.label_filter))
         if self.review_queue or self.next_to_label is not None:
-            masks.append(~model.manual_mask())
+            masks.append(~model.person_mask())
         if self.review_queue:
             masks.append(model.margin_mask())
         if self.search:

@@ -14,7 +14,7 @@ from PySide6.QtCore import QItemSelectionModel, QSize, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFrame, QHeaderView, QStyle, QStyledItemDelegate,
                                QStyleOptionHeader, QTableView)
 
-from triage_app.ui.table.cell_roles import MANUAL_MARK
+from triage_app.ui.table.cell_roles import PERSON_MARK
 from triage_app.ui.table.model import RESULT_HEADERS
 
 MODEL_CHOICE = "(model's answer)"
@@ -40,12 +40,12 @@ class LabelDelegate(QStyledItemDelegate):
 
     def initStyleOption(self, option, index):
         super().initStyleOption(option, index)
-        if option.text.endswith(MANUAL_MARK):   # a person's label: its name gives way, never the mark
+        if option.text.endswith(PERSON_MARK):   # a person's label: its name gives way, never the mark
             style = option.widget.style() if option.widget else None
             margins = 2 * (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 1) if style else 6
-            room = option.rect.width() - margins - option.fontMetrics.horizontalAdvance(MANUAL_MARK)
-            name = option.text[: -len(MANUAL_MARK)]
-            option.text = option.fontMetrics.elidedText(name, Qt.TextElideMode.ElideRight, max(room, 0)) + MANUAL_MARK
+            room = option.rect.width() - margins - option.fontMetrics.horizontalAdvance(PERSON_MARK)
+            name = option.text[: -len(PERSON_MARK)]
+            option.text = option.fontMetrics.elidedText(name, Qt.TextElideMode.ElideRight, max(room, 0)) + PERSON_MARK
 
 
 class RowNumbers(QHeaderView):
@@ -217,7 +217,7 @@ class TicketView(QTableView):
 
     def label_selected(self, label: str | None) -> int:
         """Label every selected row; the cursor moves on, so a reviewer can keep typing."""
-        return self._on_selected(lambda model, row: model.set_manual(row, label))
+        return self._on_selected(lambda model, row: model.set_person_label(row, label))
 
     def confirm_selected(self) -> int:
         """The answers shown on the selected rows become the person's labels (agreeing teaches too)."""

@@ -25,7 +25,7 @@ from triage_app.files.field_renames import refusal
 from triage_app.review.person_labels import PersonLabels
 
 
-class ManualLabels(QObject):
+class PersonLabelling(QObject):
     changed = Signal()           # a label given or taken back: counts and accuracy follow
     message = Signal(str, int)   # one line for the status bar, and how long it stays (ms)
     failed = Signal(str)         # one line for the message bar
@@ -37,12 +37,12 @@ class ManualLabels(QObject):
         self.axes = axes
         self.texts: list[str] = []
         self.people: dict[str, PersonLabels] = {}       # field -> the labels given on it, shown or not
-        self.given_here: set[tuple[str, str, int]] = set()   # (file, field, row) labelled here, saved or not
+        self.labelled_here: set[tuple[str, str, int]] = set()   # (file, field, row) labelled here, saved or not
         # (file, field, row, row hash, label) given while a file is read: the reader's copy may predate them
         self._since_read: list[tuple[str, str, int, str, str | None]] | None = None
         self.model, self.view, self.db = model, view, db
         self.labels_panel, self.learning = labels_panel, learning
-        model.manual_changed.connect(self._given)
+        model.person_label_changed.connect(self._person_label_changed)
         view.selectionModel().selectionChanged.connect(self._selection_changed)
         labels_panel.example_requested.connect(self.use_as_example)
         labels_panel.renamed.connect(self.rename)
@@ -92,7 +92,7 @@ class ManualLabels(QObject):
                 person.give(row, label)
 
     def _note(self, person: PersonLabels, rows: dict[int, str | None]) -> None:
-        self.given_here.update((person.file, person.axis, row) for row in rows)
+        self.labelled_here.update((person.file, person.axis, row) for row in rows)
         if self._since_read is not None:
             self._since_read += [(person.file, person.axis, row, person.row_hashes[row], label)
                                  for row, label in rows.items()]
@@ -108,7 +108,7 @@ class ManualLabels(QObject):
     def rename_problem(self, renames: dict[str, str]) -> str | None:
         """A rename of a label with labels onto a name whose labels are set aside would merge the two
         for good: refused. (A new label named so brings the set-aside ones back, as it should.)"""
-        aside, given = self.person.set_aside(self.label_set.names), set(self.person.given.values())
+        aside, given = self.person.set_aside(self.label_set.names), set(self.person.labels.values())
         taken = [new for old, new in renames.items() if aside.get(new) and old in given]
         if not taken:
             return None
@@ -134,7 +134,7 @@ class ManualLabels(QObject):
         except FutureTimeout:       # the writer is busy: the window's own rule now, the writer's on the way
             pass
         held = self.people.get(new)
-        return refusal(new, len(held.given) + held.not_found if held else 0)
+        return refusal(new, len(held.labels) + held.not_found if held else 0)
 
     def rename_axis(self, old: str, new: str) -> None:
         """A field renamed (before the set changes): its labels follow, in the window and the database,
@@ -174,16 +174,16 @@ class ManualLabels(QObject):
     def store(self) -> None:
         """Write every label of the file, every field's (a fresh database after an unusable one)."""
         for person in self.people.values():
-            if person.given:
+            if person.labels:
                 self.db.set_person_labels(person.file, person.rows(), person.axis, person.from_file)
-        self.given_here.clear()
+        self.labelled_here.clear()
 
     def unsaved(self) -> int:
         """Labels this window took while the database cannot be used: none of them is on disk."""
         if self.db.problem is None:
             return 0
-        return sum(1 for file, axis, row in self.given_here
-                   if axis in self.people and file == self.people[axis].file and row in self.people[axis].given)
+        return sum(1 for file, axis, row in self.labelled_here
+                   if axis in self.people and file == self.people[axis].file and row in self.people[axis].labels)
 
     def set_aside(self) -> int:
         """How many labels are set aside now, on every field (their label is not in the field's set)."""
@@ -198,20 +198,20 @@ class ManualLabels(QObject):
             names, labels = taken
             person = self.person       # the current field's: the column's values become its labels
             self.labels_panel.set_label_set(LabelSet.from_names(names), announce=True)
-            new = {row: label for row, label in labels.items() if row not in person.given}
+            new = {row: label for row, label in labels.items() if row not in person.labels}
             self.db.set_person_labels(person.file, person.give_many(new, from_file=True), person.axis, set(new))
             self._note(person, new)
             self._show()
-            self.learning.label_given(person.axis)
+            self.learning.person_labelled(person.axis)
 
     def _show(self) -> None:
         for axis, names in self._names().items():
-            self.model.set_manual_labels(self.person_of(axis), axis)     # the one PersonLabels: the table reads it
+            self.model.show_person_labels(self.person_of(axis), axis)     # the one PersonLabels: the table reads it
         self.changed.emit()
 
     def promote(self, ask_first: bool) -> None:
         """Tickets a person labeled become few-shot examples (the prefix is encoded once more, then reused)."""
-        corrections = [(self.texts[row], label) for row, label in sorted(self.model.manual_labels.items())]
+        corrections = [(self.texts[row], label) for row, label in sorted(self.model.person_labels.items())]
         added = self.labels_panel.add_corrections(corrections, ask_first=ask_first)
         if added is None:
             self.failed.emit("No new corrections to add: label tickets by hand first (keys 1–9).")
@@ -230,11 +230,11 @@ class ManualLabels(QObject):
         if rows:
             self.labels_panel.suggest_example_label(self.model.label_of(rows[0]))
 
-    def _given(self, row: int, label: str | None, axis: str) -> None:
-        person = self.person_of(axis)     # the table has written the label into it (FileAnswers.set_manual)
+    def _person_label_changed(self, row: int, label: str | None, axis: str) -> None:
+        person = self.person_of(axis)     # the table has written the label into it (FileAnswers.set_person_label)
         change = person.rows({row: label})
         self.db.set_person_labels(person.file, change, axis, person.from_file & change.keys())   # off this thread
         self._note(person, {row: label})
-        self.learning.label_given(axis)
+        self.learning.person_labelled(axis)
         self.changed.emit()
 
