@@ -46,3 +46,12 @@ def test_the_window_and_the_package_keep_passive_unless_told():
                          env={k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"},
                          capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.split() == ["PASSIVE"]
+
+
+def test_reading_the_command_line_loads_no_openmp_library():
+    """The policy is set after the arguments are read: reading them must load neither torch nor scikit-learn
+    (whose OpenMP reads the policy once), and --help stays fast."""
+    probe = ("import sys; from triage_app.cli.parser import build_parser; build_parser(); "
+             "print(sorted(m for m in ('torch', 'sklearn', 'scipy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.split() == ["[]"]

@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from triage_app.cli import wait_policy
 
-    wait_policy.apply()   # before anything imports torch
+    wait_policy.apply()   # a command, not the window: before anything imports torch or scikit-learn
     from triage_app.engine.models import ModelNotAvailable
     from triage_app.files.reader import BadInput
 

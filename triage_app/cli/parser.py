@@ -126,13 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def learn_args(p):
-    from triage_app.run.labels_first import SURE
-
     group = p.add_argument_group("learning from a person's labels (docs/learning/labels_first.md)")
     encoder_arg(group)
-    group.add_argument("--labels-first", type=float, nargs="?", const=SURE, metavar="P",
+    group.add_argument("--labels-first", type=float, nargs="?", const=config.LABELS_FIRST_SURE, metavar="P",
                        help="with --person-labels: answer from the person's labels, and let the language model read "
-                            f"only the tickets whose learned answer is under P sure (default {SURE})")
+                            f"only the tickets whose learned answer is under P sure (default {config.LABELS_FIRST_SURE})")
     group.add_argument("--none-of-these", action="store_true",
                        help="with --person-labels: label 'none of these' the tickets whose answer is less sure than a "
                             "threshold fitted on the person's labels (left out of --updates)")

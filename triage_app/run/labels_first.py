@@ -23,10 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from triage_app.engine.classifier import Prediction
+from triage_app.engine.config import LABELS_FIRST_SURE
 from triage_app.learn import PERSON, Learned, TicketFeatures, learn
 from triage_app.run.taught import scores_at, settled
 
-SURE = 0.9    # the learned answer's probability from which it stands without the language model
+SURE = LABELS_FIRST_SURE    # the learned answer's probability from which it stands without the language model
 
 
 @dataclass(frozen=True, slots=True)
