@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from test_ui_axes import helpdesk_rows, write_helpdesk
-from triage_app.ui.learning.column_offer import hinted_column
+from triage_app.ui.learning.column_offer import column_hint, hinted_column
 from ui_helpers import make_window, open_file, settings_file  # noqa: F401
 
 TEAM_HINT = "“team” has labels on some tickets: Labels ▸ Labels from a column… learns from them."
@@ -34,7 +34,7 @@ def test_the_hint_never_names_the_gold_column(qtbot, make_window, gold_and_half)
     window, said = opened_with_messages(qtbot, make_window, gold_and_half)
     assert window.columns.gold_column == "queue"
     assert not [line for line in said if "“queue” has labels" in line]
-    assert window.learning.column_hint(window.table.frame, "queue") == TEAM_HINT
+    assert column_hint(window.table.frame, "queue") == TEAM_HINT
 
 
 def test_only_a_partly_filled_label_like_column_other_than_gold_is_hinted():
@@ -48,4 +48,18 @@ def test_only_a_partly_filled_label_like_column_other_than_gold_is_hinted():
 
 def test_the_window_opens_with_the_hint_on_the_partly_filled_column(qtbot, make_window, gold_and_half):
     window, said = opened_with_messages(qtbot, make_window, gold_and_half)
+    assert TEAM_HINT in said
+
+
+def test_the_hint_is_read_with_the_file_off_the_ui_thread(qtbot, make_window, gold_and_half):
+    """It reads every cell of every column: on a big file that held the UI thread (docs/files.md)."""
+    import threading
+
+    window = make_window(autoload=False)
+    threads, hint = [], window.reader.hint
+    window.reader.hint = lambda frame, gold: threads.append(threading.get_ident()) or hint(frame, gold)
+    said = []
+    window.statusBar().messageChanged.connect(said.append)
+    open_file(qtbot, window, gold_and_half)
+    assert threads and threading.get_ident() not in threads
     assert TEAM_HINT in said

@@ -27,6 +27,7 @@ from triage_app.ui.embedding import Embedding
 from triage_app.ui.exporting import Exporting
 from triage_app.ui.fields import Fields
 from triage_app.ui.fresh_store import FreshStoreOffer
+from triage_app.ui.learning.column_offer import column_hint
 from triage_app.ui.learning.person_labelling import PersonLabelling
 from triage_app.ui.learning.session import LearningSession
 from triage_app.ui.menus import WindowActions
@@ -63,7 +64,7 @@ class MainWindow(QMainWindow):
         self.fresh_store = FreshStoreOffer(self.db, self.banner, self)   # before anything opens the database
         self.engine = EngineThread(self.db)
         self.worker = self.engine.worker
-        self.reader = FileReader(self.db)
+        self.reader = FileReader(self.db, hint=column_hint)
         self.reader.read.connect(self._file_read)
         self.reader.failed.connect(self._file_failed)
 
@@ -167,7 +168,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Reading {Path(path).name}…")
         self.reader.start(self._read_request, str(path), self.axes.names)
 
-    def _file_read(self, request: int, opened, person) -> None:
+    def _file_read(self, request: int, opened, person, hint: str | None) -> None:
         if request != self._read_request:
             return
         self.clear_error()
@@ -182,7 +183,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"{table.path.name}: {len(table.frame):,} tickets", 10_000)
         if opened.notes:
             self.show_error(" ".join(opened.notes))
-        elif hint := self.learning.column_hint(table.frame, opened.gold_column):
+        elif hint:
             self.statusBar().showMessage(hint, 15_000)
         self.setWindowTitle(f"Triage — {table.path.name}")
         self.update_actions()

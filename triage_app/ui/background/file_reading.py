@@ -28,13 +28,15 @@ except ImportError:     # pandas without pyarrow builds its strings without it
 class FileReader(QObject):
     """Reads on its own pool, one file at a time; close() waits for the read in flight."""
 
-    read = Signal(int, object, object)   # request id, files.opening.OpenedFile, {field: person_labels.PersonLabels}
+    # request id, files.opening.OpenedFile, {field: person_labels.PersonLabels}, the opening hint or None
+    read = Signal(int, object, object, object)
     failed = Signal(int, str)            # request id, one line
 
-    def __init__(self, db):
-        """db: the window's ResultsDb, where a person's earlier labels are looked up."""
+    def __init__(self, db, hint=lambda frame, gold: None):
+        """db: the window's ResultsDb, where a person's earlier labels are looked up; hint(frame, gold column):
+        the line a file opens with, read here with the file (it reads every cell)."""
         super().__init__()
-        self.db = db
+        self.db, self.hint = db, hint
         self.pool = QThreadPool()
         self.pool.setMaxThreadCount(1)
         self._closed = False
@@ -63,7 +65,7 @@ class FileReader(QObject):
         except Exception as exc:  # an unreadable file fails in many ways; the user needs one line
             self._emit(self.failed, request, f"cannot read {Path(path).name}: {exc}")
             return
-        self._emit(self.read, request, opened, person)
+        self._emit(self.read, request, opened, person, self.hint(opened.table.frame, opened.gold_column))
 
     def _person_labels(self, opened, axes: list[str]) -> dict[str, PersonLabels]:
         """The labels a person gave this file before, on these fields and on every other field they gave

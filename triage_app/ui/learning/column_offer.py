@@ -95,6 +95,15 @@ def hinted_column(columns: dict[str, list], gold: str | None) -> str | None:
     return next((c for c in columns if c != gold and label_like(columns[c]) and partly_filled(columns[c])), None)
 
 
+def column_hint(frame, gold: str | None) -> str | None:
+    """The status line a file opens with where a column could teach (hinted_column), or None. Read on the
+    file reader's thread: every cell of every column, too long for the UI thread on a big file."""
+    column = hinted_column({str(name): frame.iloc[:, k].tolist() for k, name in enumerate(frame.columns)}, gold)
+    if column is None:
+        return None
+    return f"“{column}” has labels on some tickets: Labels ▸ Labels from a column… learns from them."
+
+
 def take(values, names_by_key: dict[str, str | None]) -> Offer:
     """The column read through the person's choices: key -> label name, or None (left out). Names
     that differ only in case are one label (the first spelling), as the label set requires."""

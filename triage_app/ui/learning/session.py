@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from triage_app.engine.labels import LabelSet
-from triage_app.ui.learning.column_offer import LabelOfferDialog, best_column, hinted_column, label_like
+from triage_app.ui.learning.column_offer import LabelOfferDialog, best_column, label_like
 from triage_app.ui.learning.live import LearningThread, LiveLearning
 from triage_app.ui.plain_text import tooltip as plain_tooltip
 from triage_app.ui.words import duration
@@ -169,14 +169,6 @@ class LearningSession(QObject):
             return None
         self.message.emit(offer.line())
         return offer.names, offer.labels
-
-    @staticmethod
-    def column_hint(frame, gold: str | None) -> str | None:
-        """The status line a file opens with where a column could teach (column_offer.hinted_column), or None."""
-        column = hinted_column({str(name): frame.iloc[:, k].tolist() for k, name in enumerate(frame.columns)}, gold)
-        if column is None:
-            return None
-        return f"“{column}” has labels on some tickets: Labels ▸ Labels from a column… learns from them."
 
     def close(self, timeout_ms: int) -> bool:
         return all([live.close(timeout_ms) for live in self.lives.values()])
