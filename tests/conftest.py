@@ -21,6 +21,16 @@ os.environ["TRIAGE_DATA_DIR"] = tempfile.mkdtemp(prefix="triage-data-")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+@pytest.fixture(autouse=True)
+def _garbage_on_the_ui_thread():
+    """Once a window has switched automatic collection off (triage_app/ui/ui_thread_gc.py), what is due is
+    collected between tests too, on this thread: a test with no event loop never runs the collector's timer."""
+    yield
+    collector = sys.modules.get("triage_app.ui.ui_thread_gc")
+    if collector is not None:
+        collector.check()
+
+
 @pytest.fixture(scope="session")
 def smollm2():
     from triage_app.engine import device, models

@@ -19,6 +19,7 @@ from triage_app.engine import models
 from triage_app.engine.config import METHOD_FACTS
 from triage_app.engine.labels import LabelSet
 from triage_app.files.reader import TicketTable
+from triage_app.ui import ui_thread_gc
 from triage_app.ui.background.file_reading import FileReader
 from triage_app.ui.background.results_db import ResultsDb
 from triage_app.ui.background.worker import EngineThread
@@ -51,6 +52,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: QSettings | None = None, store_path=None, autoload: bool = True):
         super().__init__()
+        ui_thread_gc.install()      # Qt objects die on this thread, never in a collection on the engine's
         self.settings = settings or open_settings()
         self.remembered = Remembered.load(self.settings)
         self.table: TicketTable | None = None
