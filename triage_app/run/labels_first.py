@@ -24,7 +24,7 @@ import numpy as np
 
 from triage_app.engine.classifier import Prediction
 from triage_app.engine.config import LABELS_FIRST_SURE
-from triage_app.learn import PERSON, Learned, TicketFeatures, learn
+from triage_app.learn import PERSON, LabelSimilarity, Learned, TicketFeatures, learn
 from triage_app.run.taught import scores_at, settled
 
 SURE = LABELS_FIRST_SURE    # the learned answer's probability from which it stands without the language model
@@ -47,7 +47,7 @@ def unsure_rows(learned: Learned, threshold: float, blank: Collection[int] = ())
 
 
 def labels_first(features: TicketFeatures, names: list[str], labels: dict[int, str],
-                 score: Callable[[list[int]], list[Prediction]], similarity: np.ndarray | None = None,
+                 score: Callable[[list[int]], list[Prediction]], similarity: LabelSimilarity | None = None,
                  threshold: float = SURE, blank: Collection[int] = (),
                  settle: Callable[[list[int]], list[Prediction]] | None = None,
                  log: Callable[[str], None] = lambda line: None) -> LabelsFirst:

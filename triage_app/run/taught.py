@@ -26,7 +26,7 @@ from triage_app.engine.classifier import Classifier, Prediction
 from triage_app.engine.config import RunConfig
 from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.store import ResultStore
-from triage_app.learn import Learned, TicketFeatures, learn
+from triage_app.learn import LabelSimilarity, Learned, TicketFeatures, learn
 from triage_app.run.job import run_job
 from triage_app.run.settling import Settling
 
@@ -48,17 +48,17 @@ class ScoredFirst:
 
 def taught_part(classifier: Classifier, store: ResultStore | None, texts: list[str], config: RunConfig,
                 cleaning: TextCleaning, features: TicketFeatures, labels: dict[int, str],
-                log: Callable[[str], None] = lambda line: None, similarity: np.ndarray | None = None) -> Weighed | None:
+                log: Callable[[str], None] = lambda line: None, similarity: LabelSimilarity | None = None) -> Weighed | None:
     """The learned part a checked run reads its answers with (scored_first)."""
     return scored_first(classifier, store, texts, config, cleaning, features, labels, log, similarity).weighed
 
 
 def scored_first(classifier: Classifier, store: ResultStore | None, texts: list[str], config: RunConfig,
                  cleaning: TextCleaning, features: TicketFeatures, labels: dict[int, str],
-                 log: Callable[[str], None] = lambda line: None, similarity: np.ndarray | None = None) -> ScoredFirst:
+                 log: Callable[[str], None] = lambda line: None, similarity: LabelSimilarity | None = None) -> ScoredFirst:
     """The learned part a checked run reads its answers with, from the labelled rows scored in float32
     first (stored, so the run finds them); its weighed None where the run is not checked or nothing is
-    learned. similarity: [N, L] the encoder's (run/embedded.py), weighed as learn() weighs it."""
+    learned. similarity: the encoder's (run/embedded.py), weighed as learn() weighs it."""
     if not isinstance(classifier, CheckedClassifier) or not labels:
         return ScoredFirst(None)
     rows = sorted(labels)
@@ -76,11 +76,11 @@ def scored_first(classifier: Classifier, store: ResultStore | None, texts: list[
 def settled(features: TicketFeatures, predictions: list[Prediction], names: list[str], labels: dict[int, str],
             settle: Callable[[list[int]], list[Prediction]] | None,
             log: Callable[[str], None] = lambda line: None,
-            similarity: np.ndarray | None = None) -> tuple[list[Prediction], Learned]:
+            similarity: LabelSimilarity | None = None) -> tuple[list[Prediction], Learned]:
     """predictions (the run's, in their order) with the rows learning could not trust to low-precision
     scores scored again in float32 by settle (rows -> their predictions), and what is learned from them.
     Each round settles rows for good (their drift is 0 from then on), the person's own first, so it ends.
-    similarity: [N, L] the encoder's similarity to each label (run/embedded.py), a part learn() weighs."""
+    similarity: the encoder's similarity to each label (run/embedded.py), a part learn() weighs."""
     by_row, settling = {p.index: p for p in predictions}, Settling()
     while True:
         lm = scores_at(list(by_row.values()), features.n, len(names))
