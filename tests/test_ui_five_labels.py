@@ -45,7 +45,6 @@ def test_five_labels_a_queue_are_learned_on_the_embeddings_the_worker_made(qtbot
     live = window.learning.lives[field]
     qtbot.waitUntil(lambda: not live.busy and f"learned from {len(labels)} labels" in window.learning.status.text(),
                     timeout=120_000)
-    qtbot.waitUntil(lambda: not live.busy, timeout=60_000)
 
     lm = np.full((len(texts), len(names)), np.nan)            # no model has run: no scores
     want = learn(TicketFeatures(texts, vectors), lm, labels, names, similarity=LabelSimilarity.of(vectors, prototypes))

@@ -55,12 +55,9 @@ def _list(text: str, at: int) -> tuple[list, int]:
     while True:
         item, at = DECODER.raw_decode(text, at)
         items.append(item)
-        at = _skip(text, at)
-        if text.startswith("]", at):
-            return items, at + 1
-        if not text.startswith(",", at):
-            raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
-        at = _skip(text, at + 1)
+        closed, at = _after_member(text, at, "]")
+        if closed:
+            return items, at
 
 
 def _object(text: str, at: int) -> tuple[dict, int]:
@@ -77,9 +74,16 @@ def _object(text: str, at: int) -> tuple[dict, int]:
         if not text.startswith(":", at):
             raise json.JSONDecodeError("Expecting ':' delimiter", text, at)
         out[key], at = _value(text, _skip(text, at + 1))
-        at = _skip(text, at)
-        if text.startswith("}", at):
-            return out, at + 1
-        if not text.startswith(",", at):
-            raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
-        at = _skip(text, at + 1)
+        closed, at = _after_member(text, at, "}")
+        if closed:
+            return out, at
+
+
+def _after_member(text: str, at: int, close: str) -> tuple[bool, int]:
+    """After a list's or an object's member: (True, past its closing bracket) or (False, the next member)."""
+    at = _skip(text, at)
+    if text.startswith(close, at):
+        return True, at + 1
+    if not text.startswith(",", at):
+        raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
+    return False, _skip(text, at + 1)

@@ -34,7 +34,6 @@ class FileEmbeddings:
     """What a file's embeddings give learning: its features, and per label set (by name) the encoder's
     similarity to each label with the labels' prototypes (learn.LabelSimilarity)."""
 
-    encoder: str                          # the encoder's identity (name:weights sha256)
     features: TicketFeatures
     similarity: dict[str, LabelSimilarity]
 
@@ -61,7 +60,7 @@ def file_embeddings(texts: list[str], cleaning: TextCleaning, encoder: SentenceE
     distinct texts, the stored ones first; stop() between batches raises EmbeddingCancelled."""
     vectors = embedded(model_texts(texts, cleaning), encoder, cache, BATCH, progress, stop)     # [N, D]
     similarity = {name: label_similarity(vectors, label_set, encoder, cache) for name, label_set in label_sets.items()}
-    return FileEmbeddings(encoder.identity, TicketFeatures(texts, vectors), similarity)
+    return FileEmbeddings(TicketFeatures(texts, vectors), similarity)
 
 
 def label_similarity(vectors: np.ndarray, label_set: LabelSet, encoder: SentenceEncoder,
