@@ -32,7 +32,9 @@ class ResultsDb(QObject):
 
     unavailable = Signal(str)   # the first failure since it was last usable, one line
     redirected = Signal(str, str, str)   # file, field, the name it has now: another window renamed it
-    refused = Signal(str)       # a change the database refused (a rename onto a field with labels), one line
+    # file, the field's name in the database, the name the window gave it, why: a rename the window's check
+    # let through and the database then refused (another window gave labels under the new name meanwhile)
+    rename_refused = Signal(str, str, str, str)
 
     def __init__(self, path=None):
         super().__init__()
@@ -44,6 +46,9 @@ class ResultsDb(QObject):
         self._closed = False
         # file -> the renames of its fields this window knows (files.field_renames), on the writer thread
         self._known: dict[str, frozenset[int]] = {}
+        # file -> {the name a window shows: the name in the database}: renames refused here and not yet taken
+        # back in the window, whose labels on the shown name still belong under the old one (on the writer thread)
+        self._shown: dict[str, dict[str, str]] = {}
 
     def open(self) -> ResultStore | None:
         """A connection of the caller's own, for its thread (close it when done); None while unavailable."""
@@ -81,7 +86,7 @@ class ResultsDb(QObject):
         self._submit(self._write, self._set_person_labels, file, labels, axis, frozenset(from_file))
 
     def rename_labels(self, file: str, renames: dict[str, str], axis: str = PLAIN) -> None:
-        self._submit(self._write, lambda store: store.rename_labels(file, renames, axis,
+        self._submit(self._write, lambda store: store.rename_labels(file, renames, self._stored(file, axis),
                                                                     self._known.get(file, frozenset())))
 
     def axis_rename_problem(self, file: str, old: str, new: str) -> str | None:
@@ -90,16 +95,19 @@ class ResultsDb(QObject):
         for the writer, which usually holds a few labels' writes, but no longer than RENAME_WAIT_S (the
         writer may be reading a big file's labels): then TimeoutError, and the writer checks again itself."""
         return self._submit(self._read, lambda store: store.axis_rename_problem(
-            file, old, new, self._known.get(file, frozenset()))).result(timeout=RENAME_WAIT_S)
+            file, self._stored(file, old), new, self._known.get(file, frozenset()))).result(timeout=RENAME_WAIT_S)
 
     def rename_axis(self, file: str, old: str, new: str) -> None:
-        """Refused on the way (a label given in another window meanwhile): said (refused), nothing changed."""
+        """Refused on the way (a label given in another window meanwhile): nothing changed in the database,
+        said (rename_refused), and until the window renames the field back (to the name rename_refused
+        gave) its labels on the new name are written under the old one: never split across the two."""
         self._submit(self._write, self._rename_axis, file, old, new)
 
     def person_labels(self, file: str, row_hashes: list[str], texts: list[str], axis: str = PLAIN) -> FileLabels | None:
         """The file's labels on a field as stored, after every change queued before; None while the
         database is unavailable. It waits for the writer: call it off the UI thread (the file reader does)."""
-        return self._submit(self._read, ResultStore.person_labels, file, row_hashes, texts, axis).result()
+        return self._submit(self._read, lambda store: store.person_labels(
+            file, row_hashes, texts, self._stored(file, axis))).result()
 
     def person_label_axes(self, file: str) -> list[str] | None:
         """The fields the file has labels on, as stored; None while the database is unavailable. It
@@ -137,17 +145,27 @@ class ResultsDb(QObject):
         if store is not None:
             self._failing(change, store, *args)
 
+    def _stored(self, file: str, axis: str) -> str:
+        """The name the database has for a field this window shows as `axis` (a rename refused, not yet undone)."""
+        return self._shown.get(file, {}).get(axis, axis)
+
     def _set_person_labels(self, store: ResultStore, file, labels, axis, from_file) -> None:
+        axis = self._stored(file, axis)
         stored_as = store.set_person_labels(file, labels, axis, from_file, self._known.get(file, frozenset()))
         if stored_as != axis:
             self.redirected.emit(file, axis, stored_as)
 
     def _rename_axis(self, store: ResultStore, file: str, old: str, new: str) -> None:
+        shown = self._shown.setdefault(file, {})
+        was = shown.pop(old, old)
+        if was == new:      # the window took back a rename refused here: the database never made it
+            return
         known = self._known.get(file, frozenset())
         try:
-            self._known[file] = known | store.rename_axis(file, old, new, known)
+            self._known[file] = known | store.rename_axis(file, was, new, known)
         except RenameRefused as exc:
-            self.refused.emit(f"Not saved: {exc}.")
+            shown[new] = was
+            self.rename_refused.emit(file, was, new, str(exc))
 
     def _person_label_axes(self, store: ResultStore, file: str) -> list[str]:
         self._known[file] = store.axis_renames(file)

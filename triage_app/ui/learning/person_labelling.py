@@ -48,7 +48,7 @@ class PersonLabelling(QObject):
         labels_panel.renamed.connect(self.rename)
         labels_panel.rename_problem = self.rename_problem
         db.redirected.connect(self._redirected)
-        db.refused.connect(self.failed)
+        db.rename_refused.connect(self._rename_refused)
 
     @property
     def label_set(self) -> LabelSet:
@@ -145,6 +145,17 @@ class PersonLabelling(QObject):
         self.people[new] = person
         if person.file:
             self.db.rename_axis(person.file, old, new)
+
+    def _rename_refused(self, file: str, old: str, new: str, why: str) -> None:
+        """The database kept the field under its old name after this window's check let the rename through
+        (another window gave labels under the new name meanwhile): the window takes it back, every part of
+        it (ui/fields), so the labels given since stay with the field's others, and says why."""
+        names = self.labels_panel.axes.names
+        if new in names and old not in names:
+            self.labels_panel.rename_axis(new, old, ask=False)
+        elif new in self.people and old not in self.people:     # the field was removed since: its labels alone
+            self.rename_axis(new, old)
+        self.failed.emit(f"The field “{old}” was not renamed “{new}”: {why}.")
 
     def from_file(self, axis: str) -> frozenset[int]:
         """The field's rows whose label was taken from the file's own column: the helpdesk's value already,

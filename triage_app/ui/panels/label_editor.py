@@ -159,14 +159,15 @@ class LabelsPanel(QWidget):
             self._show_error(str(exc))
         return name
 
-    def rename_axis(self, old: str, new: str) -> bool:
-        """A field's new name: the labels a person gave it follow (the window's part, axis_renamed)."""
+    def rename_axis(self, old: str, new: str, ask: bool = True) -> bool:
+        """A field's new name: the labels a person gave it follow (the window's part, axis_renamed). ask
+        False: the database's word is known already (it refused the rename this one takes back)."""
         try:
             axes = Axes(tuple(replace(a, name=new) if a.name == old else a for a in self._axes))
         except ValueError as exc:
             self._show_error(f"{exc} — not renamed")
             return False
-        problem = self.axis_rename_problem(old, new)
+        problem = self.axis_rename_problem(old, new) if ask else None
         if problem:
             self._show_error(f"{problem} — not renamed")
             return False
