@@ -58,7 +58,9 @@ def check_paths(args) -> None:
     def named(specs) -> list[tuple]:
         return [(flag, path, *rest) for flag, dest, *rest in specs if (path := _path(args, dest))]
 
-    output_paths.check(named(getattr(args, "reads", ())), named(getattr(args, "writes", ())))
+    writes = named(getattr(args, "writes", ()))
+    writes = [w for write in writes for w in (output_paths.with_journals(write) if write[0] == "--db" else [write])]
+    output_paths.check(named(getattr(args, "reads", ())), writes)
 
 
 def _path(args, dest: str):

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
 
 import triage_app.cli.options as options
 
@@ -43,7 +41,7 @@ def run(args) -> int:
         out["fast_efficiency"] = fast.real_tokens / rate / fast.seconds
         print(f"fast-path efficiency: {out['fast_efficiency']:.2f} of the dense-forward rate")
     if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+        options.write_json(args.json, out)
     return 0
 
 
@@ -71,7 +69,7 @@ def _export(args) -> int:
                                 log=lambda line: print(line, file=sys.stderr))
     print(report(result))
     if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+        options.write_json(args.json, result)
     return 0 if result["labels_different"] == 0 else 1
 
 
@@ -89,7 +87,7 @@ def _taught(args) -> int:
                             encoder=options.load_encoder(argparse.Namespace(encoder="bundled")))
     print(report(result))
     if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+        options.write_json(args.json, result)
     return 0 if all(side.get("labels_different", 0) == 0 for side in result["sides"].values()) else 1
 
 
@@ -105,5 +103,5 @@ def _axes(args) -> int:
                             log=lambda line: print(line, file=sys.stderr))
     print(axes_report(result))
     if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+        options.write_json(args.json, result)
     return 0 if result["labels_identical"] else 1

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -254,7 +253,7 @@ def write_stats(path: str, axes, steps: list, rows: int, first: list[int]) -> No
     one = lambda step, k: dict(step.stats.to_dict(), resumed=step.resumed - k, scored_first=k, rows=rows)
     data = (one(steps[0], first[0]) if axes.is_plain
             else {"axes": {a.name: one(s, k) for a, s, k in zip(axes, steps, first)}, "rows": rows})
-    Path(path).write_text(json.dumps(data, indent=2) + "\n")
+    options.write_json(path, data)
 
 
 def note_renamed_columns(table, axes) -> None:

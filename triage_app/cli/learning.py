@@ -8,6 +8,8 @@ import sys
 
 import numpy as np
 
+import triage_app.cli.options as options
+
 READ_COLUMN = "read_by_model"   # labels first: whether the language model read the ticket
 
 
@@ -59,8 +61,6 @@ def labels_first_answers(axis, classifier, features, similarity, labels: dict[in
 
 def labels_first_summary(found: list, axes, rows: int, output: str, stats_json: str | None) -> None:
     """Per axis (found: its LabelsFirst), how many tickets the language model read and why; --stats-json too."""
-    import json
-    from pathlib import Path
 
     read = {axis.name: int(f.read.sum()) for axis, f in zip(axes, found)}
     for axis, f in zip(axes, found):
@@ -69,8 +69,7 @@ def labels_first_summary(found: list, axes, rows: int, output: str, stats_json: 
              f"({read[axis.name] - f.unsure} labelled, {f.unsure} unsure), {rows - read[axis.name]} not -> {output}")
     if stats_json:
         unsure = {axis.name: f.unsure for axis, f in zip(axes, found)}
-        Path(stats_json).write_text(json.dumps({"rows": rows, "read_by_model": read, "unsure": unsure}, indent=2)
-                                    + "\n")
+        options.write_json(stats_json, {"rows": rows, "read_by_model": read, "unsure": unsure})
 
 
 def misfits(learned, rows: int, axis_prefix: str) -> list[int]:

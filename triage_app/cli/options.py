@@ -96,6 +96,15 @@ def refuse_pruned_confidences(args, readers: dict[str, object]) -> None:
                          f"bounds), and {given[0]} reads them: leave out {instead}")
 
 
+def write_json(path: str, data) -> None:
+    """A command's statistics or results, written whole or not at all (files/export.write_text)."""
+    import json
+
+    from triage_app.files.export import write_text
+
+    write_text(path, json.dumps(data, indent=2) + "\n")
+
+
 def cleaning(args):
     """The TextCleaning the flags ask for; --no-clean with any other cleaning flag is refused."""
     from triage_app.files.clean import TextCleaning

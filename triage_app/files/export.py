@@ -164,6 +164,12 @@ def write_or_fail(path: Path, write: Callable[[str], None]) -> Path:
     return path
 
 
+def write_text(path: str | Path, text: str) -> Path:
+    """A text file (statistics, results as JSON) written whole or not at all, as the export is: a Ctrl-C
+    halfway leaves the old file, and a new folder is made."""
+    return write_or_fail(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+
+
 def _reason(exc: Exception) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror + (f" ({exc.filename})" if exc.filename else "")

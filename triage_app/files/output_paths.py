@@ -15,6 +15,8 @@ from pathlib import Path
 
 from triage_app.files.export import same_file
 
+JOURNALS = ("-wal", "-shm", "-journal")   # SQLite's own files beside a database
+
 
 def check(reads: Sequence[tuple[str, str, str]], writes: Sequence[tuple[str, str, str, str]]) -> None:
     """reads: (option, path, what it holds), e.g. ("", "tickets.csv", "the input file"); writes: the same and
@@ -22,12 +24,22 @@ def check(reads: Sequence[tuple[str, str, str]], writes: Sequence[tuple[str, str
     file"). A database is read and written: name it among the writes, first, so the outputs are held to it.
 
     Raises ValueError, in one line naming the path, what it is and the option that named it there, where
-    a written path is a read one, or two written paths are one file."""
-    for k, (_, path, _, instead) in enumerate(writes):
+    a written path is a read one, two written paths are one file, or a written path is a folder (found
+    only when the file is renamed into place, after the run)."""
+    for k, (option, path, _, instead) in enumerate(writes):
+        if os.path.isdir(path):
+            raise ValueError(f"{path}: that is a folder{f' ({option})' if option else ''}; name a file")
         for flag, other, what, *_ in (*reads, *writes[:k]):
             if same(path, other):
                 named = f" ({flag})" if flag else ""
                 raise ValueError(f"{path}: that is {what}{named}; {instead}")
+
+
+def with_journals(database: tuple[str, str, str, str]) -> list[tuple[str, str, str, str]]:
+    """A SQLite database's write as check() takes it, followed by its journal files': in WAL mode a committed
+    label lives in the -wal file until a checkpoint, so a file written there loses it."""
+    option, path, what, instead = database
+    return [database, *((option, f"{path}{end}", f"{what}'s journal", instead) for end in JOURNALS)]
 
 
 def same(a: str | Path, b: str | Path) -> bool:

@@ -27,7 +27,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from triage_app.files.axes_export import AxisAnswers
-from triage_app.files.export import runs_as_formula, write_or_fail
+from triage_app.files.export import runs_as_formula, write_or_fail, write_text
 
 APPLY_ABOVE = 0.7
 FORMATS = ("csv", "json")
@@ -158,5 +158,4 @@ def write(found: Updates, axis_names: list[str], path: str | Path) -> Path:
         # not export(): its formula guard would change an id; what it guards against is refused above
         return write_or_fail(path, lambda tmp: frame.to_csv(tmp, index=False, encoding="utf-8"))
     found.refused = []
-    text = json.dumps(found.records, indent=2, ensure_ascii=False) + "\n"
-    return write_or_fail(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    return write_text(path, json.dumps(found.records, indent=2, ensure_ascii=False) + "\n")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 LOCAL = "local"  # --ray without an address: start a Ray instance on this machine
 
@@ -54,5 +53,7 @@ def run(args: argparse.Namespace, settings, label_set, cleaning) -> int:
     if args.stats_json:
         data = {"rows": summary.rows, "seconds": summary.seconds, "items_per_s": summary.items_per_s,
                 "actors": summary.actors, "ray": args.ray}
-        Path(args.stats_json).write_text(json.dumps(data, indent=2) + "\n")
+        from triage_app.files.export import write_text
+
+        write_text(args.stats_json, json.dumps(data, indent=2) + "\n")
     return 0
