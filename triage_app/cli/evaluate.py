@@ -14,6 +14,8 @@ def run(args) -> int:
     from triage_app.quality.metrics import reliability_plot
 
     check_curve_args(args)
+    options.at_least(args.limit, 1, "--limit")
+    options.at_least(args.examples_per_label, 0, "--examples-per-label")
     options.refuse_pruned_confidences(args, {"eval": True})   # its calibration and gates read confidences
     cleaning = options.cleaning(args)
     table, texts = options.read_tickets(args)
@@ -27,13 +29,14 @@ def run(args) -> int:
     gold = table.frame[column].str.strip().tolist()
     label_set = judged_label_set(args, gold)
     gold_set = gold_rows(args, texts, gold, label_set, cleaning)
+    check_gold_rows(args, gold_set, label_set, column)
     loaded = options.load_model(args)
     if args.learning_curve:
         return learning_curve(args, loaded, gold_set, label_set, table, column)
     out = evaluated(args, loaded, gold_set, label_set, table, column, cleaning)
     print_eval(out, reliability_plot)
     if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+        options.write_json(args.json, out)
     return 0
 
 
@@ -50,17 +53,20 @@ def run_axes(args, axes, table, texts, cleaning) -> int:
         if not set(golds[axis.name]) & set(axis.names):
             raise ValueError(f"--gold-column {axis.name}={columns[axis.name]}: no value is one of the axis's "
                              f"labels ({', '.join(axis.names)})")
+    gold_sets = {axis.name: gold_rows(args, texts, golds[axis.name], axis.label_set, cleaning) for axis in axes}
+    for axis in axes:
+        check_gold_rows(args, gold_sets[axis.name], axis.label_set, f"{axis.name}={columns[axis.name]}")
     loaded = options.load_model(args)
     results = {}
     for axis in axes:
-        gold_set = gold_rows(args, texts, golds[axis.name], axis.label_set, cleaning)
+        gold_set = gold_sets[axis.name]
         print(f"axis {axis.name}, gold column {columns[axis.name]}:")
         results[axis.name] = evaluated(args, loaded, gold_set, axis.label_set, table, columns[axis.name], cleaning,
                                        axis, axes)
         print_eval(results[axis.name], reliability_plot)
         print()
     if args.json:
-        Path(args.json).write_text(json.dumps({"axes": results}, indent=2) + "\n")
+        options.write_json(args.json, {"axes": results})
     return 0
 
 
@@ -90,6 +96,23 @@ def gold_rows(args, texts, gold, label_set, cleaning):
     if args.limit and args.limit < len(keep):
         keep = sorted(random.Random(0).sample(keep, args.limit))
     return GoldSet([texts[r] for r in keep], [gold[r] for r in keep]).cleaned(cleaning)
+
+
+def check_gold_rows(args, gold_set, label_set, column: str) -> None:
+    """Refused before the model loads: a gold column that holds none of the labels (the wrong column), or
+    examples that hold out every gold row (quality/evaluate.run_eval holds out the same rows)."""
+    from triage_app.quality.evaluate import FEW_SHOT_COUNTS, examples_from
+
+    if not gold_set.texts:
+        raise ValueError(f"--gold-column {column}: no value is one of the labels ({', '.join(label_set.names)})")
+    if args.learning_curve:
+        return
+    shots = args.examples_per_label or 0
+    pool = max(max(FEW_SHOT_COUNTS) if args.compare or shots else 0, shots)
+    if not examples_from(gold_set, label_set.names, shots, pool)[1]:
+        raise ValueError(f"--examples-per-label {shots}{' --compare' if args.compare else ''}: the first {pool} "
+                         f"tickets of each label are held out as examples, and column {column} has no more to "
+                         f"evaluate on; ask for fewer")
 
 
 def evaluated(args, loaded, gold_set, label_set, table, column, cleaning, axis=None, axes=None) -> dict:
@@ -159,9 +182,10 @@ def learning_curve(args, loaded, gold_set, label_set, table, column) -> int:
     classifier = options.classifier(args, settings, label_set, loaded)
     encoder = options.load_encoder(args)   # None: the curve learns on TF-IDF alone
     with TicketBars() as bars:
+        embedded = curve_embeddings(args, encoder, gold_set, label_set, bars.update) if encoder else {}
         curve, scored = learning_curve_eval(classifier, gold_set, settings.scoring, settings.run, args.draws,
                                             log=lambda line: print(line, file=sys.stderr), progress=bars.update,
-                                            encoder=encoder)
+                                            **embedded)
     out = dict(curve.to_dict(), set=table.path.stem, model=loaded.name, dtype=loaded.placement.dtype_name,
                file=str(table.path), gold_column=column, n=len(gold_set.texts), lm_seconds=scored.seconds,
                cleaning=list(gold_set.cleaning.steps))
@@ -176,6 +200,21 @@ def learning_curve(args, loaded, gold_set, label_set, table, column) -> int:
     if args.plot:
         plot_curve(out, Path(args.plot))
     return 0
+
+
+def curve_embeddings(args, encoder, gold_set, label_set, progress) -> dict:
+    """learning_curve_eval's encoder part, built by the function classify --person-labels builds its own
+    with (run/embedded.py): the tickets' vectors through the results database's embedding cache, and the
+    labels' similarity with their prototypes. So the curve's combined column is the product's answer."""
+    from triage_app.files.clean import TextCleaning
+    from triage_app.files.embeddings import EmbeddingCache
+    from triage_app.run.embedded import file_embeddings
+
+    with EmbeddingCache(getattr(args, "db", None)) as cache:   # eval has no --db yet: the default database
+        print(f"embedding cache: {cache.path}", file=sys.stderr)
+        # the gold set's texts are cleaned already (GoldSet.cleaned): cleaning them again could change them
+        found = file_embeddings(gold_set.texts, TextCleaning.off(), encoder, cache, {"curve": label_set}, progress)
+    return {"embeddings": found.features.matrix, "similarity": found.similarity["curve"], "encoder": encoder.name}
 
 
 def plot_curve(result: dict, png: Path) -> None:

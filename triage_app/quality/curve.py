@@ -20,6 +20,7 @@ import numpy as np
 
 from triage_app.learn.features import TicketFeatures
 from triage_app.learn.model import LearnConfig, TextModel, learn
+from triage_app.learn.similarity import LabelSimilarity
 from triage_app.quality.metrics import evaluate
 
 KS = (0, 2, 5, 10, 20)
@@ -117,14 +118,23 @@ def split(gold: list[str], names: list[str], max_k: int, test_share: float, seed
     return pools, np.array(sorted(test), dtype=np.int64)
 
 
+def drawn(pools: dict[int, np.ndarray], names: list[str], k: int, seed: int, draw: int) -> dict[int, str]:
+    """The labels a draw teaches at k: row -> label name, the first k of each label's pool in the draw's
+    seeded order, so a draw's k = 10 labels include its k = 5 ones."""
+    order = {label: np.random.default_rng([seed, draw, label]).permutation(rows) for label, rows in pools.items()}
+    return {int(r): names[label] for label, rows in order.items() for r in rows[:k]}
+
+
 def learning_curve(texts: list[str], gold: list[str], lm_scores: np.ndarray, names: list[str],
                    ks: tuple[int, ...] = KS, draws: int = 5, test_share: float = 0.5, seed: int = 0,
                    config: LearnConfig = LearnConfig(), log=None, embeddings: np.ndarray | None = None,
-                   similarity: np.ndarray | None = None, encoder: str | None = None) -> Curve:
+                   similarity: LabelSimilarity | np.ndarray | None = None, encoder: str | None = None) -> Curve:
     """lm_scores: [N, L] the language model's log-probabilities; rows whose gold is no label are left out.
     embeddings: [N, D] sentence embeddings the learned part learns from instead of TF-IDF; with them the
-    curve also learns on TF-IDF alone and on both side by side, the encoder named. similarity: [N, L] the
-    encoder's zero-shot scores (learn.similarity), a third part combined (zero-shot included)."""
+    curve also learns on TF-IDF alone and on both side by side, the encoder named. similarity: the
+    encoder's part as learn() takes it, a third part combined (zero-shot included): a LabelSimilarity, as
+    the product builds it (run/embedded.py), lets learn() take the labels' prototypes where
+    cross-validation says so, as it does in a run; [N, L] scores alone never do."""
     features = TicketFeatures(texts, embeddings)
     others = {} if embeddings is None else {"tfidf": TicketFeatures(texts), "both": TicketFeatures.both(texts, embeddings)}
     z = np.asarray(lm_scores, dtype=np.float64)
@@ -136,8 +146,7 @@ def learning_curve(texts: list[str], gold: list[str], lm_scores: np.ndarray, nam
     for k in ks:
         point = Point(k, {part: [] for part in parts}, {part: [] for part in parts})
         for d in range(draws):
-            order = {label: np.random.default_rng([seed, d, label]).permutation(rows) for label, rows in pools.items()}
-            taught = {int(r): names[label] for label, rows in order.items() for r in rows[:k]}
+            taught = drawn(pools, names, k, seed, d)
             learned = learn(features, z, taught, names, config, similarity=similarity)
             results = {"zero_shot": zero, "learned": _scores(truth, _alone(learned.text_model, features, test), names),
                        "combined": _scores(truth, learned.labels[test], names)}

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+import numpy as np
 import torch
 
 from triage_app.engine.classifier import Classifier
@@ -19,7 +20,7 @@ from triage_app.engine.config import LENGTHS, METHODS, RunConfig, Scoring
 from triage_app.engine.labels import Example, LabelSet
 from triage_app.engine.scoring import combine, decide, normalise, prior
 from triage_app.files.clean import TextCleaning, clean_texts
-from triage_app.learn.similarity import label_texts, label_vectors, similarity_scores
+from triage_app.learn.similarity import LabelSimilarity
 from triage_app.quality.curve import Curve, learning_curve
 from triage_app.quality.metrics import Report, evaluate, fit_temperature
 
@@ -220,20 +221,18 @@ def run_eval(make_classifier, gold: GoldSet, label_set: LabelSet, scoring: Scori
 
 
 def learning_curve_eval(classifier: Classifier, gold: GoldSet, scoring: Scoring, config: RunConfig, draws: int,
-                        log=print, progress: Progress | None = None, encoder=None) -> tuple[Curve, Scored]:
-    """eval --learning-curve: the language model runs once; every k and draw reuses its scores. With a
-    sentence encoder (engine.encoder.SentenceEncoder), every ticket is embedded once too: the curve learns
-    on TF-IDF, embeddings and both side by side, and combines the similarity to each label."""
+                        log=print, progress: Progress | None = None, embeddings: np.ndarray | None = None,
+                        similarity: LabelSimilarity | None = None, encoder: str | None = None) -> tuple[Curve, Scored]:
+    """eval --learning-curve: the language model runs once; every k and draw reuses its scores.
+    embeddings: [N, D] the tickets' sentence vectors, and similarity the labels' (scores and prototypes),
+    as a run that learns from a person's labels builds them (run/embedded.py; quality does not import
+    run): the curve learns on TF-IDF, embeddings and both side by side, and its combined part is what
+    learn() answers in the product. encoder: the sentence encoder's name, said with the curve."""
     scored = score(classifier, gold.texts, config, progress)
     lm = scored.scores(scoring).double().numpy()                                      # [N, L]
-    names = classifier.label_set.names
-    if encoder is None:
-        return learning_curve(gold.texts, gold.gold, lm, names, draws=draws, log=log), scored
-    embeddings = encoder.embed(gold.texts, progress=progress)                         # [N, D]
-    texts, owners = label_texts(classifier.label_set)
-    similarity = similarity_scores(embeddings, label_vectors(encoder.embed(texts), owners, len(names)))
-    return learning_curve(gold.texts, gold.gold, lm, names, draws=draws, log=log, embeddings=embeddings,
-                          similarity=similarity, encoder=encoder.name), scored
+    curve = learning_curve(gold.texts, gold.gold, lm, classifier.label_set.names, draws=draws, log=log,
+                           embeddings=embeddings, similarity=similarity, encoder=encoder)
+    return curve, scored
 
 
 def corrections_experiment(make_classifier, label_set: LabelSet, held: GoldSet, scores: torch.Tensor,
