@@ -84,7 +84,13 @@ def test_verify_command(tickets_csv, capsys, bundled_model):
     assert "4/4 labels identical" in out and "OK" in out
 
 
-def test_bench_prints_the_table_and_json(tmp_path, capsys, bundled_model):
+def test_bench_prints_the_table_and_json(tmp_path, capsys, bundled_model, monkeypatch):
+    from triage_app.bench import throughput
+
+    # the dense-forward rate on one small batch: at its default size (32 x 100 tokens, twice) it cost most of
+    # this test's time, and what is checked here is that the command reports it
+    real = throughput.dense_rate
+    monkeypatch.setattr(throughput, "dense_rate", lambda loaded: real(loaded, rows=2, width=16, repeats=1))
     out = tmp_path / "bench.json"
     code, stdout, err = run_main(capsys, "bench", "--model", "smollm2-135m", "--dtype", "float32", "--n", "4",
                                  "--workload", "short-prompt", "--modes", "reference,prefix,fast", "--json", out)
