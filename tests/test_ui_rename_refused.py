@@ -52,7 +52,8 @@ def test_a_rename_the_writer_refuses_is_undone_in_the_window_and_said(qtbot, mak
     assert a.labels_panel.axis_picker.combo.findText("urgency") == -1
     assert a.model.answers_of("priority").person_labels == {0: "Urgent", 1: "High"}
     assert "urgency" not in a.labelling.people and a.labelling.people["priority"].file == file
-    assert a.model.current_axis == "priority"
+    assert a.model.current_axis == "priority" and a.labels_panel.axis == "priority"
+    assert a.remembered.axes.names == ["queue", "priority"]      # the next start shows the old name too
     # the database: a's labels on priority, b's on urgency, none split
     a.db.flush()
     assert stored(tmp_path, file) == {"priority": {0: "Urgent", 1: "High"}, "urgency": {2: "Low"}}
