@@ -16,6 +16,7 @@ def run(args) -> int:
     from triage_app.files.store import ResultStore
 
     # which files it writes: checked by cli.main before this runs (files/output_paths.py)
+    options.at_least(args.limit, 1, "--limit")
     options.refuse_pruned_confidences(args, {"--review-below": args.review_below, "--updates": args.updates,
                                              "--person-labels": args.person_labels})
     cleaning = options.cleaning(args)
@@ -332,9 +333,11 @@ def person_labels(store, args, table, texts: list[str], axis, stored_as: str | N
     if getattr(args, "limit", None):
         stored = [(row, h, label) for row, h, label in store.stored_person_labels(key, True, stored_as)
                   if row < len(hashes) and hashes[row] == h]
-        found = place(stored, hashes)[0]
+        found, not_found = place(stored, hashes)[0], 0
     else:
-        found = store.person_labels(key, hashes, texts, stored_as).labels
+        placed = store.person_labels(key, hashes, texts, stored_as)
+        found, not_found = placed.labels, placed.not_found
+    learning.say_unused(axis, [label for label in found.values() if label not in axis.names], not_found)
     return {row: label for row, label in found.items() if label in axis.names}
 
 

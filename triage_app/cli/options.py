@@ -84,6 +84,13 @@ def column(text: str, flag: str) -> str:
     return text
 
 
+def at_least(value: int | None, least: int, flag: str) -> None:
+    """A count a person gave, refused under its least before anything is read: --limit 0 would read as no
+    limit at all, a negative one as a slice from the end, --probes 0 as a verify that checks nothing."""
+    if value is not None and value < least:
+        raise ValueError(f"{flag} must be at least {least}, not {value}")
+
+
 def refuse_pruned_confidences(args, readers: dict[str, object]) -> None:
     """--prune leaves the labels that cannot win unfinished: the label is exact, the confidence and every
     probability only a lower or upper bound. readers: option -> its value, for the options that read a

@@ -11,6 +11,7 @@ def run(args) -> int:
     from triage_app.engine.verify import verify
     from triage_app.files.clean import clean_texts
 
+    options.at_least(args.probes, 1, "--probes")
     cleaning = options.cleaning(args)
     _, texts = options.read_tickets(args)
     settings = options.settings(args)

@@ -1,0 +1,43 @@
+"""Issue 32, the hunt: counts a person gives (--limit, --probes, --examples-per-label) and an eval with
+nothing left to judge, refused in one line before the model loads, never a run of everything, a verify
+that checks nothing and says OK, or a traceback."""
+
+from __future__ import annotations
+
+import pytest
+from cli_helpers import run_main, write_rows
+
+from triage_app.cli import options
+
+ROWS = [{"id": str(k), "text": f"ticket {k} about my invoice", "category": "billing" if k % 2 else "technical"}
+        for k in range(6)]
+LABELS = ["--labels", "billing,technical"]
+
+
+@pytest.fixture
+def no_model(monkeypatch):
+    monkeypatch.setattr(options, "load_model", lambda args: pytest.fail("the model was loaded"))
+
+
+@pytest.fixture
+def tickets(tmp_path):
+    return write_rows(tmp_path / "t.csv", ROWS)
+
+
+@pytest.mark.parametrize("command, option, value", [
+    ("classify", "--limit", "0"), ("classify", "--limit", "-1"), ("eval", "--limit", "0"), ("eval", "--limit", "-3"),
+    ("eval", "--examples-per-label", "-1"), ("verify", "--probes", "0"), ("verify", "--probes", "-2")])
+def test_a_count_under_its_least_is_refused_in_one_line(tickets, tmp_path, capsys, no_model, command, option, value):
+    extra = {"classify": ["-o", tmp_path / "o.csv", "--db", tmp_path / "r.db"], "eval": [], "verify": []}[command]
+    code, _, err = run_main(capsys, command, tickets, *LABELS, *extra, option, value)
+    assert code == 2 and len(err) == 1 and option in err[0] and value in err[0]
+
+
+def test_eval_on_a_column_that_holds_no_label_is_refused(tickets, capsys, no_model):
+    code, _, err = run_main(capsys, "eval", tickets, *LABELS, "--gold-column", "text")
+    assert code == 2 and len(err) == 1 and "--gold-column text" in err[0]
+
+
+def test_eval_whose_examples_take_every_gold_row_is_refused(tickets, capsys, no_model):
+    code, _, err = run_main(capsys, "eval", tickets, *LABELS, "--examples-per-label", "100")
+    assert code == 2 and len(err) == 1 and "--examples-per-label" in err[0]
