@@ -110,3 +110,21 @@ def honest_review(frame, column: str, confidence: str) -> None:
     unknown = frame[column].astype(bool) & frame[confidence].notna()
     frame[column] = frame[column].astype(object)
     frame.loc[unknown, column] = None
+
+
+def say_unused(axis, outside: list[str], not_found: int) -> None:
+    """The window's labels this run leaves out, in a line each: they stay in the database, and count again
+    once their label is back in the set, or their ticket in the file."""
+    from collections import Counter
+
+    from triage_app.engine.axes import PLAIN
+
+    field = "" if axis.name == PLAIN else f"{axis.name}: "
+    if outside:
+        named = ", ".join(f"{name!r} {n}" for name, n in Counter(outside).most_common())
+        _say(f"note: {field}{len(outside)} of your labels given in the window are for labels not in this label set "
+             f"({named}): not used; rename them back in the label set to use them")
+    if not_found:
+        _say(f"note: {field}{not_found} of your labels given in the window are for tickets no longer in this "
+             f"file (edited or removed): not used")
+
