@@ -25,6 +25,7 @@ _PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _XML_ILLEGAL = re.compile(r"[\000-\010\013\014\016-\037]")
 _AS_NEWLINE = {"\x0b": "\n", "\x0c": "\n"}
 EXCEL_MAX_ROWS = 1_048_576
+EXCEL_MAX_COLUMNS = 16_384   # column XFD: openpyxl writes more, which Excel repairs away or will not open
 # one cell's text, counted as Excel counts it (UTF-16 units: an emoji is two); openpyxl cuts longer
 # text without a word, so the export cuts it itself and says where
 EXCEL_MAX_CHARS = 32_767
@@ -139,6 +140,9 @@ def export(frame: pd.DataFrame, path: str | Path, fmt: str | None = None, excel_
     if fmt == "xlsx" and len(frame) >= EXCEL_MAX_ROWS:
         raise ExportFailed(f"{path.name}: an Excel sheet holds {EXCEL_MAX_ROWS - 1:,} rows below its header, "
                            f"the results have {len(frame):,}; export CSV")
+    if fmt == "xlsx" and len(frame.columns) > EXCEL_MAX_COLUMNS:
+        raise ExportFailed(f"{path.name}: an Excel sheet holds {EXCEL_MAX_COLUMNS:,} columns, the results have "
+                           f"{len(frame.columns):,}; export CSV")
     if fmt == "csv":
         encoding = "utf-8-sig" if excel_bom else "utf-8"
         write = lambda f: neutralise_formulas(frame).to_csv(f, index=False, encoding=encoding)
