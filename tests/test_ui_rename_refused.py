@@ -45,7 +45,8 @@ def test_a_rename_the_writer_refuses_is_undone_in_the_window_and_said(qtbot, mak
         release.set()
     qtbot.waitUntil(lambda: "was not renamed" in a.banner.text.text())
     line = a.banner.text.text()
-    assert "“priority” was not renamed “urgency”" in line and "“urgency” already holds 1 of your labels" in line
+    assert "“priority” was not renamed “urgency”" in line
+    assert "“urgency” already holds 1 of your labels" in line
     assert "\n" not in line
     # every part of the window is back on the old name, with every label given on it
     assert a.axes.names == ["queue", "priority"] and a.labels_panel.axes.names == ["queue", "priority"]

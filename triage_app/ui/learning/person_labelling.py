@@ -150,10 +150,12 @@ class PersonLabelling(QObject):
         """The database kept the field under its old name after this window's check let the rename through
         (another window gave labels under the new name meanwhile): the window takes it back, every part of
         it (ui/fields), so the labels given since stay with the field's others, and says why."""
-        names = self.labels_panel.axes.names
-        if new in names and old not in names:
+        names, person = self.labels_panel.axes.names, self.people.get(new)
+        if person is None or person.file != file or old in self.people:
+            self.db.rename_axis(file, new, old)     # another file open, or a field named so since: the database alone
+        elif new in names and old not in names:
             self.labels_panel.rename_axis(new, old, ask=False)
-        elif new in self.people and old not in self.people:     # the field was removed since: its labels alone
+        else:       # the field was removed since: its labels alone
             self.rename_axis(new, old)
         self.failed.emit(f"The field “{old}” was not renamed “{new}”: {why}.")
 
