@@ -92,3 +92,16 @@ def test_a_field_removed_before_the_refusal_came_keeps_its_labels_under_its_old_
     key(a, 1, "priority", "High")
     a.db.flush()
     assert stored(tmp_path, file) == {"priority": {0: "Urgent", 1: "High"}, "urgency": {2: "Low"}}
+
+
+def test_a_refusal_for_a_file_no_longer_open_leaves_the_fields_shown_alone(qtbot, make_window, tmp_path):
+    """The writer's word comes late, after another file was opened with a field of the refused name: that
+    field is the new file's, and stays as it is (the writer's word is emitted here as the writer does)."""
+    window = make_window(autoload=False)
+    assert window.labels_panel.load(str(axes_file(tmp_path, "urgency")))
+    open_file(qtbot, window, write_helpdesk(tmp_path, helpdesk_rows()[:6], name="other.csv"))
+    key(window, 0, "urgency", "High")
+    window.db.rename_refused.emit("an-earlier-file.csv", "priority", "urgency", "why")
+    assert window.axes.names == ["queue", "urgency"]
+    assert window.model.answers_of("urgency").person_labels == {0: "High"}
+    assert "“priority” was not renamed “urgency”: why." in window.banner.text.text()
