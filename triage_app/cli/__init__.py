@@ -8,7 +8,9 @@ inspect_file).
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+from contextlib import contextmanager
 
 from triage_app.cli.parser import build_parser
 
@@ -34,8 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     from triage_app.files.reader import BadInput
 
     try:
-        check_paths(args)
-        return args.func(args)
+        with terminated_as_interrupted():
+            check_paths(args)
+            return args.func(args)
     except (BadInput, ModelNotAvailable, ValueError) as exc:
         return _refuse(str(exc))
     except OSError as exc:  # a file that cannot be read or written, however deep it was opened
@@ -48,6 +51,24 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("triage-app: interrupted", file=sys.stderr)
         return 130
+
+
+@contextmanager
+def terminated_as_interrupted():
+    """kill (SIGTERM) ends a command as Ctrl-C does, through its cleanups: the export's temporary file is
+    removed (files/export.write_atomic), the database closed. Python's default ends it past them."""
+    def interrupted(signum, frame):
+        raise KeyboardInterrupt
+
+    try:
+        before = signal.signal(signal.SIGTERM, interrupted)
+    except ValueError:   # not the main thread: signals go to the thread that can take them
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def check_paths(args) -> None:
