@@ -105,3 +105,22 @@ def test_a_refusal_for_a_file_no_longer_open_leaves_the_fields_shown_alone(qtbot
     assert window.axes.names == ["queue", "urgency"]
     assert window.model.answers_of("urgency").person_labels == {0: "High"}
     assert "“priority” was not renamed “urgency”: why." in window.banner.text.text()
+
+
+def test_the_file_read_again_while_the_refusal_comes_holds_each_fields_labels_as_stored(
+        qtbot, make_window, tmp_path):
+    a, b, path, file = two_windows(qtbot, make_window, tmp_path)
+    key(a, 0, "priority", "Urgent")
+    a.db.flush()
+    release = held(a)
+    try:
+        assert a.labels_panel.rename_axis("priority", "urgency")
+        key(b, 2, "urgency", "Low")
+        b.db.flush()
+    finally:
+        with qtbot.waitSignal(a.file_loaded, timeout=20_000):
+            a.open_file(path)           # its reader waits on the writer, behind the rename
+            release.set()
+    assert a.axes.names == ["queue", "priority"]
+    assert a.model.answers_of("priority").person_labels == {0: "Urgent"}
+    assert a.labelling.people["urgency"].labels == {2: "Low"}      # b's field, kept as a field removed here

@@ -106,8 +106,7 @@ class ResultsDb(QObject):
     def person_labels(self, file: str, row_hashes: list[str], texts: list[str], axis: str = PLAIN) -> FileLabels | None:
         """The file's labels on a field as stored, after every change queued before; None while the
         database is unavailable. It waits for the writer: call it off the UI thread (the file reader does)."""
-        return self._submit(self._read, lambda store: store.person_labels(
-            file, row_hashes, texts, self._stored(file, axis))).result()
+        return self._submit(self._read, ResultStore.person_labels, file, row_hashes, texts, axis).result()
 
     def person_label_axes(self, file: str) -> list[str] | None:
         """The fields the file has labels on, as stored; None while the database is unavailable. It
