@@ -124,3 +124,24 @@ def test_the_file_read_again_while_the_refusal_comes_holds_each_fields_labels_as
     assert a.axes.names == ["queue", "priority"]
     assert a.model.answers_of("priority").person_labels == {0: "Urgent"}
     assert a.labelling.people["urgency"].labels == {2: "Low"}      # b's field, kept as a field removed here
+
+
+def test_labels_given_on_the_refused_name_while_the_file_is_read_again_stay_with_the_field(
+        qtbot, make_window, tmp_path):
+    a, b, path, file = two_windows(qtbot, make_window, tmp_path)
+    key(a, 0, "priority", "Urgent")
+    a.db.flush()
+    release = held(a)
+    try:
+        assert a.labels_panel.rename_axis("priority", "urgency")
+        key(b, 2, "urgency", "Low")
+        b.db.flush()
+    finally:
+        with qtbot.waitSignal(a.file_loaded, timeout=20_000):
+            a.open_file(path)
+            key(a, 1, "urgency", "High")    # while it is read: laid over what the reader read
+            release.set()
+    assert a.model.answers_of("priority").person_labels == {0: "Urgent", 1: "High"}
+    assert a.labelling.people["urgency"].labels == {2: "Low"}
+    a.db.flush()
+    assert stored(tmp_path, file) == {"priority": {0: "Urgent", 1: "High"}, "urgency": {2: "Low"}}

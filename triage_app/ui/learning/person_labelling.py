@@ -143,6 +143,8 @@ class PersonLabelling(QObject):
         self.people.pop(old)
         person.axis = new
         self.people[new] = person
+        if self._since_read is not None:    # labels given while a file is read follow their field too
+            self._since_read = [(file, new if axis == old else axis, *given) for file, axis, *given in self._since_read]
         if person.file:
             self.db.rename_axis(person.file, old, new)
 
