@@ -151,4 +151,13 @@ def read_tickets(args):
     table = opened.table
     for note in opened.notes:
         print(f"note: {note}", file=sys.stderr)
-    return table, table.texts(opened.text_column, opened.subject_column if args.with_subject else None)
+    if args.with_subject and opened.subject_column is None:
+        from triage_app.files.reader import SUBJECT_COLUMNS
+
+        print(f"note: --with-subject: no subject column found (looked for {', '.join(SUBJECT_COLUMNS)}); the text "
+              "is read alone", file=sys.stderr)
+    texts = table.texts(opened.text_column, opened.subject_column if args.with_subject else None)
+    if not any(text.strip() for text in texts):   # the wrong column, most likely: said before a run of nothing
+        print(f"note: {table.path.name}: column {opened.text_column!r} is blank on every row; name the tickets' "
+              "text with --text-column", file=sys.stderr)
+    return table, texts

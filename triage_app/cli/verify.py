@@ -13,7 +13,9 @@ def run(args) -> int:
 
     options.at_least(args.probes, 1, "--probes")
     cleaning = options.cleaning(args)
-    _, texts = options.read_tickets(args)
+    table, texts = options.read_tickets(args)
+    if not any(text.strip() for text in texts):
+        raise ValueError(f"{table.path.name}: every ticket is blank; verify has nothing to check")
     settings = options.settings(args)
     classifier = options.classifier(args, settings)
     with Told() as told:
