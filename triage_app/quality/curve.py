@@ -36,6 +36,8 @@ EMBEDDING_TITLES = {"zero_shot": "zero-shot (language model + similarity)", "tfi
                     "combined": "combined (weights by cross-validation)"}
 # one panel: its width and height, the plot's offset in it, the plot's width and height
 W, H, LEFT, TOP, PW, PH = 330, 300, 50, 40, 250, 200
+# the legend: a row's height, and the widest a character of its 12 px sans-serif takes on average
+LEGEND_ROW, CHAR_W = 20, 7
 
 
 @dataclass(slots=True)
@@ -183,17 +185,27 @@ def _fmt(value: float | None) -> str:
 
 def curves_svg(results: list[dict]) -> str:
     """An SVG with one panel per result (a Curve.to_dict() plus its "set" name), side by side."""
-    width, height = max(W * len(results) + 20, 800), H + 40
+    width = max(W * len(results) + 20, 800)
     body = [e for i, r in enumerate(results) for e in _panel(r, 10 + W * i)]
     shown = [part for part in COLORS if any(part in r.get("parts", PARTS) for r in results)]
     titles = EMBEDDING_TITLES if any(r.get("encoder") for r in results) else TITLES
-    step = 250 if len(shown) <= 3 else 160
-    legend = [e for j, part in enumerate(shown)
-              for e in (f'<rect x="{60 + step * j}" y="{H + 12}" width="14" height="4" fill="{COLORS[part]}"/>',
-                        f'<text x="{80 + step * j}" y="{H + 18}">{escape(titles[part])}</text>')]
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+    legend, rows = _legend([titles[part] for part in shown], [COLORS[part] for part in shown], width)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{H + 20 + LEGEND_ROW * rows}" '
             f'font-family="sans-serif" font-size="12"><rect width="100%" height="100%" fill="white"/>'
             + "".join(body + legend) + "</svg>\n")
+
+
+def _legend(titles: list[str], colors: list[str], width: int) -> tuple[list[str], int]:
+    """The legend's entries, as many to a row as fit the width whole, and how many rows they take: the five
+    titles with embeddings are too long for one row of four panels."""
+    column = 30 + CHAR_W * max(len(title) for title in titles)
+    per_row = max(1, (width - 60) // column)
+    out = []
+    for j, (title, color) in enumerate(zip(titles, colors)):
+        x, y = 60 + column * (j % per_row), H + 12 + LEGEND_ROW * (j // per_row)
+        out += [f'<rect x="{x}" y="{y}" width="14" height="4" fill="{color}"/>',
+                f'<text x="{x + 20}" y="{y + 6}">{escape(title)}</text>']
+    return out, -(-len(titles) // per_row)
 
 
 def _panel(result: dict, left: int) -> list[str]:
