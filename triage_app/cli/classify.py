@@ -29,7 +29,7 @@ def run(args) -> int:
         raise ValueError(f"{args.output}: the output must end in .{', .'.join(FORMATS)}")
     table, texts = options.read_tickets(args)
     taught = person_labels_in_columns(table, args.person_labels, axes)
-    check_learning_flags(args, axes, taught)
+    learning.check_learning_flags(args, axes, taught)
     gates = updates_gates(args, table, axes)
     note_renamed_columns(table, axes)
     # the database first: an unusable one fails in a second, not after the model has loaded
@@ -70,16 +70,6 @@ class Answered:
             print_summary(step, len(texts), args.output, "" if axes.is_plain else f"{axis.name}: ", k)
         if args.stats_json:
             write_stats(args.stats_json, axes, self.steps, len(texts), first)
-
-
-def check_learning_flags(args, axes, taught: dict) -> None:
-    """--labels-first and --none-of-these learn from the person's labels: refused, before the model loads,
-    without a --person-labels column for every axis."""
-    for flag, given in (("--labels-first", args.labels_first is not None), ("--none-of-these", args.none_of_these)):
-        missing = [a.name for a in axes if a.name not in taught]
-        if given and missing:
-            raise ValueError(f"{flag} answers from the person's labels: name their column with --person-labels"
-                             + ("" if axes.is_plain else f" for every axis (missing: {', '.join(missing)})"))
 
 
 def every_ticket(args, store, table, texts, axes, classifiers, settings, cleaning, taught, features, similarity,

@@ -59,6 +59,25 @@ def labels_first_answers(axis, classifier, features, similarity, labels: dict[in
                         settle=lambda rows: score(rows, exact=True), log=_say)
 
 
+def check_learning_flags(args, axes, taught: dict) -> None:
+    """--labels-first and --none-of-these learn from the person's labels: refused, before the model loads,
+    without a --person-labels column for every axis."""
+    for flag, given in (("--labels-first", args.labels_first is not None), ("--none-of-these", args.none_of_these)):
+        missing = [a.name for a in axes if a.name not in taught]
+        if given and missing:
+            raise ValueError(f"{flag} answers from the person's labels: name their column with --person-labels"
+                             + ("" if axes.is_plain else f" for every axis (missing: {', '.join(missing)})"))
+    if args.none_of_these:
+        from triage_app.learn import NONE_OF_THESE
+
+        for axis in axes:   # the answer it writes would read as that label's, in the export and the updates
+            taken = [name for name in axis.names if name.casefold() == NONE_OF_THESE.casefold()]
+            if taken:
+                raise ValueError(f"--none-of-these answers {NONE_OF_THESE!r}, and "
+                                 f"{'the label set' if axes.is_plain else f'axis {axis.name}'} has a label {taken[0]!r}; "
+                                 "rename that label, or leave out --none-of-these")
+
+
 def labels_first_summary(found: list, axes, rows: int, output: str, stats_json: str | None) -> None:
     """Per axis (found: its LabelsFirst), how many tickets the language model read and why; --stats-json too."""
 
