@@ -1,8 +1,9 @@
 """The learning curve on the stored language-model scores: tables, JSON, an SVG and a PNG.
 
 Reads docs/learning/scores/<set>.npz (made once by scripts/experiments/lm_scores.py), runs
-triage_app.quality.curve.learning_curve on each and writes docs/learning/<set>.json, curve.md,
-curve.svg and curve.png, drawn by the package as `triage-app eval --plot` draws them.
+triage_app.quality.curve.learning_curve on each (TF-IDF, no encoder) and writes
+docs/learning/<set>.json, curve_tfidf.md, curve_tfidf.svg and curve_tfidf.png, drawn by the package as
+`triage-app eval --plot` draws them (curve.* are the encoder's: learning_curve_encoder.py).
 
 Usage: .venv/bin/python scripts/experiments/learning_curve.py [SET ...]   (default: every stored set)
 """
@@ -44,10 +45,10 @@ def main(sets: list[str]) -> None:
         lines += [f"## {r['set']} ({r['n']} tickets, {r['n_test']} test; labels: {', '.join(r['names'])})", "",
                   r["table"], "", "Targets: " + "; ".join(f"{k}: {'yes' if v else 'NO'}" for k, v in r["targets"].items()),
                   ""]
-    (DOCS / "curve.md").write_text("\n".join(lines))
+    (DOCS / "curve_tfidf.md").write_text("\n".join(lines))
     svg = curves_svg(results)
-    (DOCS / "curve.svg").write_text(svg)
-    svg_to_png(svg, DOCS / "curve.png")
+    (DOCS / "curve_tfidf.svg").write_text(svg)
+    svg_to_png(svg, DOCS / "curve_tfidf.png")
     print("\n".join(lines))
 
 

@@ -210,7 +210,7 @@ def curve_embeddings(args, encoder, gold_set, label_set, progress) -> dict:
     from triage_app.files.embeddings import EmbeddingCache
     from triage_app.run.embedded import file_embeddings
 
-    with EmbeddingCache(getattr(args, "db", None)) as cache:   # eval has no --db yet: the default database
+    with EmbeddingCache(args.db) as cache:
         print(f"embedding cache: {cache.path}", file=sys.stderr)
         # the gold set's texts are cleaned already (GoldSet.cleaned): cleaning them again could change them
         found = file_embeddings(gold_set.texts, TextCleaning.off(), encoder, cache, {"curve": label_set}, progress)

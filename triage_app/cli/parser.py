@@ -114,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
                                "(zero-shot, learned alone, combined), the same test rows for every k")
     evaluate.add_argument("--draws", type=int, default=5, help="--learning-curve: seeded draws of the labels per k")
     evaluate.add_argument("--plot", metavar="PNG", help="--learning-curve: draw the curve into this PNG")
+    evaluate.add_argument("--db", help="the results database, whose embedding cache --learning-curve reads and "
+                                       "fills (default: in the per-user data folder)")
     encoder_arg(evaluate)
     ticket_args(evaluate)
     label_args(evaluate)
@@ -121,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_args(evaluate)
     cleaning_args(evaluate)
     evaluate.set_defaults(func=eval_command.run, reads=READS, writes=(
-        ("--json", "json", "the results", OTHER_FILE), ("--plot", "plot", "the plot", OTHER_FILE)))
+        DATABASE, ("--json", "json", "the results", OTHER_FILE), ("--plot", "plot", "the plot", OTHER_FILE)))
     return parser
 
 
