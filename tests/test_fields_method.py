@@ -89,7 +89,8 @@ def test_a_field_s_fingerprint_changes_with_any_field_s_labels_and_other_methods
 def test_one_pass_gives_each_field_its_own_run_and_its_reference_alone(helpdesk):
     classifiers, texts = helpdesk
     by_length = sorted(texts, key=len)
-    texts = [by_length[0], by_length[20], by_length[-5], ""]   # 6, 164 and 267 tokens, and a blank
+    # 6, 98 and 164 tokens, and a blank: each field's reference passes on a long ticket were this test's time
+    texts = [by_length[0], by_length[15], by_length[20], ""]
     found, stats = one_pass(classifiers, texts, RunConfig(batch_size=2))
     assert stats.fallbacks == 0
     for classifier, axis in zip(classifiers, found):
