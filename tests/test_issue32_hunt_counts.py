@@ -41,3 +41,10 @@ def test_eval_on_a_column_that_holds_no_label_is_refused(tickets, capsys, no_mod
 def test_eval_whose_examples_take_every_gold_row_is_refused(tickets, capsys, no_model):
     code, _, err = run_main(capsys, "eval", tickets, *LABELS, "--examples-per-label", "100")
     assert code == 2 and len(err) == 1 and "--examples-per-label" in err[0]
+
+
+@pytest.mark.parametrize("value", ["0", "-5"])
+def test_bench_of_fewer_than_one_ticket_is_refused(capsys, no_model, value):
+    """--n 0 ended in an AttributeError after the model loaded; --n -5 timed all the sample but five."""
+    code, _, err = run_main(capsys, "bench", "--n", value)
+    assert code == 2 and len(err) == 1 and "--n" in err[0] and value in err[0]

@@ -13,6 +13,7 @@ def run(args) -> int:
     from triage_app.bench.throughput import MODES, dense_rate, run_modes, table
     from triage_app.bench.workloads import workload
 
+    options.at_least(args.n, 1, "--n")
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     unknown = [m for m in modes if m not in MODES]
     if unknown:
