@@ -102,7 +102,8 @@ def test_run_with_calibration_matches_its_definition(smollm2, sample_rows):
     from triage_app.engine.labels import LabelSet
     from triage_app.engine.verify import collect
 
-    texts = [r["text"] for r in sample_rows[:6]]
+    # short tickets: the definition does not depend on length, and the reference loop pays for every token
+    texts = [r["text"] for r in sample_rows if len(r["text"]) < 200][:6]
     raw = Classifier(smollm2, LabelSet.default(), scoring=Scoring("mean", calibrate=False, method="direct"))
     calibrated = Classifier(smollm2, LabelSet.default(), scoring=Scoring("mean", temperature=1.5, method="direct"))
     assert raw.fingerprint != calibrated.fingerprint       # stored results never mix scorings
