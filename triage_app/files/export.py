@@ -227,7 +227,8 @@ def _excel_cut(text: str) -> str:
 def _cut_note(path: Path, cut: list[tuple[int, str]]) -> str:
     rows = sorted({row for row, _ in cut})
     shown = ", ".join(map(str, rows[:5])) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
-    columns = list(dict.fromkeys(column for _, column in cut))
+    # a header is cut too where it is that long: named by its start, or the note is as long as the header
+    columns = list(dict.fromkeys(column if len(column) <= 40 else f"{column[:39]}…" for _, column in cut))
     return (f"{path.name}: {len(cut):,} cell(s) longer than Excel holds ({EXCEL_MAX_CHARS:,} characters) were cut "
             f"to it, in sheet {'row' if len(rows) == 1 else 'rows'} {shown} ({'column' if len(columns) == 1 else 'columns'} {', '.join(columns)}); "
             f"export CSV or JSON to keep them whole")
