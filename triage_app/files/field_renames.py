@@ -8,12 +8,15 @@ others are followed, so a field it later adds under a name renamed away is a fie
 
 One rule decides whether a rename may be made (refusal): onto a name that already holds labels of the
 file, never, whether or not those labels find their tickets in the file as it is now; the window asks it
-before anything changes, and the database applies it again when it writes.
+before anything changes, and the database applies it again when it writes. A label renamed inside a field
+follows the same rule (label_refusal): a label with labels never takes a name that holds the field's
+labels, so two labels' tickets are never mixed up.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS axis_renames (
@@ -31,8 +34,23 @@ def refusal(new: str, held: int) -> str | None:
     """Why a field may not be renamed onto `new`, which holds `held` of the person's labels on this file."""
     if not held:
         return None
-    return (f"the field “{new}” already holds {held:,} of your labels on this file (a field removed keeps "
-            f"them, and so does a ticket edited since): add “{new}” back instead, or choose another name")
+    return (f"the field “{new}” already holds {held:,} of your labels on this file (a field removed keeps them, "
+            f"so does a ticket edited since, and another window on this file may have given them): choose another "
+            f"name, or add “{new}” back if you removed it")
+
+
+def label_refusal(renames: dict[str, str], held: Callable[[str], int]) -> str | None:
+    """Why a field's labels may not be renamed so ({old: new}; held: how many of the file's labels on the field
+    a name holds): a label with labels onto a name that holds some would merge the two for good. A name
+    renamed away in the same edit frees its own (a swap); a label with none may take the name, and the labels
+    under it come back, as they do for a label added under it."""
+    for old, new in renames.items():
+        count = 0 if new in renames else held(new)
+        if count and held(old):
+            return (f"the label “{new}” already holds {count:,} of your labels on this field of this file (a label "
+                    f"removed keeps them, set aside, so does a ticket edited since, and another window on this file "
+                    f"may have given them): renaming “{old}” onto it would merge them; choose another name")
+    return None
 
 
 def recorded(db: sqlite3.Connection, file: str) -> frozenset[int]:

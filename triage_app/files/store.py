@@ -33,7 +33,7 @@ from pathlib import Path
 from triage_app.engine.axes import PLAIN
 from triage_app.engine.config import is_checked
 from triage_app.files import field_renames
-from triage_app.files.field_renames import RenameRefused, followed, refusal
+from triage_app.files.field_renames import RenameRefused, followed, label_refusal, refusal
 from triage_app.files.label_places import FILE, PERSON, TAKEN_BACK, FileLabels, place, placed_from_file
 from triage_app.files.store_errors import LOCK_TIMEOUT_S, StoreUnavailable, reported, starts_as_sqlite
 from triage_app.paths import user_data_dir
@@ -246,16 +246,27 @@ class ResultStore:
         """{old name: new name}, labels renamed in the label set while this file is open: its labels
         follow them, all in one statement (so that a swap of two names is a swap). Other files keep
         theirs: the same name there may have meant something else under another label set. known: as
-        set_person_labels's (a field renamed in another window is the same field)."""
+        set_person_labels's (a field renamed in another window is the same field). Refused (RenameRefused)
+        where it would merge two labels' tickets (field_renames.label_refusal): nothing changes."""
         if not renames:
             return
         cases = " ".join("WHEN ? THEN ?" for _ in renames)
         with self._reported(), self._db:
-            self._db.execute("BEGIN IMMEDIATE")   # the renames read and the write, one transaction
+            self._db.execute("BEGIN IMMEDIATE")   # the rule's read and the write, one transaction
             axis = followed(self._db, file, axis, known)[0]
+            problem = label_refusal(renames, lambda name: self._held(file, axis, name))
+            if problem:
+                raise RenameRefused(problem)
             self._db.execute(f"UPDATE person_labels SET label = CASE label {cases} END WHERE file=? AND axis=? "
                              f"AND label IN ({','.join('?' * len(renames))})",
                              (*sum(renames.items(), ()), file, axis, *renames))
+
+    def label_rename_problem(self, file: str, renames: dict[str, str], axis: str = PLAIN,
+                             known: frozenset[int] | None = None) -> str | None:
+        """Why rename_labels would refuse these renames now (field_renames.label_refusal), or None; reads only."""
+        with self._reported():
+            axis = followed(self._db, file, axis, known)[0]
+            return label_refusal(renames, lambda name: self._held(file, axis, name))
 
     def axis_rename_problem(self, file: str, old: str, new: str, known: frozenset[int] | None = None) -> str | None:
         """Why this file's field may not be renamed so (field_renames.refusal), or None. A rename another
@@ -293,9 +304,11 @@ class ResultStore:
         with self._reported():
             return field_renames.recorded(self._db, file)
 
-    def _held(self, file: str, axis: str) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM person_labels WHERE file=? AND axis=? AND label!=?",
-                                (file, axis, TAKEN_BACK)).fetchone()[0]
+    def _held(self, file: str, axis: str, label: str | None = None) -> int:
+        """The file's labels on a field (of one label's name only, given one); a row cleared holds none."""
+        match, value = ("label!=?", TAKEN_BACK) if label is None else ("label=?", label)
+        return self._db.execute(f"SELECT COUNT(*) FROM person_labels WHERE file=? AND axis=? AND {match}",
+                                (file, axis, value)).fetchone()[0]
 
     def person_label_axes(self, file: str) -> list[str]:
         """The axes this file holds labels on (taken-back rows included), by name."""
