@@ -140,11 +140,21 @@ class LabelSet:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+# a label set of 80 labels with descriptions and examples is kilobytes; a ticket file given by mistake
+# is refused before its bytes are read and parsed
+MAX_LABEL_SET_BYTES = 16 << 20
+
+
 def read_json(path: str | Path):
     """A label-set file's JSON: UTF-8, with or without the byte-order mark Notepad writes. Raises
-    BadLabelSet naming the file where it is not; OSError where it cannot be read at all."""
-    raw = Path(path).read_bytes()
+    BadLabelSet naming the file where it is not; OSError where it cannot be read at all. A file far
+    bigger than any label set (a ticket file named by mistake) is refused before it is read."""
     with within(str(path)):
+        size = Path(path).stat().st_size
+        if size > MAX_LABEL_SET_BYTES:
+            raise ValueError(f"{size / 2**20:.0f} MiB is too big for a label set (at most "
+                             f"{MAX_LABEL_SET_BYTES >> 20} MiB): is it a ticket file?")
+        raw = Path(path).read_bytes()
         try:
             return parse_json(raw.decode("utf-8-sig"))
         except UnicodeDecodeError as exc:
