@@ -2,12 +2,14 @@
 
 A 5 ms QTimer's gaps, from open_file until the table shows the file and the learning thread is idle
 (its TicketFeatures fitted), as tests/test_ui_learning.py measures a retrain. A sampler thread notes
-what the main thread and the others were doing when a gap passed 50 ms, to say where it went.
+what the main thread and the others were doing when a gap passed 50 ms, to say where it went, and
+every 20 ms the CPU time each of the process's threads has used (/proc/self/task): a gap in which our
+threads used far less CPU than its length was the machine's other jobs, not ours.
 The files are made once under /tmp/triage-stalls: CSVs of 200,000 short and 499,000 long tickets,
-and a JSON list of 200,000 tickets.
+a JSON list of 200,000 tickets and one of 499,000 short tickets (tests/test_ui_big_file.py's, at the row limit).
 
 Usage: QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/experiments/file_load_stalls.py [--no-embedding]
-[csv200k csv499s csv499k json]; --no-embedding: the sentence encoder does not embed the file meanwhile
+[csv200k csv499s csv499k json json499k]; --no-embedding: the sentence encoder does not embed the file meanwhile
 (its load and its cleaning of the texts are stalls of their own, measured apart).
 """
 from __future__ import annotations
@@ -35,7 +37,8 @@ import triage_app.engine.verify  # noqa: E402,F401  (as app.main: imports on the
 import triage_app.run.job  # noqa: E402,F401
 
 FILES = Path("/tmp/triage-stalls")
-NAMES = {"csv200k": "csv200k.csv", "csv499k": "csv499k.csv", "csv499s": "csv499s.csv", "json": "json200k.json"}
+NAMES = {"csv200k": "csv200k.csv", "csv499k": "csv499k.csv", "csv499s": "csv499s.csv", "json": "json200k.json",
+         "json499k": "json499k.json"}
 WORDS = ("invoice charged twice refund order shipping delayed parcel password reset login account locked "
          "card declined upgrade plan cancel subscription broken screen warranty replacement address").split()
 
@@ -49,6 +52,11 @@ def make(name: str) -> Path:
     FILES.mkdir(exist_ok=True)
     path = FILES / name
     if path.exists():
+        return path
+    if name == "json499k.json":      # as tests/test_ui_big_file.py writes it
+        path.write_text(json.dumps({"tickets": [{"id": k, "text": f"Ticket {k}: the invoice for order {k * 7} was "
+                                                 f"charged twice on card {k % 97}", "queue": WORDS[k % 5]}
+                                                for k in range(499_000)]}))
         return path
     if name == "csv200k.csv":
         rows, words = 200_000, 8
@@ -91,6 +99,43 @@ class Sampler(threading.Thread):
                     self.seen[key] = self.seen.get(key, 0) + 1
 
 
+class ThreadTimes(threading.Thread):
+    """Every 20 ms, the CPU time (ms) each of the process's threads has used so far, by thread id."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.log: list[tuple[float, dict[int, int]]] = []
+        self.names = {threading.get_native_id(): "main"}
+        self.stop = False
+
+    def run(self):
+        self.names[threading.get_native_id()] = "sampler"
+        tick_ms = 1000 / os.sysconf("SC_CLK_TCK")
+        while not self.stop:
+            used = {}
+            for task in os.listdir("/proc/self/task"):
+                try:
+                    fields = Path(f"/proc/self/task/{task}/stat").read_text().rsplit(")", 1)[1].split()
+                    comm = Path(f"/proc/self/task/{task}/comm").read_text().strip()
+                except OSError:          # a thread that ended meanwhile
+                    continue
+                used[int(task)] = round((int(fields[11]) + int(fields[12])) * tick_ms)   # utime + stime
+                self.names.setdefault(int(task), comm)
+            self.log.append((time.perf_counter(), used))
+            time.sleep(0.02)
+
+    def used_between(self, start: float, end: float) -> str:
+        """What each thread used from the last sample before start to the first after end."""
+        before = [entry for entry in self.log if entry[0] <= start][-1:]
+        after = [entry for entry in self.log if entry[0] >= end][:1]
+        if not before or not after:
+            return "no samples"
+        spent = {task: ms - before[0][1].get(task, 0) for task, ms in after[0][1].items()}
+        busy = ", ".join(f"{self.names.get(task, task)} {ms}" for task, ms in sorted(spent.items(), key=lambda kv: -kv[1])
+                         if ms > 0)
+        return f"in {1000 * (after[0][0] - before[0][0]):.0f} ms our threads used (ms of CPU): {busy or 'none'}"
+
+
 def measure(name: str) -> None:
     from triage_app.ui.window import MainWindow
 
@@ -106,6 +151,8 @@ def measure(name: str) -> None:
     window.file_loaded.connect(lambda _: loaded.append(time.perf_counter()))
     sampler = Sampler(ticks)
     sampler.start()
+    times = ThreadTimes()
+    times.start()
     loop, poll = QEventLoop(), QTimer(interval=20)
     poll.timeout.connect(lambda: loaded and window.learning.thread.pool.activeThreadCount() == 0 and loop.quit())
     load = os.getloadavg()[0]
@@ -116,7 +163,7 @@ def measure(name: str) -> None:
     poll.start()
     loop.exec()
     timer.stop()
-    sampler.stop = True
+    sampler.stop = times.stop = True
     gaps = np.diff(ticks)
     at = np.argsort(gaps)[::-1][:5]
     print(f"{name}: {window.model.rowCount():,} rows shown after {loaded[0] - start:.1f} s, features ready after "
@@ -124,6 +171,8 @@ def measure(name: str) -> None:
           f"{1000 * np.percentile(gaps, 99):.0f} ms, gaps over 100 ms: {(gaps > 0.1).sum()}; load {load:.1f}")
     print("  longest at " + ", ".join(f"{ticks[k] - start:.2f} s ({1000 * gaps[k]:.0f} ms)" for k in at)
           + f"; shown at {loaded[0] - start:.2f} s")
+    for k in at:
+        print(f"    gap at {ticks[k] - start:.2f} s, {1000 * gaps[k]:.0f} ms: {times.used_between(ticks[k], ticks[k + 1])}")
     for key, n in sorted(sampler.seen.items(), key=lambda kv: -kv[1])[:12]:
         print(f"    {n:4d} {key}")
     window.shutdown()
