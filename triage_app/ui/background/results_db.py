@@ -35,6 +35,8 @@ class ResultsDb(QObject):
     # file, the field's name in the database, the name the window gave it, why: a rename the window's check
     # let through and the database then refused (another window gave labels under the new name meanwhile)
     rename_refused = Signal(str, str, str, str)
+    # file, field (as the window shows it), {name shown: name in the database}, why: the same for labels renamed
+    labels_rename_refused = Signal(str, str, object, str)
 
     def __init__(self, path=None):
         super().__init__()
@@ -49,6 +51,8 @@ class ResultsDb(QObject):
         # file -> {the name a window shows: the name in the database}: renames refused here and not yet taken
         # back in the window, whose labels on the shown name still belong under the old one (on the writer thread)
         self._shown: dict[str, dict[str, str]] = {}
+        # (file, field) -> {label name shown: name in the database}: the same for label renames refused here
+        self._shown_labels: dict[tuple[str, str], dict[str, str]] = {}
 
     def open(self) -> ResultStore | None:
         """A connection of the caller's own, for its thread (close it when done); None while unavailable."""
@@ -86,8 +90,17 @@ class ResultsDb(QObject):
         self._submit(self._write, self._set_person_labels, file, labels, axis, frozenset(from_file))
 
     def rename_labels(self, file: str, renames: dict[str, str], axis: str = PLAIN) -> None:
-        self._submit(self._write, lambda store: store.rename_labels(file, renames, self._stored(file, axis),
-                                                                    self._known.get(file, frozenset())))
+        """Refused on the way (another window gave labels under a new name meanwhile): nothing changed in the
+        database, said (labels_rename_refused), and until the window takes the renames back its labels under
+        a new name are written under the old one: two labels' tickets are never mixed up."""
+        self._submit(self._write, self._rename_labels, file, renames, axis)
+
+    def label_rename_problem(self, file: str, renames: dict[str, str], axis: str = PLAIN) -> str | None:
+        """Why the database refuses these label renames (files.field_renames.label_refusal), or None; waits as
+        axis_rename_problem does, and raises TimeoutError as it does."""
+        return self._submit(self._read, lambda store: store.label_rename_problem(
+            file, self._labels_stored(file, axis, renames), self._stored(file, axis),
+            self._known.get(file, frozenset()))).result(timeout=RENAME_WAIT_S)
 
     def axis_rename_problem(self, file: str, old: str, new: str) -> str | None:
         """Why the database refuses this rename (files.field_renames.refusal), after every change queued
@@ -148,7 +161,26 @@ class ResultsDb(QObject):
         """The name the database has for a field this window shows as `axis` (a rename refused, not yet undone)."""
         return self._shown.get(file, {}).get(axis, axis)
 
+    def _labels_stored(self, file: str, axis: str, renames: dict[str, str]) -> dict[str, str]:
+        """Label renames as the database has the names (a label rename refused, not yet undone); a window's
+        rename that takes back one refused here is none: the database never made it."""
+        shown = self._shown_labels.get((file, axis), {})
+        return {old: new for old, new in ((shown.get(old, old), new) for old, new in renames.items()) if old != new}
+
+    def _rename_labels(self, store: ResultStore, file: str, renames: dict[str, str], axis: str) -> None:
+        stored = self._labels_stored(file, axis, renames)
+        shown = self._shown_labels.setdefault((file, axis), {})
+        for old in renames:
+            shown.pop(old, None)
+        try:
+            store.rename_labels(file, stored, self._stored(file, axis), self._known.get(file, frozenset()))
+        except RenameRefused as exc:
+            shown.update({new: old for old, new in stored.items()})
+            self.labels_rename_refused.emit(file, axis, {new: old for old, new in renames.items()}, str(exc))
+
     def _set_person_labels(self, store: ResultStore, file, labels, axis, from_file) -> None:
+        shown = self._shown_labels.get((file, axis), {})
+        labels = {row: (h, shown.get(label, label)) for row, (h, label) in labels.items()}
         axis = self._stored(file, axis)
         stored_as = store.set_person_labels(file, labels, axis, from_file, self._known.get(file, frozenset()))
         if stored_as != axis:

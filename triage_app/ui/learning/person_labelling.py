@@ -49,6 +49,7 @@ class PersonLabelling(QObject):
         labels_panel.rename_problem = self.rename_problem
         db.redirected.connect(self._redirected)
         db.rename_refused.connect(self._rename_refused)
+        db.labels_rename_refused.connect(self._labels_rename_refused)
 
     @property
     def label_set(self) -> LabelSet:
@@ -107,13 +108,20 @@ class PersonLabelling(QObject):
 
     def rename_problem(self, renames: dict[str, str]) -> str | None:
         """A rename of a label with labels onto a name whose labels are set aside would merge the two
-        for good: refused. (A new label named so brings the set-aside ones back, as it should.)"""
+        for good: refused. (A new label named so brings the set-aside ones back, as it should.) The
+        database says the same of labels this window does not hold (another window's, an edited ticket's:
+        files.field_renames.label_refusal); while the writer is busy, it decides on the way."""
         aside, given = self.person.set_aside(self.label_set.names), set(self.person.labels.values())
         taken = [new for old, new in renames.items() if aside.get(new) and old in given]
-        if not taken:
+        if taken:
+            return (f"“{taken[0]}” has {aside[taken[0]]:,} of your labels set aside: renaming onto it would merge "
+                    f"them with these. Add “{taken[0]}” back first, or choose another name")
+        if not self.person.file:
             return None
-        return (f"“{taken[0]}” has {aside[taken[0]]:,} of your labels set aside: renaming onto it would merge them "
-                f"with these. Add “{taken[0]}” back first, or choose another name")
+        try:
+            return self.db.label_rename_problem(self.person.file, renames, self.person.axis)
+        except FutureTimeout:
+            return None
 
     def rename(self, renames: dict[str, str]) -> None:
         """The current field's labels renamed (before the set changes): their tickets' labels follow."""
@@ -160,6 +168,20 @@ class PersonLabelling(QObject):
         else:       # the field was removed since: its labels alone
             self.rename_axis(new, old)
         self.failed.emit(f"The field “{old}” was not renamed “{new}”: {why}.")
+
+    def _labels_rename_refused(self, file: str, axis: str, back: dict[str, str], why: str) -> None:
+        """The database kept a field's labels under their old names after this window's check let the renames
+        through (another window gave labels under a new name meanwhile): the window takes them back (the
+        label editor and the labels given, every part a rename changes) and says why."""
+        person = self.people.get(axis)
+        if person is None or person.file != file:
+            self.db.rename_labels(file, back, axis)     # another file open: the writer's part alone
+        elif self.labels_panel.can_rename_labels(axis, back):
+            person.rename(back)                         # before the set changes, as a rename by hand
+            self.db.rename_labels(file, back, axis)     # the writer's: it never made them
+            self.labels_panel.rename_labels(axis, back)
+        names = ", ".join(f"“{old}” was not renamed “{new}”" for new, old in back.items())
+        self.failed.emit(f"The label {names}: {why}.")
 
     def from_file(self, axis: str) -> frozenset[int]:
         """The field's rows whose label was taken from the file's own column: the helpdesk's value already,

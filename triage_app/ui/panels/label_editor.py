@@ -176,6 +176,28 @@ class LabelsPanel(QWidget):
         self.set_axes(axes)
         return True
 
+    def can_rename_labels(self, axis: str, renames: dict[str, str]) -> bool:
+        """Whether a field's labels can be renamed so: each old name there, no new one taken."""
+        return self._renamed_labels(axis, renames) is not None
+
+    def rename_labels(self, axis: str, renames: dict[str, str]) -> None:
+        """A field's labels renamed, their examples with them, without asking or `renamed`: the caller has
+        the database's word already and renamed the labels given (it takes back renames the database refused)."""
+        label_set = self._renamed_labels(axis, renames)
+        if label_set is not None:
+            self._show_error("")
+            self.set_axes(Axes(tuple(replace(a, label_set=label_set) if a.name == axis else a for a in self._axes)))
+
+    def _renamed_labels(self, axis: str, renames: dict[str, str]) -> LabelSet | None:
+        label_set = self._axes.named(axis).label_set if axis in self._axes.names else None
+        if label_set is None or not set(renames) <= set(label_set.names):
+            return None
+        try:
+            return LabelSet(tuple(replace(l, name=renames.get(l.name, l.name)) for l in label_set.labels),
+                            tuple(replace(e, label=renames.get(e.label, e.label)) for e in label_set.examples))
+        except ValueError:      # a name taken since
+            return None
+
     def remove_axis(self, name: str) -> None:
         """Leave a field out; the labels a person gave it are kept (the store holds them)."""
         if len(self._axes) > 1 and name in self._axes.names:
