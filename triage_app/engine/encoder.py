@@ -9,7 +9,6 @@ refused unless its bytes are upstream's (revision 1110a243fdf4706b3f48f1d95db1a4
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import importlib.util
 import threading
@@ -18,8 +17,17 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from transformers import AutoModel, AutoTokenizer, BertModel  # noqa: F401
+from transformers.models.auto.tokenization_auto import tokenizer_class_from_name
 
 from triage_app.engine.batches import plan_buckets
+
+# all-MiniLM-L6-v2 is a BERT: the modules AutoModel and AutoTokenizer would import inside its load are
+# imported here, with this module. The window imports it on the main thread before it shows
+# (ui/background/embedding.py), so the load, on the engine's thread, imports nothing: 68 modules were
+# imported there, through PySide's import hook while the UI thread ran Python, as the first file opened,
+# which app._import_engine keeps the language model from doing (docs/learning/embeddings.md).
+tokenizer_class_from_name("BertTokenizer")
 
 MINILM = "all-MiniLM-L6-v2"
 MINILM_FILES = {
@@ -73,30 +81,33 @@ _LOADING = threading.Lock()
 
 
 class SentenceEncoder:
-    """A loaded encoder; identity names it for the embedding cache (name + weights sha256)."""
+    """A loaded encoder; identity names it for the embedding cache (name + weights sha256). Safe to share
+    between threads: its tokenizer is used by one thread at a time, its weights only read."""
 
     def __init__(self, name: str, weights_sha256: str, tokenizer, model):
         self.name = name
         self.weights_sha256 = weights_sha256
         self.tokenizer = tokenizer
         self.model = model
+        # A fast tokenizer is not safe across threads (its padding and truncation are set on it for each
+        # call). A lock, not a copy per thread: a copy is one Rust call of about 60 ms CPU that holds the
+        # GIL, a stall of the window's UI thread as the window's first file opened (docs/learning/embeddings.md).
+        self._tokenizing = threading.Lock()
 
     @classmethod
     def bundled(cls) -> SentenceEncoder:
-        """The bundled encoder, loaded and hash-checked once per process (seconds each time otherwise); each
-        caller gets its own tokenizer beside the shared weights: a fast tokenizer is not safe across threads."""
+        """The bundled encoder, loaded and hash-checked once per process (seconds each time otherwise), the
+        same one for every caller."""
         folder = str(bundled_folder())
         with _LOADING:
             if folder not in _LOADED:
                 _LOADED[folder] = cls.load()
-            encoder = _LOADED[folder]
-        return cls(encoder.name, encoder.weights_sha256, copy.deepcopy(encoder.tokenizer), encoder.model)
+            return _LOADED[folder]
 
     @classmethod
     def load(cls, folder: Path | None = None, expected: dict[str, str] | None = None) -> SentenceEncoder:
         """The bundled all-MiniLM-L6-v2 when folder is None, its hashes checked; any other folder
         (the Hugging Face cache's, or one the person picks) checked against expected when given."""
-        from transformers import AutoModel, AutoTokenizer
         if folder is None:
             folder, expected = bundled_folder(), MINILM_FILES
         folder = Path(folder)
@@ -121,7 +132,8 @@ class SentenceEncoder:
         return int(self.model.config.hidden_size)
 
     def token_lengths(self, texts: Sequence[str]) -> list[int]:
-        ids = self.tokenizer(list(texts), truncation=True, max_length=MAX_TOKENS)["input_ids"]
+        with self._tokenizing:
+            ids = self.tokenizer(list(texts), truncation=True, max_length=MAX_TOKENS)["input_ids"]
         return [len(row) for row in ids]
 
     def embed_batches(self, texts: Sequence[str], batch_size: int = BATCH) -> Iterator[tuple[list[int], np.ndarray]]:
@@ -136,7 +148,8 @@ class SentenceEncoder:
 
     @torch.inference_mode()
     def embed_batch(self, texts: list[str]) -> np.ndarray:
-        encoded = self.tokenizer(texts, padding=True, truncation=True, max_length=MAX_TOKENS, return_tensors="pt")
+        with self._tokenizing:
+            encoded = self.tokenizer(texts, padding=True, truncation=True, max_length=MAX_TOKENS, return_tensors="pt")
         hidden = self.model(**encoded).last_hidden_state           # [B, S, H]
         mask = encoded["attention_mask"].unsqueeze(-1).to(hidden.dtype)  # [B, S, 1]
         pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)   # [B, H]
