@@ -10,8 +10,8 @@ If one does, the job posts itself behind it and returns: the request is served n
 batch of 8 (well under a second), and the job goes on from where it was once it is done. Every batch is
 stored as it is embedded, so a cancel, a new file or closing loses nothing finished.
 
-The encoder is loaded once per process (a window's thread gets its own tokenizer: a fast tokenizer is
-not safe to share between threads) and named to the window; one that is missing or refused is one line,
+The encoder is loaded once per process, on this thread (its modules imported before, on the main thread),
+shared by every window, and named to the window; one that is missing or refused is one line,
 and learning goes on with words (TF-IDF).
 """
 
@@ -23,7 +23,14 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
+# What the engine's thread runs here is imported on the main thread: with the window, or, for what needs
+# torch (the window imports none), with the engine's modules before it (app._import_engine): an import on
+# the engine's thread goes through PySide's import hook while the UI thread runs Python.
+from triage_app.files.clean import model_texts
+from triage_app.files.store import StoreUnavailable, text_hash
+from triage_app.learn.similarity import label_texts, label_vectors
 from triage_app.ui.background.failures import one_line
+from triage_app.ui.background.results_db import store_file
 
 CLEAN_ROWS = 2_000      # rows cleaned in one step
 CHUNK = 512             # distinct texts looked up and token-counted in one step, then embedded batch by batch
@@ -81,9 +88,7 @@ class TicketEmbedding:
 
     def _steps(self, encoder, cache, stop, report):
         from triage_app.engine.encoder import EmbeddingCancelled
-        from triage_app.files.clean import model_texts
         from triage_app.files.embeddings import embedded
-        from triage_app.files.store import text_hash
 
         clean: list[str] = []
         for start in range(0, len(self.texts), CLEAN_ROWS):
@@ -217,8 +222,6 @@ class EmbeddingWorker(QObject):
 
     @Slot(str, object)
     def _labels(self, axis: str, label_set) -> None:
-        from triage_app.learn.similarity import label_texts, label_vectors
-
         self._labels_served += 1
         encoder = None if self.engine.closing else self._encoder_here()
         if encoder is None:
@@ -250,8 +253,6 @@ class EmbeddingWorker(QObject):
     def _cache(self):
         """The results database's embedding table; while the database is unusable, vectors not kept."""
         from triage_app.files.embeddings import EmbeddingCache
-        from triage_app.files.store import StoreUnavailable
-        from triage_app.ui.background.results_db import store_file
 
         if self.db.problem is None:
             try:
