@@ -23,10 +23,10 @@ from transformers.models.auto.tokenization_auto import tokenizer_class_from_name
 from triage_app.engine.batches import plan_buckets
 
 # all-MiniLM-L6-v2 is a BERT: the modules AutoModel and AutoTokenizer would import inside its load are
-# imported here, with this module. The window imports it on the main thread before it shows
-# (ui/background/embedding.py), so the load, on the engine's thread, imports nothing: 68 modules were
-# imported there, through PySide's import hook while the UI thread ran Python, as the first file opened,
-# which app._import_engine keeps the language model from doing (docs/learning/embeddings.md).
+# imported here, with this module. Imported on the main thread before the window (app._import_engine, as
+# the language model's modules are), the load on the engine's thread imports nothing: 68 modules were
+# imported there, through PySide's import hook while the UI thread ran Python, as the first file opened
+# (docs/learning/embeddings.md).
 tokenizer_class_from_name("BertTokenizer")
 
 MINILM = "all-MiniLM-L6-v2"
