@@ -75,9 +75,6 @@ def test_threads_sharing_the_encoder_get_what_one_thread_gets(minilm):
 
 @pytest.mark.model
 @pytest.mark.window
-@pytest.mark.xfail(strict=True, reason="until app._import_engine imports triage_app.files.embeddings (and so the "
-                   "encoder's modules) before the window, as it imports the language model's: the window itself "
-                   "imports no torch (test_ui_architecture)")
 def test_the_windows_first_encoder_load_imports_nothing_on_the_engines_thread(tmp_path):
     """A fresh process, as app.main starts the window: a real file opened, the bundled encoder loaded for
     the first time, its vectors handed to learning."""

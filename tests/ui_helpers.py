@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication
 # What app.main does before Qt runs: the engine's modules are imported here, on the main thread,
 # so the worker's lazy imports never race the UI thread through PySide's import hook.
 import triage_app.engine.verify  # noqa: E402,F401
+import triage_app.files.embeddings  # noqa: E402,F401
 import triage_app.run.job  # noqa: E402,F401
 
 SAMPLE = Path(__file__).resolve().parents[1] / "resources" / "sample_tickets.csv"

@@ -100,6 +100,7 @@ def _import_engine() -> None:
     import triage_app.engine.device  # noqa: F401
     import triage_app.engine.models  # noqa: F401
     import triage_app.engine.verify  # noqa: F401
+    import triage_app.files.embeddings  # noqa: F401  (the sentence encoder's modules, which it loads on the worker)
     import triage_app.run.job  # noqa: F401
 
 
