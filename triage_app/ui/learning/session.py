@@ -211,19 +211,29 @@ class LearningSession(QObject):
 
 class _FieldTable:
     """What one field's learning reads (LiveLearning's table): that field's scores and the person's
-    labels on it, as the ticket table holds them when a retrain starts."""
+    labels on it, as the ticket table holds them when a retrain starts. A field removed from the table
+    (its learning is kept for when it is back) has none: what comes for it meanwhile (the encoder's
+    vectors, a retrain asked for during one) finds nothing to learn, and its scores fit no file."""
 
     def __init__(self, model, axis: str):
         self.model, self.axis = model, axis
 
     @property
     def lm_scores(self):
-        return self.model.answers_of(self.axis).lm_scores
+        return self._answers.lm_scores if self._shown else np.zeros((0, 0), dtype=np.float32)
 
     @property
     def lm_drift(self):
-        return self.model.answers_of(self.axis).lm_drift
+        return self._answers.lm_drift if self._shown else np.zeros(0)
 
     @property
     def person_labels(self) -> dict[int, str]:
-        return self.model.answers_of(self.axis).person_labels
+        return self._answers.person_labels if self._shown else {}
+
+    @property
+    def _shown(self) -> bool:
+        return self.axis in self.model.axes
+
+    @property
+    def _answers(self):
+        return self.model.answers_of(self.axis)
