@@ -56,3 +56,12 @@ def test_the_rule_follows_a_field_another_window_renamed(store, tmp_path):
     with pytest.raises(RenameRefused):
         store.rename_labels(FILE, {"Low": "Minor"}, "priority", known)
     assert rows(store, "urgency") == [(0, "h0", "Low"), (1, "h1", "Minor")]
+
+
+def test_a_field_refused_says_every_way_its_labels_may_have_come(store):
+    store.set_person_labels(FILE, {0: ("h0", "High")}, "priority")
+    store.set_person_labels(FILE, {1: ("h1", "Low")}, "urgency")
+    problem = store.axis_rename_problem(FILE, "priority", "urgency")
+    for way in ("a field removed keeps them", "a ticket edited since", "another window on this file may have given"):
+        assert way in problem
+    assert "\n" not in problem
