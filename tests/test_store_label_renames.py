@@ -26,11 +26,11 @@ def test_a_rename_onto_a_name_another_window_gave_is_refused_and_nothing_merges(
     store.set_person_labels(FILE, {0: ("h0", "Low")}, "priority")
     with ResultStore(tmp_path / "results.sqlite3") as other:            # another window on the file
         other.set_person_labels(FILE, {1: ("h1", "Minor")}, "priority")
-    assert "“Minor” already holds 1 of your labels" in store.label_rename_problem(FILE, {"Low": "Minor"}, "priority")
     with pytest.raises(RenameRefused, match="renaming “Low” onto it would merge them") as refused:
         store.rename_labels(FILE, {"Low": "Minor"}, "priority")
     assert "\n" not in str(refused.value)
     assert rows(store) == [(0, "h0", "Low"), (1, "h1", "Minor")]
+    assert "“Minor” already holds 1 of your labels" in store.label_rename_problem(FILE, {"Low": "Minor"}, "priority")
 
 
 def test_a_swap_a_rename_of_a_label_with_none_and_another_fields_name_are_allowed(store):
