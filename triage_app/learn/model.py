@@ -6,10 +6,12 @@ recomputed here), a logistic regression on the ticket's features (its words, or 
 embedding where TicketFeatures was given them), trained on the person's labels, giving
 log-probabilities P, and the similarity scorer's S (learn/similarity.py), which needs no labels.
 The answer is softmax(a * Z + b * P + c * S). The weights are fitted to the cross-validated P of
-the labelled rows (each row scored by a regression that never saw it), minimising their log-loss:
-with few or inconsistent labels b stays small and the language model (or the similarity) decides;
-as the labels teach more, b grows; a language model the labels find right more often gets a
-larger a. No labels: Z alone, or with S the fixed rule similarity.zero_shot. No labels and no S,
+the labelled rows (each row scored by a regression that never saw it), minimising their log-loss,
+over the parts cross-validation over those rows chose (learn/weights.py: the simplest set within a
+standard error of the best; three weights fitted on a few dozen rows fit their noise): with few or
+inconsistent labels b stays small and the language model (or the similarity) decides; as the labels
+teach more, b grows and the weaker parts drop out; a language model the labels find right more often
+gets a larger a. No labels: Z alone, or with S the fixed rule similarity.zero_shot. No labels and no S,
 or weights b = c = 0, returns the language model's answer itself.
 """
 
@@ -257,8 +259,9 @@ def _weighed(z, s, held_out, teaching, config) -> tuple[Weights, Estimate | None
     has_lm = bool(scored.any())   # else the labels (and the similarity) are all there is, for now
     lm, scored = (z[rows], scored) if has_lm else (np.zeros_like(held_out), np.ones(len(rows), dtype=bool))
     parts = lm[scored], held_out[scored], targets[scored], None if s is None else s[rows][scored]
-    weights = fit_weights(*parts[:3], config.max_weight, parts[3]) if has_lm or s is not None \
-        else Weights(lm=0.0, learned=1.0)
+    every_label = teaching.taught_labels == len(teaching.names)
+    weights = fit_weights(*parts[:3], config.max_weight, parts[3], config.seed, every_label) \
+        if has_lm or s is not None else Weights(lm=0.0, learned=1.0)
     estimate = _estimate(*parts[:3], weights, len(teaching.names), parts[3])
     if not has_lm:   # answered from the labels, even where the similarity alone was fitted the stronger
         weights = replace(weights, lm=0.0, learned=weights.learned or 1.0)
