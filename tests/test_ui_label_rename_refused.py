@@ -5,6 +5,8 @@ window takes the rename back and says why. Either way, no two labels' tickets ar
 
 from __future__ import annotations
 
+from triage_app.engine.axes import Axes
+
 from test_ui_axes import HELPDESK_AXES, helpdesk_rows, write_helpdesk
 from test_ui_field_names import key, stored
 from test_ui_rename_refused import held
@@ -74,3 +76,21 @@ def test_a_rename_the_busy_writer_refuses_later_is_taken_back_in_the_window_and_
     open_file(qtbot, c, path)
     assert c.model.answers_of("priority").person_labels == {0: "Low", 2: "Low", 3: "Low"}
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_field_removed_before_the_refusal_came_gets_its_labels_back_under_the_old_name(
+        qtbot, make_window, tmp_path):
+    a, path, file = two_windows(qtbot, make_window, tmp_path)
+    release = held(a)
+    try:
+        rename_low_to_minor(a)
+        a.labels_panel.remove_axis("priority")
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: "“Low” was not renamed “Minor”" in a.banner.text.text())
+    assert a.axes.names == ["queue"]
+    a.labels_panel.add_axis("priority", Axes.load(HELPDESK_AXES).named("priority").label_set)
+    assert a.model.answers_of("priority").person_labels == {0: "Low"}
+    key(a, 1, "priority", "Low")
+    a.db.flush()
+    assert stored(tmp_path, file)["priority"] == {0: "Low", 1: "Low"}

@@ -173,13 +173,13 @@ class PersonLabelling(QObject):
         """The database kept a field's labels under their old names after this window's check let the renames
         through (another window gave labels under a new name meanwhile): the window takes them back (the
         label editor and the labels given, every part a rename changes) and says why."""
-        person = self.people.get(axis)
+        person, panel = self.people.get(axis), self.labels_panel
         if person is None or person.file != file:
             self.db.rename_labels(file, back, axis)     # another file open: the writer's part alone
-        elif self.labels_panel.can_rename_labels(axis, back):
+        elif axis not in panel.axes.names or panel.can_rename_labels(axis, back):   # removed since: its labels alone
             person.rename(back)                         # before the set changes, as a rename by hand
             self.db.rename_labels(file, back, axis)     # the writer's: it never made them
-            self.labels_panel.rename_labels(axis, back)
+            panel.rename_labels(axis, back)
         names = ", ".join(f"“{old}” was not renamed “{new}”" for new, old in back.items())
         self.failed.emit(f"The label {names}: {why}.")
 
