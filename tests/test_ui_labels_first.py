@@ -31,8 +31,8 @@ def opened_and_embedded(qtbot, window, tmp_path, per_queue: int = PER_QUEUE):
     vectors, gold)."""
     frame = pd.read_csv(RESOURCES / "helpdesk_tickets.csv").groupby("queue", sort=False).head(per_queue)
     path = tmp_path / "tickets.csv"
-    with path.open("w", newline="", encoding="utf-8") as f:
-        csv.writer(f).writerows([["text"], *([t] for t in frame["customer_message"])])
+    with path.open("w", newline="", encoding="utf-8") as f:      # the queue: the accuracy tab's gold column
+        csv.writer(f).writerows([["text", "queue"], *zip(frame["customer_message"], frame["queue"])])
     window.labels_panel.set_label_set(LabelSet.load(RESOURCES / "helpdesk_labels.json"))
     handed = Handed(window.learning)
     embedded(qtbot, window, lambda: window.open_file(path))
@@ -63,6 +63,7 @@ def test_labels_first_reads_only_the_labelled_and_the_unsure_and_answers_as_run_
     texts, vectors, field, prototypes, gold = opened_and_embedded(qtbot, window, tmp_path, UNSURE_TOO)
     item = window.run_panel.method.model().item(LABELS_FIRST)
     assert not item.isEnabled() and "label a few tickets" in window.run_panel.method_note.text()
+    save_shot(window.run_panel, "run-panel-labels-first-waiting.png", tmp_path)
     labels = teach(qtbot, window, field, gold)
     qtbot.waitUntil(item.isEnabled, timeout=10_000)
     window.run_panel.method.setCurrentIndex(LABELS_FIRST)
@@ -91,6 +92,7 @@ def test_labels_first_reads_only_the_labelled_and_the_unsure_and_answers_as_run_
 
     exported = pd.read_csv(window.export_to(tmp_path / "out.csv"))
     assert exported[cli_learning.READ_COLUMN].tolist() == read.tolist()
+    qtbot.wait(200)
     save_shot(window, "window-labels-first.png", tmp_path)
 
 
@@ -107,10 +109,12 @@ def test_none_of_these_shows_and_exports_where_the_fitted_threshold_rejects_and_
     assert want and set(want).isdisjoint(labels)
     assert np.flatnonzero(answers.misfit_mask()).tolist() == want
     assert [window.model.label_of(r) for r in want] == [NONE_OF_THESE] * len(want)
-    window.summary.refresh()
+    window.summary.refresh()          # the accuracy tab counts "none of these" as an answer of no label
     assert f"{len(want)} {NONE_OF_THESE}" in window.tickets.counts.text()
     exported = pd.read_csv(window.export_to(tmp_path / "out.csv"))
     assert [r for r, label in enumerate(exported["label"]) if label == NONE_OF_THESE] == want
+    window.view.scrollTo(window.proxy.mapFromSource(window.model.index(want[0], 0)))
+    qtbot.wait(200)             # the new lines laid out before the picture
     save_shot(window, "window-none-of-these.png", tmp_path)
 
     row, queue = want[0], gold[want[0]]

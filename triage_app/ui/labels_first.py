@@ -13,6 +13,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject
 
 from triage_app.engine.config import LABELS_FIRST_SURE as SURE   # run/labels_first.SURE, without its torch
+from triage_app.ui.background.labels_first import LabelsFirstWorker
 
 
 class LabelsFirst(QObject):
@@ -20,7 +21,8 @@ class LabelsFirst(QObject):
         """window: the MainWindow whose run panel, learning, embedding and worker this follows."""
         super().__init__(window)
         self.window = window
-        self.worker = window.engine.labels_first
+        self.worker = LabelsFirstWorker(window.worker)     # on the engine's thread: its model, one request at a time
+        self.worker.moveToThread(window.engine.thread)
         self.worker.said.connect(self._said)
         self.worker.answered.connect(self._answered)
         for change in (window.learning.changed, window.embedding.handed, window.tickets.axis_changed,
@@ -88,4 +90,4 @@ class LabelsFirst(QObject):
         run.said = (f"Labels first: the language model read {read:,} of {rows:,} tickets ({read - found.unsure:,} "
                     f"you labelled, {found.unsure:,} your labels were under {100 * SURE:g}% sure of); your labels "
                     f"answered the other {rows - read:,} (◆ marks the ones the model read).",
-                    f"done: the model read {read:,} of {rows:,}")
+                    f"Done: the model read {read:,} of {rows:,} tickets")

@@ -347,16 +347,12 @@ class EngineThread:
     outliving: list[EngineThread] = []   # stopped too late: kept alive here, never destroyed running
 
     def __init__(self, db):
-        from triage_app.ui.background.labels_first import LabelsFirstWorker   # it reads this module's signals
-
         self.thread = QThread()
         self.thread.setObjectName("triage-engine")
         self.worker = EngineWorker(db)
         self.worker.moveToThread(self.thread)
         self.embedder = EmbeddingWorker(self.worker, db)    # the same thread: one model at a time
         self.embedder.moveToThread(self.thread)
-        self.labels_first = LabelsFirstWorker(self.worker)  # the same thread and model: a run of its own kind
-        self.labels_first.moveToThread(self.thread)
         self.thread.start()
 
     def stop(self, timeout_ms: int = 10_000) -> bool:

@@ -40,9 +40,10 @@ class LearningSession(QObject):
         self.skip_button.clicked.connect(self._skip)
         self.skip_button.hide()
         self.offer_none = QCheckBox(f"Offer “{NONE_OF_THESE}”")
-        self.offer_none.setToolTip("Tickets your labels and the model are too unsure of for any label are "
-                                   f"answered “{NONE_OF_THESE}”: under a threshold fitted on your labels, "
-                                   "cross-validated. Your own label always wins. This field only.")
+        self._offer_none_tip = (f"Tickets your labels and the model are too unsure of for any label are answered "
+                                f"“{NONE_OF_THESE}”: under a threshold fitted on your labels, cross-validated. "
+                                f"Your own label always wins. This field only.")
+        self.offer_none.setToolTip(self._offer_none_tip)
         self.offer_none.toggled.connect(self._offer_none_toggled)
         self.none_fields: set[str] = set()            # fields that offer "none of these"
         self.bar = QWidget()              # under the table: the status line, and the offer to skip
@@ -242,7 +243,10 @@ class LearningSession(QObject):
         answers = self.model.answers_of(axis)
         if answers.none_of_these is None:
             return f"{line} · “{NONE_OF_THESE}”: too few labels to cross-validate a threshold"
-        return f"{line} · {int(answers.misfit_mask().sum()):,} “{NONE_OF_THESE}”: {answers.none_of_these.line()}"
+        fitted = answers.none_of_these
+        self.offer_none.setToolTip(f"{self._offer_none_tip}\n\n{fitted.line()}.")
+        misfits = int(answers.misfit_mask().sum())
+        return f"{line} · {misfits:,} “{NONE_OF_THESE}” (under {100 * fitted.threshold:.0f}% sure)"
 
     def _skip(self) -> None:
         self.skip_button.hide()

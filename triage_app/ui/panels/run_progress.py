@@ -124,7 +124,8 @@ class RunPanel(QGroupBox):
 
     def show_labels_first(self, line: str, short: str) -> None:
         """A labels-first run ended: how many tickets the model read (short: on the bar), and why (line)."""
-        self.finish(short)
+        self.bar.setValue(self.bar.maximum())     # its last part counted the unsure alone: the run is whole
+        self.bar.setFormat(short)
         self.method_note.setText(line)
         self.method_note.show()
         self._why_not_shown = False
