@@ -19,6 +19,7 @@ import numpy as np
 
 from triage_app.engine.prediction import Answers, Prediction, answered
 from triage_app.learn.model import LEARNED, MODEL, PERSON
+from triage_app.learn.none_of_these import NONE_OF_THESE
 from triage_app.review.person_labels import PersonLabels
 
 
@@ -59,6 +60,8 @@ class FileAnswers:
         self.person = PersonLabels()                            # the field's one PersonLabels, read, never copied
         self._learned = None
         self._learned_source = MODEL
+        self.none_of_these = None     # a fitted learn.NoneOfThese: answers under its threshold fit no label
+        self.labels_first = False     # the latest run read only some rows (run/labels_first.py): _ran says which
 
     def set_label_names(self, names: list[str]) -> bool:
         """New label names: the answers of other names no longer apply. False: the same names."""
@@ -183,11 +186,31 @@ class FileAnswers:
 
     def label_of(self, row: int) -> str | None:
         """What the row is labeled: a person's choice wins over the answer shown."""
-        return self._person_label(row) or self._label[row]
+        return self._person_label(row) or self.predicted_label(row)
 
     def predicted_label(self, row: int) -> str | None:
-        """The answer shown under a person's label: learned or the model's."""
-        return self._label[row]
+        """The answer shown under a person's label: learned or the model's, or "none of these"."""
+        return NONE_OF_THESE if self.fits_none(row) else self._label[row]
+
+    def fits_none(self, row: int) -> bool:
+        """The answer is under the fitted "none of these" threshold (a person's label is never)."""
+        fitted = self.none_of_these
+        return (fitted is not None and bool(self._confidence[row] < fitted.threshold)
+                and not self.is_person_label(row))
+
+    def misfit_mask(self) -> np.ndarray:
+        """[N] rows whose answer is "none of these" (fits_none, a whole column at once)."""
+        if self.none_of_these is None:
+            return np.zeros(self.rows, dtype=bool)
+        return self.none_of_these.fits_none(self._confidence) & ~self.person_mask()
+
+    def was_read(self, row: int) -> bool:
+        """A run of the model reached the row (asked per cell painted)."""
+        return bool(self._ran[row])
+
+    def read_by_model(self) -> np.ndarray | None:
+        """[N] after a labels-first run, the rows the language model read; None after a run of every row."""
+        return self._ran.copy() if self.labels_first else None
 
     def source(self, row: int) -> str | None:
         """PERSON, LEARNED or MODEL; None where there is no answer yet."""
@@ -230,9 +253,9 @@ class FileAnswers:
     def answers(self) -> list[Answer]:
         """Every row a run or a retrain has answered, as shown (the export's rows)."""
         out = []
-        has = answered(self._answer)
+        has, labels = answered(self._answer), self.label_column
         for row in np.flatnonzero(has | self._ran):
-            out.append(Answer(int(row), self._label[row], self.confidence(row), self.margin(row),
+            out.append(Answer(int(row), labels[row], self.confidence(row), self.margin(row),
                               np.exp(self._answer[row]).tolist() if has[row] else [], bool(self._truncated[row])))
         return out
 
@@ -250,8 +273,14 @@ class FileAnswers:
 
     @property
     def label_column(self) -> np.ndarray:
-        """[N] label names shown, None where there is no answer (a view: read, never write)."""
-        return self._label
+        """[N] label names shown, None where there is no answer, "none of these" under its threshold (read,
+        never write: a view where no answer is "none of these")."""
+        misfits = self.misfit_mask()
+        if not misfits.any():
+            return self._label
+        out = self._label.copy()
+        out[misfits] = NONE_OF_THESE
+        return out
 
     def answered_rows(self) -> np.ndarray:
         """[R] rows with an answer shown (a run's or a retrain's), in file order."""
@@ -264,7 +293,7 @@ class FileAnswers:
 
     @property
     def predicted_labels(self) -> list[str | None]:
-        return self._label.tolist()
+        return self.label_column.tolist()
 
     @property
     def rows_answered(self) -> int:
@@ -283,7 +312,7 @@ class FileAnswers:
         """[N] rows whose label_of is this label."""
         if label not in self.label_names:
             return np.zeros(self.rows, dtype=bool)
-        return self.label_indexes() == self.label_names.index(label)
+        return (self.label_indexes() == self.label_names.index(label)) & ~self.misfit_mask()
 
     def person_mask(self) -> np.ndarray:
         """[N] rows a person labelled."""

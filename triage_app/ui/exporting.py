@@ -11,6 +11,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
+# labels first: whether the language model read the ticket; the command line's column (cli/learning.py READ_COLUMN)
+READ_COLUMN = "read_by_model"
 EXPORT_FILTERS = {"csv": "CSV (*.csv)", "xlsx": "Excel workbook (*.xlsx)", "json": "JSON (*.json)"}
 
 
@@ -110,12 +112,24 @@ def results(table, model, axes=None):
     from triage_app.files.export import results_frame
 
     if axes is None or axes.is_plain:
-        return results_frame(table.frame, model.answers, model.label_names, model.person_labels, sources=model.sources)
+        frame = results_frame(table.frame, model.answers, model.label_names, model.person_labels, sources=model.sources)
+        return _with_read(frame, READ_COLUMN, model.answers_of(None))
     answers = []
     for axis in axes:
         shown = model.answers_of(axis.name)
         answers.append(AxisAnswers(axis, shown.answers, shown.person_labels, shown.sources))
-    return axes_frame(table.frame, answers)
+    frame = axes_frame(table.frame, answers)
+    for axis in axes:
+        frame = _with_read(frame, f"{axis.name}_{READ_COLUMN}", model.answers_of(axis.name))
+    return frame
+
+
+def _with_read(frame, column: str, answers):
+    """After a labels-first run, which tickets the language model read, as classify --labels-first writes it."""
+    read = answers.read_by_model()
+    if read is not None:
+        frame[column] = read.tolist()
+    return frame
 
 
 def _first_line(exc: BaseException) -> str:

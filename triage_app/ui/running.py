@@ -85,6 +85,8 @@ class Running(QObject):
         win.clear_error()
         if not win.session.asked:
             win.session.load()
+        if win.run_panel.labels_first and not exact and win.fields.current in [axis.name for axis in axes]:
+            return self._start_labels_first(fresh, limit)
         texts = win.texts[:limit] if limit else win.texts
         if not exact:   # a run may score those rows again in low precision (fresh): settled no more
             self.settling.scored_again(axis.name for axis in axes)
@@ -94,6 +96,21 @@ class Running(QObject):
                           running=True, exact=dict(exact or {}))
         win.run_panel.start(len(texts))
         win.statusBar().showMessage(self._running_line())
+        win.update_actions()
+        return run_id
+
+    def _start_labels_first(self, fresh: bool, limit: int | None) -> int | None:
+        """The current field answered from the person's labels first (ui/labels_first.py)."""
+        win = self.window
+        started = win.labels_first.start(limit)
+        if started is None:
+            return None
+        run_id, axis = started
+        self.settling.forget([axis])      # labels_first settles what it answers itself
+        self.latest = Run(run_id, self.generation, {axis: win.axes.named(axis).label_set}, fresh,
+                          limit, running=True, now=(axis,), started=1, labels_first=True)
+        win.run_panel.start(len(win.texts[:limit] if limit else win.texts))
+        win.statusBar().showMessage(f"Labels first: the model reads your labelled tickets of {axis}…")
         win.update_actions()
         return run_id
 
@@ -163,6 +180,8 @@ class Running(QObject):
         a short run scores them in float32 (every other row comes back from the store) and learning
         follows it. Only after a run that finished; asked while one goes, it waits for its end. Which
         rows each settling run takes is run/settling.py's to say."""
+        if self.window.model.answers_of(axis).labels_first:
+            return      # labels_first settled its answers; a settling run would read every ticket it left
         self.settling.ask(axis, rows)
         self._settle_next()
 
@@ -242,7 +261,8 @@ class Running(QObject):
     def _progress(self, progress) -> None:
         if self._owns(progress.run_id, self.latest.now):
             self.window.run_panel.update_progress(progress)
-            self.window.learning.run_progress(progress)
+            if not self.latest.labels_first:     # the offer to stop the model is for a run of every ticket
+                self.window.learning.run_progress(progress)
             bar = self.window.statusBar()
             if not bar.currentMessage():    # a passing message has gone: what runs is said again
                 bar.showMessage(self._running_line())
@@ -291,6 +311,9 @@ class Running(QObject):
         if run.skipped:
             line = (f"The model stopped after {model.rows_answered:,} tickets: your labels answer "
                     f"the {model.rows - model.rows_answered:,} it did not reach.")
+        if run.said and how == "done":
+            line = run.said[0]
+            win.run_panel.show_labels_first(*run.said)
         if how == "failed":
             win.show_error(message)
         else:

@@ -28,6 +28,7 @@ from triage_app.ui.embedding import Embedding
 from triage_app.ui.exporting import Exporting
 from triage_app.ui.fields import Fields
 from triage_app.ui.fresh_store import FreshStoreOffer
+from triage_app.ui.labels_first import LabelsFirst
 from triage_app.ui.learning.column_offer import column_hint
 from triage_app.ui.learning.person_labelling import PersonLabelling
 from triage_app.ui.learning.session import LearningSession
@@ -148,6 +149,7 @@ class MainWindow(QMainWindow):
     def _connect_worker(self) -> None:
         self.runs = Running(self)
         self.embedding = Embedding(self)     # the open file's tickets, embedded once for learning
+        self.labels_first = LabelsFirst(self)     # a way of answering: the person's labels, the model for the unsure
         self.learning.unsettled.connect(self.runs.settle)
         self.runs.ended.connect(self.run_ended)
         self.runs.ended.connect(self.say_what_an_edit_costs)

@@ -25,6 +25,8 @@ class Run:
     now: tuple[str, ...] = ()        # the fields the worker classifies now (several: in one pass); (): none yet
     started: int = 0                 # how many of its fields the worker has started, these included
     exact: dict[str, list[int]] = field(default_factory=dict)   # per field, rows scored again in float32
+    labels_first: bool = False       # answered from the person's labels first (ui/labels_first.py)
+    said: tuple[str, str] = ()       # labels first: how many tickets the model read (a line, and one for the bar)
 
     def owns(self, run_id: int, generation: int, axis: str, label_names: list[str]) -> bool:
         """run_id's answers for axis belong on the table: this run, and the table's rows and that field's

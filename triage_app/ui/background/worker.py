@@ -156,6 +156,17 @@ class EngineWorker(QObject):
         self._next_request += 1
         return self._next_request
 
+    new_request = _new_request     # for a request served beside this worker (background/labels_first.py)
+
+    def serving(self, run_id: int) -> bool:
+        """On this thread, a run served beside this worker begins: False where Cancel or close came first."""
+        self._served += 1
+        return not self._closing and run_id > self._cancelled_up_to
+
+    def stopping(self, run_id: int) -> bool:
+        """On this thread, between two batches: Cancel or close came for this run."""
+        return self._closing or run_id <= self._cancelled_up_to
+
     def cancel(self) -> None:
         """Stop every run asked for so far after the batch in flight, and a verify after the model pass
         in flight; thread-safe."""
@@ -291,7 +302,7 @@ class EngineWorker(QObject):
         stop = lambda: self._closing or request <= self._cancelled_up_to   # noqa: E731  (between model passes)
         fast, progress = None, self.verify_progress.emit
         try:
-            classifier = self._field_classifier(axes, field, settings)
+            classifier = self.field_classifier(axes, field, settings)
             self.verify_done.emit(verify(classifier, texts, probes, settings.run, fast, progress, stop))
         except Exception as exc:
             self.failed.emit(request, one_line("verify stopped", exc))
@@ -302,7 +313,7 @@ class EngineWorker(QObject):
         if self._closing:
             return
         try:
-            classifier = self._field_classifier(axes, field, settings)
+            classifier = self.field_classifier(axes, field, settings)
             self.prompt_ready.emit(PromptInfo(ticket=ticket.strip(), **classifier.method.preview()))
         except Exception as exc:
             self.failed.emit(request, one_line("cannot build the prompt", exc))
@@ -320,7 +331,7 @@ class EngineWorker(QObject):
             self._field_classifiers, self._fields_built_for = axes_classifiers(self._loaded, axes, settings), wanted
         return self._field_classifiers
 
-    def _field_classifier(self, axes, field: str, settings):
+    def field_classifier(self, axes, field: str, settings):
         """The classifier of the field named, as a run of axes builds it (its own method, every field told)."""
         return self._classifiers_for(axes, settings)[axes.names.index(axes.named(field).name)]
 

@@ -190,6 +190,14 @@ class LiveLearning(QObject):
         self._running = not done
         return done
 
+    def encoded(self) -> tuple[np.ndarray, LabelSimilarity | None] | None:
+        """([N, D] this file's embeddings, the encoder's similarity to the current names or None), once the
+        embeddings have come; None before. What a labels-first run learns on (ui/labels_first.py): the
+        similarity the retrains weigh, computed here only if no retrain has yet."""
+        if self._embeddings is None:
+            return None
+        return self._embeddings, self._similarity_for(self._embeddings, self._vectors())
+
     def _embedded(self) -> np.ndarray | None:
         embedded = self.thread.embedded
         return embedded[1] if embedded is not None and embedded[0] == self._texts else None

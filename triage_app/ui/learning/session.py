@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QCheckBox, QDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from triage_app.engine.labels import LabelSet
+from triage_app.learn import NONE_OF_THESE, fit_none_of_these
 from triage_app.ui.learning.column_offer import LabelOfferDialog, best_column, label_like
 from triage_app.ui.learning.live import LearningThread, LiveLearning
 from triage_app.ui.plain_text import tooltip as plain_tooltip
@@ -38,10 +39,18 @@ class LearningSession(QObject):
         self.skip_button = QPushButton("Stop the model: my labels answer the rest")
         self.skip_button.clicked.connect(self._skip)
         self.skip_button.hide()
+        self.offer_none = QCheckBox(f"Offer “{NONE_OF_THESE}”")
+        self._offer_none_tip = (f"Tickets your labels and the model are too unsure of for any label are answered "
+                                f"“{NONE_OF_THESE}”: under a threshold fitted on your labels, cross-validated. "
+                                f"Your own label always wins. This field only.")
+        self.offer_none.setToolTip(self._offer_none_tip)
+        self.offer_none.toggled.connect(self._offer_none_toggled)
+        self.none_fields: set[str] = set()            # fields that offer "none of these"
         self.bar = QWidget()              # under the table: the status line, and the offer to skip
         layout = QHBoxLayout(self.bar)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.status, 1)
+        layout.addWidget(self.offer_none)
         layout.addWidget(self.skip_button)
         self._run = None                  # the running run's latest progress (a worker RunProgress); None: no run
         self._scored = self._scored_at_retrain = 0    # labelled tickets this run scored: all, and at the last retrain
@@ -98,8 +107,11 @@ class LearningSession(QObject):
 
     def axis_chosen(self, axis: str) -> None:
         """The current field is another: its status line, and its Next to label queue if shown."""
-        self.status.setText(self._status.get(axis, ""))
+        self.status.setText(self._status_line(axis))
         self.skip_button.hide()
+        self.offer_none.blockSignals(True)
+        self.offer_none.setChecked(axis in self.none_fields)
+        self.offer_none.blockSignals(False)
         if self.queue_shown:
             self.show_queue(True)
 
@@ -108,6 +120,8 @@ class LearningSession(QObject):
         for held in (self.lives, self.queues, self._status):
             if old in held:
                 held[new] = held.pop(old)
+        if old in self.none_fields:
+            self.none_fields = (self.none_fields - {old}) | {new}
         if new in self.lives:
             self.lives[new].table.axis = new
 
@@ -177,8 +191,9 @@ class LearningSession(QObject):
         axis = live.table.axis
         if axis in self.model.axes and self.model.apply_learned(result.learned, axis):
             self._status[axis], self.queues[axis] = result.status(), result.queue
+            self._fit_none_of_these(axis)
             if axis == self.model.current_axis:
-                self.status.setText(result.status())
+                self.status.setText(self._status_line(axis))
                 if self.queue_shown:
                     self.proxy.set_next_to_label(result.queue)
                 self._offer_skip(live, result)
@@ -203,6 +218,35 @@ class LearningSession(QObject):
             f"it did not reach is answered from your labels (source: learned)."))
         self.message.emit("Your labels alone now do as well as with the model: you may stop it "
                           "(the button under the table says what each would cost).")
+
+    def _offer_none_toggled(self, on: bool) -> None:
+        """The current field offers "none of these" (or no longer): its answers follow at once."""
+        axis = self.model.current_axis
+        self.none_fields = self.none_fields | {axis} if on else self.none_fields - {axis}
+        if self.model.answers_of(axis).learned is not None:
+            self._fit_none_of_these(axis)
+            self.status.setText(self._status_line(axis))
+            self.changed.emit()
+
+    def _fit_none_of_these(self, axis: str) -> None:
+        """The field's "none of these" threshold, fitted on its latest cross-validated answers where it
+        offers one (learn/none_of_these.py), and shown in the table (FileAnswers.fits_none)."""
+        learned = self.model.answers_of(axis).learned
+        offered = axis in self.none_fields and learned is not None
+        self.model.set_none_of_these(fit_none_of_these(learned.cross_validated) if offered else None, axis)
+
+    def _status_line(self, axis: str) -> str:
+        """The field's learning status, and what "none of these" did where it is offered."""
+        line = self._status.get(axis, "")
+        if axis not in self.none_fields or not line:
+            return line
+        answers = self.model.answers_of(axis)
+        if answers.none_of_these is None:
+            return f"{line} · “{NONE_OF_THESE}”: too few labels to cross-validate a threshold"
+        fitted = answers.none_of_these
+        self.offer_none.setToolTip(f"{self._offer_none_tip}\n\n{fitted.line()}.")
+        misfits = int(answers.misfit_mask().sum())
+        return f"{line} · {misfits:,} “{NONE_OF_THESE}” (under {100 * fitted.threshold:.0f}% sure)"
 
     def _skip(self) -> None:
         self.skip_button.hide()

@@ -7,7 +7,8 @@ import html
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGridLayout, QGroupBox, QHBoxLayout, QLabel, QProgressBar, QToolButton, QVBoxLayout
+from PySide6.QtWidgets import (QComboBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QProgressBar, QToolButton,
+                               QVBoxLayout)
 
 from triage_app.ui.words import duration
 
@@ -23,6 +24,8 @@ _STATS = (
                                          "whose margin was too narrow to trust, scored again in float32"),
 )
 _TIPS = {key: tip for key, _, tip in _STATS}
+EVERY_TICKET, LABELS_FIRST = 0, 1       # how a run answers: the method picker's entries
+METHODS = ("The model reads every ticket", "My labels first, the model for the unsure")
 
 
 class RunPanel(QGroupBox):
@@ -38,6 +41,23 @@ class RunPanel(QGroupBox):
             buttons.addWidget(button)
         buttons.addStretch(1)
         layout.addLayout(buttons)
+        how = QHBoxLayout()
+        how.addWidget(QLabel("Answer:"))
+        self.method = QComboBox()
+        self.method.addItems(METHODS)
+        self.method.setItemData(LABELS_FIRST, "Every ticket is answered from your labels (and the encoder's "
+                                "similarity to each label); only those they leave unsure, and the ones you "
+                                "labelled, are read by the language model. Not the model's answers: a way "
+                                "of answering of its own.", Qt.ItemDataRole.ToolTipRole)
+        how.addWidget(self.method, 1)
+        layout.addLayout(how)
+        self.method_note = QLabel()          # why labels first cannot be chosen yet, or what it did
+        self.method_note.setWordWrap(True)
+        self.method_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.method_note.setStyleSheet("color: #555;")
+        self.method_note.hide()
+        self._why_not_shown = False
+        layout.addWidget(self.method_note)
         self.bar = QProgressBar()
         self.bar.setFormat("No run yet")
         self.bar.setValue(0)
@@ -85,6 +105,30 @@ class RunPanel(QGroupBox):
         layout.addWidget(self.verify_result)
         self._points: list[tuple[float, float, float]] = []
         self._first = self._last = (0.0, 0)    # (seconds, tickets done) at the first and the latest batch
+
+    @property
+    def labels_first(self) -> bool:
+        """The person chose to answer from their labels first."""
+        return self.method.currentIndex() == LABELS_FIRST
+
+    def offer_labels_first(self, why_not: str) -> None:
+        """Labels first may be chosen ("") or not yet, and why: said under the picker, and the picker goes
+        back to every ticket."""
+        self.method.model().item(LABELS_FIRST).setEnabled(not why_not)
+        if why_not and self.labels_first:
+            self.method.setCurrentIndex(EVERY_TICKET)
+        if why_not or self._why_not_shown:      # what a labels-first run did stays until there is a why-not
+            self.method_note.setText(f"Labels first: {why_not}" if why_not else "")
+            self.method_note.setVisible(bool(why_not))
+        self._why_not_shown = bool(why_not)
+
+    def show_labels_first(self, line: str, short: str) -> None:
+        """A labels-first run ended: how many tickets the model read (short: on the bar), and why (line)."""
+        self.bar.setValue(self.bar.maximum())     # its last part counted the unsure alone: the run is whole
+        self.bar.setFormat(short)
+        self.method_note.setText(line)
+        self.method_note.show()
+        self._why_not_shown = False
 
     def start(self, rows_total: int) -> None:
         self.verify_result.hide()

@@ -16,11 +16,13 @@ from triage_app.ui.plain_text import tooltip as plain_tooltip
 from triage_app.ui.table.decisions import LABEL, PER_AXIS
 
 PERSON_MARK = "  ✎"   # after a label a person gave (view.LabelDelegate keeps it in view)
+READ_MARK = "◆ "      # before an answer the language model read the ticket for, after a labels-first run
 
 LOW_CONFIDENCE = 0.7
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1     # raw values: floats, or None for "no answer yet"
 _LOW_TINT = QColor(255, 228, 181)
 _PERSON_TINT = QColor(214, 234, 248)
+_NONE_TINT = QColor(225, 225, 225)          # "none of these": no label's colour
 _NUMBERS_ALIGNED = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _CELL_CHARS = 240                            # a table cell shows the head of a ticket; the tooltip all of it
 
@@ -52,6 +54,8 @@ class CellRoles:
         if column % PER_AXIS == LABEL:
             state = self.decisions.at(column)
             label = state.label_of(row)
+            if label is not None and state.labels_first and state.was_read(row):
+                label = READ_MARK + label
             return label + PERSON_MARK if state.is_person_label(row) else label
         value = self._number(row, column)
         return None if math.isnan(value) else f"{value:.2f}"
@@ -66,6 +70,8 @@ class CellRoles:
             state = self.decisions.at(column)
             if column % PER_AXIS == LABEL and state.is_person_label(row):
                 return _PERSON_TINT
+            if column % PER_AXIS == LABEL and state.fits_none(row):
+                return _NONE_TINT
         else:
             state = self.state
         return _LOW_TINT if state.confidence_column[row] < LOW_CONFIDENCE else None   # NaN compares False
@@ -73,10 +79,12 @@ class CellRoles:
     def _font(self, row: int, column: int):
         if column >= self._first_file_column or column % PER_AXIS != LABEL:
             return None
-        if not self.decisions.at(column).is_person_label(row):
+        state = self.decisions.at(column)
+        if not state.is_person_label(row) and not state.fits_none(row):
             return None
         font = QFont()
-        font.setBold(True)
+        font.setBold(state.is_person_label(row))
+        font.setItalic(not state.is_person_label(row))       # "none of these": no label, said apart
         return font
 
     def _alignment(self, row: int, column: int):
@@ -94,6 +102,12 @@ class CellRoles:
         elif state.source(row) == LEARNED:
             lines.append("learned from your labels: " + ", ".join(
                 f"{n} {p:.2f}" for n, p in zip(state.label_names, state.shown_probabilities(row))))
+        if state.fits_none(row):
+            lines.insert(0, f"none of these: less than {100 * state.none_of_these.threshold:.0f}% sure of any "
+                            f"label, the threshold fitted on your labels")
+        if state.labels_first:
+            lines.append("read by the language model" if prediction is not None else
+                         "not read by the language model: answered from your labels (labels first)")
         if prediction is not None and not prediction.is_blank:
             lines.append("model: " + ", ".join(f"{n} {p:.2f}" for n, p in
                                                zip(prediction.labels, prediction.probabilities)))

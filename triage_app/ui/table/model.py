@@ -137,6 +137,22 @@ class TicketTableModel(CellRoles, QAbstractTableModel):
         self._rows_changed(changed)
         return True
 
+    def set_none_of_these(self, fitted, axis: str | None = None) -> None:
+        """A field's "none of these" threshold (a learn.NoneOfThese; None: not offered): the rows it moves
+        are shown again."""
+        answers = self.answers_of(axis)
+        before = answers.misfit_mask()
+        answers.none_of_these = fitted
+        self._rows_changed(np.flatnonzero(before | answers.misfit_mask()))
+
+    def start_labels_first(self, axis: str) -> None:
+        """A labels-first run of the field: its answers start again from the person's labels, and the rows
+        the language model reads are marked as it reads them (FileAnswers.read_by_model)."""
+        with self.resetting():
+            answers = self.answers_of(axis)
+            answers.clear_predictions()
+            answers.labels_first = True
+
     def show_person_labels(self, person, axis: str | None = None) -> None:
         """A field's PersonLabels, which its answers read from now on (FileAnswers.show_person_labels); no
         person_label_changed signals."""

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from triage_app.learn.model import LEARNED
+from triage_app.learn.none_of_these import NONE_OF_THESE
 from triage_app.ui.plain_text import fit_names
 from triage_app.ui.table.columns import ColumnPicker
 from triage_app.ui.table.model import CONFIDENCE, LABEL, MARGIN, RESULT_HEADERS, TicketTableModel
@@ -168,5 +169,8 @@ class TicketPane(QWidget):
         total, shown = self.model.rowCount(), self.proxy.rowCount()
         labeled, person_labels = self.model.rows_answered, len(self.model.person_labels)
         learned = self.model.sources.count(LEARNED)
-        self.counts.setText(f"{shown:,} shown of {total:,} · {labeled:,} answered by the model"
-                            + (f" · {learned:,} learned" if learned else "") + f" · {person_labels:,} by you")
+        misfits = int(self.model.state.misfit_mask().sum())
+        read = "read by the model" if self.model.state.labels_first else "answered by the model"
+        self.counts.setText(f"{shown:,} shown of {total:,} · {labeled:,} {read}"
+                            + (f" · {learned:,} learned" if learned else "") + f" · {person_labels:,} by you"
+                            + (f" · {misfits:,} {NONE_OF_THESE}" if misfits else ""))

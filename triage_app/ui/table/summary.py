@@ -9,6 +9,7 @@ import time
 import numpy as np
 from PySide6.QtCore import QObject, QTimer
 
+from triage_app.learn.none_of_these import NONE_OF_THESE
 from triage_app.quality.metrics import evaluate
 
 REFRESH_MS = 250        # counts and accuracy follow the table at most this often
@@ -45,5 +46,7 @@ class TableSummary(QObject):
         state = model.state
         rows = state.answered_rows()                                                    # [R]
         confidences = state.confidence_column[rows]
+        # "none of these" is an answer of no label: a column of its own, wrong wherever the gold names a label
+        names = model.label_names + ([NONE_OF_THESE] if state.none_of_these is not None else [])
         return evaluate(model.frame[gold].to_numpy()[rows].tolist(), state.label_column[rows].tolist(),
-                        model.label_names, np.where(np.isnan(confidences), None, confidences).tolist())
+                        names, np.where(np.isnan(confidences), None, confidences).tolist())

@@ -1,0 +1,127 @@
+"""Labels first and "none of these" in the window (issue 34, items 6 and 7): the real window offscreen, the
+bundled encoder embedding a small real file in the worker, the bundled SmolLM2 for labels first, a real
+results database. What the window shows is held to run/labels_first.labels_first and to the command line's
+own "none of these" rows (cli/learning.misfits), computed here on the same inputs."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_ui_embedding import Handed, embedded
+from ui_helpers import make_window, run_and_wait, save_shot, settings_file, with_model  # noqa: F401
+
+from triage_app.cli import learning as cli_learning
+from triage_app.engine.labels import LabelSet
+from triage_app.learn import NONE_OF_THESE, LabelSimilarity, TicketFeatures
+from triage_app.run.labels_first import labels_first
+from triage_app.ui.panels.run_progress import LABELS_FIRST
+
+pytestmark = pytest.mark.model      # the encoder loads in the worker: no fixture says so
+RESOURCES = Path(__file__).resolve().parents[1] / "resources"
+PER_QUEUE, TAUGHT = 8, 5
+UNSURE_TOO = 14      # tickets a queue where five labels a queue leave some unsure (and some sure)
+
+
+def opened_and_embedded(qtbot, window, tmp_path, per_queue: int = PER_QUEUE):
+    """The helpdesk sample, per_queue tickets a queue, open and embedded: (texts, embeddings, field, label
+    vectors, gold)."""
+    frame = pd.read_csv(RESOURCES / "helpdesk_tickets.csv").groupby("queue", sort=False).head(per_queue)
+    path = tmp_path / "tickets.csv"
+    with path.open("w", newline="", encoding="utf-8") as f:      # the queue: the accuracy tab's gold column
+        csv.writer(f).writerows([["text", "queue"], *zip(frame["customer_message"], frame["queue"])])
+    window.labels_panel.set_label_set(LabelSet.load(RESOURCES / "helpdesk_labels.json"))
+    handed = Handed(window.learning)
+    embedded(qtbot, window, lambda: window.open_file(path))
+    qtbot.waitUntil(lambda: window.embedding.settled and bool(handed.label_vectors), timeout=120_000)
+    texts, vectors = handed.embeddings[-1]
+    field, prototypes, *_ = handed.label_vectors[-1]
+    return texts, vectors, field, prototypes, frame["queue"].tolist()
+
+
+def teach(qtbot, window, field: str, gold: list[str]) -> dict[int, str]:
+    """TAUGHT labels a queue, given as a key press gives them; returns once learning has them all."""
+    labels = {}
+    for queue in window.label_set.names:
+        for row in [r for r, g in enumerate(gold) if g == queue][:TAUGHT]:
+            assert window.model.set_person_label(row, queue)
+            labels[row] = queue
+    live = window.learning.lives[field]
+    qtbot.waitUntil(lambda: not live.busy and f"learned from {len(labels)} labels" in window.learning.status.text(),
+                    timeout=120_000)
+    return labels
+
+
+def test_labels_first_reads_only_the_labelled_and_the_unsure_and_answers_as_run_labels_first(
+        qtbot, make_window, tmp_path, smollm2):
+    window = make_window()
+    window.remembered.method = "direct"     # one pass a ticket: the test's time, not what it checks
+    with_model(qtbot, window, smollm2)
+    texts, vectors, field, prototypes, gold = opened_and_embedded(qtbot, window, tmp_path, UNSURE_TOO)
+    item = window.run_panel.method.model().item(LABELS_FIRST)
+    assert not item.isEnabled() and "label a few tickets" in window.run_panel.method_note.text()
+    save_shot(window.run_panel, "run-panel-labels-first-waiting.png", tmp_path)
+    labels = teach(qtbot, window, field, gold)
+    qtbot.waitUntil(item.isEnabled, timeout=10_000)
+    window.run_panel.method.setCurrentIndex(LABELS_FIRST)
+
+    assert run_and_wait(qtbot, window, timeout=600_000) == "done"
+    answers = window.model.answers_of(field)
+    qtbot.waitUntil(lambda: not window.learning.lives[field].busy, timeout=60_000)
+    read = answers.read_by_model()
+    names = window.label_set.names
+
+    def score(rows: list[int]) -> list:     # the model's scores as the window's run gave them, read rows only
+        assert all(read[r] for r in rows), "labels_first asks for a ticket the window's run did not read"
+        return [answers.prediction(r) for r in rows]
+
+    want = labels_first(TicketFeatures(texts, vectors), names, labels, score, LabelSimilarity.of(vectors, prototypes))
+    assert np.array_equal(read, want.read)
+    print(f"labels first: {read.sum()} read of {len(texts)}, {want.unsure} unsure")
+    assert read[list(labels)].all() and read.sum() == len(labels) + want.unsure < len(texts)
+    assert want.unsure > 0
+    shown = [window.model.label_of(r) for r in range(len(texts))]
+    assert None not in shown
+    assert shown == [labels.get(r, names[k]) for r, k in enumerate(want.learned.labels)]
+    open_rows = [r for r in range(len(texts)) if r not in labels]
+    assert np.allclose([answers.confidence(r) for r in open_rows], want.learned.confidence[open_rows])
+    assert f"read {read.sum()} of {len(texts)}" in window.run_panel.method_note.text()
+
+    exported = pd.read_csv(window.export_to(tmp_path / "out.csv"))
+    assert exported[cli_learning.READ_COLUMN].tolist() == read.tolist()
+    qtbot.wait(200)
+    save_shot(window, "window-labels-first.png", tmp_path)
+
+
+def test_none_of_these_shows_and_exports_where_the_fitted_threshold_rejects_and_a_persons_label_wins(
+        qtbot, make_window, tmp_path):
+    window = make_window()        # no language model: the labels and the encoder answer alone
+    texts, _, field, _, gold = opened_and_embedded(qtbot, window, tmp_path)
+    labels = teach(qtbot, window, field, gold)
+    answers = window.model.answers_of(field)
+    assert answers.misfit_mask().sum() == 0        # not offered: every ticket keeps a label
+    window.learning.offer_none.setChecked(True)
+
+    want = cli_learning.misfits(answers.learned, len(texts), "")      # what classify --none-of-these marks
+    assert want and set(want).isdisjoint(labels)
+    assert np.flatnonzero(answers.misfit_mask()).tolist() == want
+    assert [window.model.label_of(r) for r in want] == [NONE_OF_THESE] * len(want)
+    window.summary.refresh()          # the accuracy tab counts "none of these" as an answer of no label
+    assert f"{len(want)} {NONE_OF_THESE}" in window.tickets.counts.text()
+    exported = pd.read_csv(window.export_to(tmp_path / "out.csv"))
+    assert [r for r, label in enumerate(exported["label"]) if label == NONE_OF_THESE] == want
+    window.view.scrollTo(window.proxy.mapFromSource(window.model.index(want[0], 0)))
+    qtbot.wait(200)             # the new lines laid out before the picture
+    save_shot(window, "window-none-of-these.png", tmp_path)
+
+    row, queue = want[0], gold[want[0]]
+    assert window.model.set_person_label(row, queue)
+    assert window.model.label_of(row) == queue
+    live = window.learning.lives[field]
+    qtbot.waitUntil(lambda: not live.busy and f"learned from {len(labels) + 1} labels" in window.learning.status.text(),
+                    timeout=120_000)
+    assert window.model.label_of(row) == queue
+    assert pd.read_csv(window.export_to(tmp_path / "after.csv"))["label"][row] == queue
