@@ -9,8 +9,7 @@ import sys
 import numpy as np
 
 import triage_app.cli.options as options
-
-READ_COLUMN = "read_by_model"   # labels first: whether the language model read the ticket
+from triage_app.files.export import READ_COLUMN
 
 
 def _say(line: str) -> None:
@@ -88,7 +87,7 @@ def labels_first_summary(found: list, axes, rows: int, output: str, stats_json: 
              f"({read[axis.name] - f.unsure} labelled, {f.unsure} unsure), {rows - read[axis.name]} not -> {output}")
     if stats_json:
         unsure = {axis.name: f.unsure for axis, f in zip(axes, found)}
-        options.write_json(stats_json, {"rows": rows, "read_by_model": read, "unsure": unsure})
+        options.write_json(stats_json, {"rows": rows, READ_COLUMN: read, "unsure": unsure})
 
 
 def misfits(learned, rows: int, axis_prefix: str) -> list[int]:

@@ -55,6 +55,9 @@ def renamed_columns(columns: Sequence, ours: Sequence[str]) -> dict[str, str]:
     return renames
 
 
+READ_COLUMN = "read_by_model"   # labels first: whether the language model read the ticket (window and command line)
+
+
 def _result_columns(label_names: list[str]) -> list[str]:
     return ["label", "confidence", "margin", *(f"p_{name}" for name in label_names), "person", "needs_review",
             "truncated", "source"]

@@ -11,8 +11,6 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-# labels first: whether the language model read the ticket; the command line's column (cli/learning.py READ_COLUMN)
-READ_COLUMN = "read_by_model"
 EXPORT_FILTERS = {"csv": "CSV (*.csv)", "xlsx": "Excel workbook (*.xlsx)", "json": "JSON (*.json)"}
 
 
@@ -109,7 +107,7 @@ def results(table, model, axes=None):
     """What the table shows, as the export's frame: learned answers where learning answered, and who
     gave each label; a plain set (or axes None) in today's columns."""
     from triage_app.files.axes_export import AxisAnswers, axes_frame
-    from triage_app.files.export import results_frame
+    from triage_app.files.export import READ_COLUMN, results_frame
 
     if axes is None or axes.is_plain:
         frame = results_frame(table.frame, model.answers, model.label_names, model.person_labels, sources=model.sources)
