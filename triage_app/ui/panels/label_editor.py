@@ -301,6 +301,7 @@ class LabelsPanel(QWidget):
         if self._filling:
             return
         labels, renames = [], {}
+        aliases = {label.name: label.alias for label in self.label_set.labels}   # not shown here: kept as they were
         for r in range(self.labels.rowCount()):
             name_item, description_item = self.labels.item(r, 0), self.labels.item(r, 1)
             name = name_item.text().strip() if name_item else ""
@@ -308,9 +309,9 @@ class LabelsPanel(QWidget):
             old = name_item.data(_COMMITTED) if name_item else None
             if old and old != name:
                 renames[old] = name
-            labels.append((name, description))
+            labels.append((name, description, aliases.get(old, "")))
         try:
-            label_set = LabelSet(tuple(Label(n, d) for n, d in labels),
+            label_set = LabelSet(tuple(Label(n, d, a) for n, d, a in labels),
                                  tuple(Example(e.text, renames.get(e.label, e.label))
                                        for e in self.label_set.examples))
         except ValueError as exc:

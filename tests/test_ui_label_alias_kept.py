@@ -1,0 +1,21 @@
+"""An edit in the label editor keeps what the editor does not show: a label's alias, the surface form the
+model reads (engine/labels.Label.alias), from the label-set file the person loaded. Every edit rebuilt
+each label from its name and description alone, so describing one label dropped every alias."""
+
+from __future__ import annotations
+
+from triage_app.engine.labels import Example, Label, LabelSet
+from triage_app.ui.panels.label_editor import LabelsPanel
+
+
+def test_an_edit_of_names_and_descriptions_keeps_every_alias(qtbot):
+    labels = LabelSet((Label("billing", "invoices", alias="billing and payments"), Label("technical", alias="tech"),
+                       Label("account")), (Example("I was charged twice", "billing"),))
+    panel = LabelsPanel(labels)
+    qtbot.addWidget(panel)
+    panel.labels.item(2, 1).setText("logins and passwords")      # describe the one without an alias
+    panel.labels.item(0, 0).setText("payments")                  # rename the one with one
+    assert [(label.name, label.alias) for label in panel.label_set.labels] == [
+        ("payments", "billing and payments"), ("technical", "tech"), ("account", "")]
+    assert panel.label_set.labels[2].description == "logins and passwords"
+    assert panel.label_set.examples == (Example("I was charged twice", "payments"),)
