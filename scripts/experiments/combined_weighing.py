@@ -31,7 +31,7 @@ from triage_app.quality.curve import drawn, split
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "learning"
 
 
-def old_rule(z, p, targets, max_weight, s=None, seed=0):
+def old_rule(z, p, targets, max_weight, s=None, seed=0, every_label=True):
     return fitted((z, p, s), (Z, P) if s is None else (Z, P, S), targets, max_weight)
 
 
