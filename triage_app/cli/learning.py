@@ -67,13 +67,13 @@ def check_learning_flags(args, axes, taught: dict) -> None:
             raise ValueError(f"{flag} answers from the person's labels: name their column with --person-labels"
                              + ("" if axes.is_plain else f" for every axis (missing: {', '.join(missing)})"))
     if args.none_of_these:
-        from triage_app.learn import NONE_OF_THESE
+        from triage_app.learn import NONE_OF_THESE, label_named_so
 
         for axis in axes:   # the answer it writes would read as that label's, in the export and the updates
-            taken = [name for name in axis.names if name.casefold() == NONE_OF_THESE.casefold()]
+            taken = label_named_so(axis.names)
             if taken:
                 raise ValueError(f"--none-of-these answers {NONE_OF_THESE!r}, and "
-                                 f"{'the label set' if axes.is_plain else f'axis {axis.name}'} has a label {taken[0]!r}; "
+                                 f"{'the label set' if axes.is_plain else f'axis {axis.name}'} has a label {taken!r}; "
                                  "rename that label, or leave out --none-of-these")
 
 

@@ -10,12 +10,12 @@ curve, which measures all this, is quality.curve: learn never imports quality.
 
 from triage_app.learn.features import TicketFeatures
 from triage_app.learn.model import LEARNED, MODEL, PERSON, LearnConfig, Learned, learn
-from triage_app.learn.none_of_these import NONE_OF_THESE, NoneOfThese, fit_none_of_these
+from triage_app.learn.none_of_these import NONE_OF_THESE, NoneOfThese, fit_none_of_these, label_named_so
 from triage_app.learn.queue import next_to_label
 from triage_app.learn.similarity import LabelSimilarity, label_texts, label_vectors, similarity_scores, zero_shot
 from triage_app.learn.teaching import ColumnLabels, Teaching, labels_from_column
 
 __all__ = ["ColumnLabels", "LEARNED", "LearnConfig", "Learned", "MODEL", "NONE_OF_THESE", "NoneOfThese", "PERSON",
-           "Teaching", "fit_none_of_these",
+           "Teaching", "fit_none_of_these", "label_named_so",
            "LabelSimilarity", "TicketFeatures", "label_texts", "label_vectors", "labels_from_column", "learn", "next_to_label",
            "similarity_scores", "zero_shot"]

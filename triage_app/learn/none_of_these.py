@@ -41,6 +41,12 @@ class NoneOfThese:
                 f"right answers{caught}, cross-validated")
 
 
+def label_named_so(names) -> str | None:
+    """A label of the set called "none of these" (any case): its answers and too unsure ones would be one
+    value in the table, the export and the updates, so the answer is not offered beside it."""
+    return next((name for name in names if name.casefold() == NONE_OF_THESE.casefold()), None)
+
+
 def fit_none_of_these(cross_validated: tuple[np.ndarray, np.ndarray] | None,
                       misfits: np.ndarray | None = None, cost: float = COST) -> NoneOfThese | None:
     """The threshold from Learned.cross_validated ([E, L] log-probabilities, [E] labels) and, where the

@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from triage_app.engine.labels import LabelSet
-from triage_app.learn import NONE_OF_THESE, fit_none_of_these
+from triage_app.learn import NONE_OF_THESE, fit_none_of_these, label_named_so
 from triage_app.ui.learning.column_offer import LabelOfferDialog, best_column, label_like
 from triage_app.ui.learning.live import LearningThread, LiveLearning
 from triage_app.ui.plain_text import tooltip as plain_tooltip
@@ -87,6 +87,7 @@ class LearningSession(QObject):
                 self._live(axis).set_file(texts, label_names)
         if self.queue_shown:
             self.show_queue(True)
+        self._offer_none_state(self.model.current_axis)
 
     def set_embeddings(self, texts: list[str], embeddings: np.ndarray) -> None:
         """[N, D] the sentence embeddings of these texts, in row order: every field learns on them from now
@@ -112,6 +113,7 @@ class LearningSession(QObject):
         self.offer_none.blockSignals(True)
         self.offer_none.setChecked(axis in self.none_fields)
         self.offer_none.blockSignals(False)
+        self._offer_none_state(axis)
         if self.queue_shown:
             self.show_queue(True)
 
@@ -228,11 +230,18 @@ class LearningSession(QObject):
             self.status.setText(self._status_line(axis))
             self.changed.emit()
 
+    def _offer_none_state(self, axis: str) -> None:
+        """Not offered beside a label of that name (learn.label_named_so): the box says why."""
+        taken = label_named_so(self.model.names_of(axis))
+        self.offer_none.setEnabled(taken is None)
+        self.offer_none.setToolTip(self._offer_none_tip if taken is None else
+                                   f"Not offered: the label “{taken}” has that name; rename it to offer it.")
+
     def _fit_none_of_these(self, axis: str) -> None:
         """The field's "none of these" threshold, fitted on its latest cross-validated answers where it
         offers one (learn/none_of_these.py), and shown in the table (FileAnswers.fits_none)."""
         learned = self.model.answers_of(axis).learned
-        offered = axis in self.none_fields and learned is not None
+        offered = axis in self.none_fields and learned is not None and label_named_so(self.model.names_of(axis)) is None
         self.model.set_none_of_these(fit_none_of_these(learned.cross_validated) if offered else None, axis)
 
     def _status_line(self, axis: str) -> str:
@@ -240,6 +249,9 @@ class LearningSession(QObject):
         line = self._status.get(axis, "")
         if axis not in self.none_fields or not line:
             return line
+        taken = label_named_so(self.model.names_of(axis))
+        if taken is not None:
+            return f"{line} · “{NONE_OF_THESE}” not offered: the label “{taken}” has that name"
         answers = self.model.answers_of(axis)
         if answers.none_of_these is None:
             return f"{line} · “{NONE_OF_THESE}”: too few labels to cross-validate a threshold"
