@@ -42,7 +42,9 @@ class FileAnswers:
         self.clear(rows)
 
     def clear(self, n: int) -> None:
-        """n rows, no answers, no person's labels."""
+        """n rows, no answers, no person's labels. The columns a first answer fills with more than zeros are
+        read-only "nothing yet" views, written out at the first answer (_writable): filling them row by row
+        held the UI thread as a big file appeared (docs/files.md). np.zeros' pages cost nothing until written."""
         labels = len(self.label_names)
         self.rows = n
         self._ran = np.zeros(n, dtype=bool)                     # [N] a run answered the row (blank included)
@@ -50,18 +52,26 @@ class FileAnswers:
         self._fallback = np.zeros(n, dtype=bool)                # [N] it ran on the full prompt
         self._drift = np.zeros(n)                               # [N] a checked low precision's bound (Prediction.drift)
         self._blank = np.zeros(n, dtype=bool)                   # [N] a run found the ticket blank
-        self._lm = np.full((n, labels), np.nan)                 # [N, L] the language model's log-probs
-        self._answer = np.full((n, labels), np.nan)             # [N, L] log-probs of the answer shown
-        self._label = np.empty(n, dtype=object)                 # [N] label name shown (None, as np.empty makes it: no answer)
-        self._label_index = np.full(n, -1, dtype=np.int64)      # [N] its index in label_names (-1: none)
-        self._confidence = np.full(n, np.nan)                   # [N]
-        self._margin = np.full(n, np.nan)                       # [N]
-        self._source = _filled(n, MODEL)                        # [N] MODEL or LEARNED (PERSON: the person's)
+        self._lm = _nothing_yet(np.nan, (n, labels))            # [N, L] the language model's log-probs
+        self._answer = _nothing_yet(np.nan, (n, labels))        # [N, L] log-probs of the answer shown
+        self._label = _nothing_yet(None, n)                     # [N] label name shown (None: no answer)
+        self._label_index = _nothing_yet(-1, n)                 # [N] its index in label_names (-1: none)
+        self._confidence = _nothing_yet(np.nan, n)              # [N]
+        self._margin = _nothing_yet(np.nan, n)                  # [N]
+        self._source = _nothing_yet(MODEL, n)                   # [N] MODEL or LEARNED (PERSON: the person's)
         self.person = PersonLabels()                            # the field's one PersonLabels, read, never copied
         self._learned = None
         self._learned_source = MODEL
         self.none_of_these = None     # a fitted learn.NoneOfThese: answers under its threshold fit no label
         self.labels_first = False     # the latest run read only some rows (run/labels_first.py): _ran says which
+
+    def _writable(self) -> None:
+        """The "nothing yet" columns written out, once, before the first answer goes in."""
+        if self._lm.flags.writeable:
+            return
+        self._lm, self._answer, self._label, self._label_index, self._confidence, self._margin, self._source = (
+            column.copy() for column in (self._lm, self._answer, self._label, self._label_index, self._confidence,
+                                         self._margin, self._source))
 
     def set_label_names(self, names: list[str]) -> bool:
         """New label names: the answers of other names no longer apply. False: the same names."""
@@ -85,6 +95,7 @@ class FileAnswers:
         scores (Learned.combine), not the raw one: a person who taught the window does not see a
         run undo it. The model's own answer stays available (prediction(row)).
         """
+        self._writable()
         scored = [p for p in predictions if p.scores]
         for p in predictions:
             self._ran[p.index] = True
@@ -116,6 +127,7 @@ class FileAnswers:
         """
         if learned.names != self.label_names or len(learned.labels) != self.rows:
             return None
+        self._writable()
         self._learned = learned
         self._learned_source = LEARNED if learned.weights.is_learning else MODEL
         open_rows = np.flatnonzero(~self._blank & ~self.person_mask())
@@ -325,12 +337,9 @@ class FileAnswers:
         return ~np.isnan(self._margin)
 
 
-def _filled(n: int, value: str) -> np.ndarray:
-    """[N] objects, each the one value. np.full(n, "model", dtype=object) makes a new string per row (through
-    a unicode array), which held the UI thread as a big file opened (docs/files.md)."""
-    out = np.empty(n, dtype=object)
-    out.fill(value)
-    return out
+def _nothing_yet(value, shape) -> np.ndarray:
+    """A read-only column of one value in every cell, allocating one cell: written out by _writable."""
+    return np.broadcast_to(np.array(value, dtype=object if value is None or isinstance(value, str) else None), shape)
 
 
 def _same_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
