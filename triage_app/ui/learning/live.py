@@ -136,8 +136,10 @@ class LiveLearning(QObject):
             return
         self._generation += 1
         self._last = None
-        if list(texts) != self._texts:
-            self._texts = list(texts)
+        if texts is not self._texts and list(texts) != self._texts:
+            # the window's own list, kept, not copied: no one changes a file's texts in place (a new text
+            # column is a new list), and copying half a million of them held the UI thread (docs/files.md)
+            self._texts = texts if isinstance(texts, list) else list(texts)
             self._embeddings = self._embedded()
             texts, embeddings, generation = self._texts, self._embeddings, self._generation
             self.pool.start(lambda: self._features_for(texts, embeddings, generation))
