@@ -194,6 +194,7 @@ class MainWindow(QMainWindow):
         self.say_what_an_edit_costs()
         self.summary.schedule()
         self.file_loaded.emit(table)
+        ui_thread_gc.file_kept(len(self._texts))
 
     def _file_failed(self, request: int, message: str) -> None:
         if request == self._read_request:
