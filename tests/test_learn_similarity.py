@@ -94,7 +94,9 @@ def test_a_ticket_the_model_has_not_scored_waits_for_it_under_the_fixed_rule(sim
 
 def test_a_stronger_language_model_counts_for_more_when_the_labels_say_so(similar_file):
     features, gold, s = similar_file
-    taught = {r: NAMES[gold[r]] for r in range(30)}
+    # a label with no example: every part is weighed (with every label taught, the learned part alone
+    # tells these clusters apart, and no language model is needed: tests/test_learn_weighing.py)
+    taught = {r: NAMES[gold[r]] for r in range(30) if gold[r] != 2}
     weak = learn(features, lm_scores(gold, 0.4), taught, NAMES, similarity=s)
     strong = learn(features, lm_scores(gold, 0.97), taught, NAMES, similarity=s)
     assert strong.weights.lm > weak.weights.lm
