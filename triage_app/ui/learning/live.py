@@ -136,9 +136,10 @@ class LiveLearning(QObject):
             return
         self._generation += 1
         self._last = None
-        if texts is not self._texts and list(texts) != self._texts:
-            # the window's own list, kept, not copied: no one changes a file's texts in place (a new text
-            # column is a new list), and copying half a million of them held the UI thread (docs/files.md)
+        # the window's own list, kept: no one changes a file's texts in place (a new text column is a new
+        # list). Copying and comparing half a million held the UI thread (docs/files.md); the pool thread
+        # compares them with the features it fitted last, and keeps those for the same texts
+        if texts is not self._texts:
             self._texts = texts if isinstance(texts, list) else list(texts)
             self._embeddings = self._embedded()
             texts, embeddings, generation = self._texts, self._embeddings, self._generation
