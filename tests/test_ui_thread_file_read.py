@@ -111,3 +111,29 @@ def test_the_window_keeps_a_big_files_texts_out_of_its_collections(qtbot, make_w
     window = make_window()
     open_file(qtbot, window, write_slice(tmp_path, len(sample_rows())))
     assert window._texts and not any(o is window._texts for o in gc.get_objects())
+
+
+def test_the_ui_threads_collections_wait_while_a_bulk_is_built_then_collect(qapp):
+    collector = ui_thread_gc.install()
+    collector.check()
+    collector.young = collector.deferred = 0
+    records = []
+    for tick in range(3):           # a reader's records, growing between ticks: not walked
+        records += [{"row": k} for k in range(ui_thread_gc.BULK)]
+        collector.tick()
+        assert gc.get_count()[0] > ui_thread_gc.BULK * (tick + 1)
+    collector.tick()                # it stopped growing: collected as ever
+    assert gc.get_count()[0] < ui_thread_gc.BULK
+
+
+def test_a_bulk_that_keeps_growing_is_collected_after_a_while(qapp, monkeypatch):
+    monkeypatch.setattr(ui_thread_gc, "BULK", 1_000)
+    collector = ui_thread_gc.install()
+    collector.check()
+    collector.young = collector.deferred = 0
+    records, young = [], []
+    for _ in range(ui_thread_gc.MOST_DEFERRED + 1):
+        records += [{"row": k} for k in range(2_000)]
+        collector.tick()
+        young.append(gc.get_count()[0])
+    assert young[-2] > 2_000 * ui_thread_gc.MOST_DEFERRED and young[-1] < 1_000
