@@ -34,7 +34,7 @@ class UiThreadCollector(QObject):
     def tick(self) -> None:
         """The timer's check, deferred while the young generation is bulk and still growing: another thread
         is building something it keeps (a big file's records), and a collection that walked it held the UI
-        thread 30-120 ms a second while a 499,000-row JSON was read (docs/files.md)."""
+        thread every second while a big JSON was read (measured: docs/files.md)."""
         young = gc.get_count()[0]
         growing = young > BULK and young > self.young and self.deferred < MOST_DEFERRED
         self.young, self.deferred = young, self.deferred + 1 if growing else 0
@@ -66,10 +66,10 @@ def install() -> UiThreadCollector:
 
 def file_kept(rows: int) -> None:
     """A file just read and kept by the window: when it is big, what exists now is frozen (gc.freeze, a moment
-    whatever its size), so no collection on the UI thread walks its lists of texts again. Walking one of
-    half a million texts touched every string, 30-70 ms per collection as a big file appeared
-    (docs/files.md). Its price: cyclic garbage that exists at this moment is never collected. What refcounting
-    frees (the previous file's texts among it) is freed as ever."""
+    whatever its size), so no collection on the UI thread walks its lists of texts again: each walk of half a
+    million texts was a stall as a big file appeared (measured: docs/files.md). Its price: cyclic garbage that
+    exists at this moment is never collected. What refcounting frees (the previous file's texts among it, and
+    a language model replaced later: transformers' models hold no reference cycles) is freed as ever."""
     if rows >= BIG_FILE_ROWS:
         gc.freeze()
 
