@@ -13,6 +13,12 @@ from test_ui_field_names import axes_file, key, stored
 from ui_helpers import make_window, open_file, settings_file  # noqa: F401
 
 
+def released_soon(release: threading.Event) -> None:
+    """The writer let go from another thread: opening a file first flushes the labels queued (the UI
+    thread waits for the writer there), so a release after open_file came only when the hold timed out."""
+    threading.Timer(0.5, release.set).start()
+
+
 def held(window) -> threading.Event:
     """The window's database writer, busy until the event is set."""
     release = threading.Event()
@@ -117,8 +123,8 @@ def test_the_file_read_again_while_the_refusal_comes_holds_each_fields_labels_as
         b.db.flush()
     finally:
         with qtbot.waitSignal(a.file_loaded, timeout=20_000):
-            a.open_file(path)           # its reader waits on the writer, behind the rename
-            release.set()
+            released_soon(release)
+            a.open_file(path)           # its flush waits on the writer, behind the rename; its reader after
     assert a.axes.names == ["queue", "priority"]
     assert a.model.answers_of("priority").person_labels == {0: "Urgent"}
     assert a.labelling.people["urgency"].labels == {2: "Low"}      # b's field, kept as a field removed here
@@ -136,9 +142,9 @@ def test_labels_given_on_the_refused_name_while_the_file_is_read_again_stay_with
         b.db.flush()
     finally:
         with qtbot.waitSignal(a.file_loaded, timeout=20_000):
+            released_soon(release)
             a.open_file(path)
             key(a, 1, "urgency", "High")    # while it is read: laid over what the reader read
-            release.set()
     assert a.model.answers_of("priority").person_labels == {0: "Urgent", 1: "High"}
     assert a.labelling.people["urgency"].labels == {2: "Low"}
     a.db.flush()
