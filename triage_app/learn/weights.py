@@ -43,7 +43,10 @@ def fit_weights(z: np.ndarray, p: np.ndarray, targets: np.ndarray, max_weight: f
     cannot show what the language model and the similarity say of that label, and nothing else can."""
     parts = (z, p, s)
     candidates = [c for c in CANDIDATES if s is not None or S not in c]
-    candidates = candidates if every_label else candidates[-1:]                  # every part given
+    # a label not taught, or a row too few to hold one out (the model has scored one labelled row so far):
+    # every part given, fitted on the rows there are
+    if not every_label or len(targets) < 2:
+        return fitted(parts, candidates[-1], targets, max_weight)
     losses = np.array([held_out_losses(parts, c, targets, max_weight, seed) for c in candidates])   # [C, T]
     best = int(np.argmin(losses.mean(axis=1)))
     spread = (losses - losses[best]).std(axis=1) / np.sqrt(len(targets))          # [C] paired standard error
