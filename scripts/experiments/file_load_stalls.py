@@ -35,6 +35,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import triage_app.engine.verify  # noqa: E402,F401  (as app.main: imports on the main thread)
 import triage_app.run.job  # noqa: E402,F401
+from triage_app.ui.app import UI_SWITCH_INTERVAL_S  # noqa: E402
 
 FILES = Path("/tmp/triage-stalls")
 NAMES = {"csv200k": "csv200k.csv", "csv499k": "csv499k.csv", "csv499s": "csv499s.csv", "json": "json200k.json",
@@ -141,6 +142,7 @@ def measure(name: str) -> None:
 
     path = make(NAMES.get(name, name))
     gc.freeze()     # as app.main does before its window: full collections never walk the modules' objects
+    sys.setswitchinterval(float(os.environ.get("TRIAGE_SWITCH_INTERVAL", UI_SWITCH_INTERVAL_S)))   # as app.main
     window = MainWindow(store_path=Path(tempfile.mkdtemp()) / "results.sqlite3")
     window.show()
     QApplication.processEvents()

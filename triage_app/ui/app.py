@@ -12,6 +12,12 @@ from pathlib import Path
 SCREENSHOT_TIMEOUT_S = 600
 LAST_WAIT_MS = 20_000   # after the window closed: how long a busy engine gets before the process ends anyway
 
+# The table is painted through Python, a call per cell shown, and each call takes the GIL back from
+# whichever thread holds it. A thread busy in Python (learning's TF-IDF of a big file, the reader) hands it
+# over only when the switch interval (5 ms by default) runs out, so a paint waited that long per cell:
+# seconds as a big file appeared (docs/files.md). A shorter interval costs the busy thread little.
+UI_SWITCH_INTERVAL_S = 0.0002
+
 
 def main(argv: list[str] | None = None) -> int:
     """triage-app gui [FILE] [--screenshot PATH [--run N] [--model SPEC] [--tab labels|accuracy] [--review]]"""
@@ -51,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     # GIL, a long stall of the window (docs/learning/README.md). Before the window, whose model load
     # begins at once: a model's objects must stay collectable, for the day another replaces it.
     gc.freeze()
+    sys.setswitchinterval(UI_SWITCH_INTERVAL_S)
     window = MainWindow(autoload=not args.screenshot)
     for line in window.remembered.reverted:   # a remembered value that no longer reads: its default is used
         print(f"triage-app: {line}", file=sys.stderr)
