@@ -90,7 +90,7 @@ class SentenceEncoder:
         self.tokenizer = tokenizer
         self.model = model
         # A fast tokenizer is not safe across threads (its padding and truncation are set on it for each
-        # call). A lock, not a copy per thread: a copy is one Rust call of about 60 ms CPU that holds the
+        # call). A lock, not a copy per thread: a copy is one long Rust call that holds the
         # GIL, a stall of the window's UI thread as the window's first file opened (docs/learning/embeddings.md).
         self._tokenizing = threading.Lock()
 
