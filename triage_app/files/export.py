@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import glob
 import itertools
 import math
 import os
 import re
 import secrets
 import stat
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:      # Windows
+    fcntl = None
 
 import pandas as pd
 
@@ -29,6 +36,8 @@ EXCEL_MAX_COLUMNS = 16_384   # column XFD: openpyxl writes more, which Excel rep
 # one cell's text, counted as Excel counts it (UTF-16 units: an emoji is two); openpyxl cuts longer
 # text without a word, so the export cuts it itself and says where
 EXCEL_MAX_CHARS = 32_767
+# a partial file younger than this may be a writer's that has not taken its lock yet
+ABANDONED_AFTER_S = 60
 
 
 class ExportFailed(ValueError):
@@ -249,10 +258,14 @@ def same_file(a: str | Path, b: str | Path) -> bool:
 def write_atomic(path: Path, write: Callable[[str], None]) -> None:
     """Write a sibling temporary file, then rename it over the target: never half a file.
 
-    A new file gets the mode the umask gives any new file; a replaced one keeps its own.
+    A new file gets the mode the umask gives any new file; a replaced one keeps its own. A symlink
+    stays a link: the file it names is replaced. A writer killed mid-write leaves its hidden partial
+    file; the next write to the same target removes it once no writer holds it.
     """
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _new_sibling(path)
+    _remove_abandoned(path)
+    tmp, held = _new_sibling(path)
     try:
         if path.exists():
             os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
@@ -263,14 +276,50 @@ def write_atomic(path: Path, write: Callable[[str], None]) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    finally:
+        os.close(held)
 
 
-def _new_sibling(path: Path) -> Path:
+def _partial_name(path: Path, token: str) -> str:
+    return f".{path.stem}.{token}.partial{path.suffix}"
+
+
+def _new_sibling(path: Path) -> tuple[Path, int]:
+    """A new partial file and a descriptor holding its lock until the write ends (or the process does)."""
     # not tempfile.mkstemp: it creates the file 0600 whatever the umask
     while True:
-        tmp = path.parent / f".{path.stem}.{secrets.token_hex(4)}.partial{path.suffix}"
+        tmp = path.parent / _partial_name(path, secrets.token_hex(4))
         try:
-            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-            return tmp
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:
             continue
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        return tmp, fd
+
+
+def _remove_abandoned(path: Path) -> None:
+    """Partial files of this target that no writer holds: a writer killed mid-write (kill -9, power cut).
+
+    The kernel drops a dead process's lock. A file this young may be a writer's that has not locked it
+    yet, so it waits for a later write. Windows has no flock: partial files stay there.
+    """
+    if fcntl is None:
+        return
+    start, end = _partial_name(path, "TOKEN").split("TOKEN")
+    pattern = re.compile(re.escape(start) + "[0-9a-f]{8}" + re.escape(end))
+    for tmp in path.parent.glob(glob.escape(start) + "*" + glob.escape(end)):
+        if not pattern.fullmatch(tmp.name):
+            continue
+        try:
+            fd = os.open(tmp, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if time.time() - os.fstat(fd).st_mtime > ABANDONED_AFTER_S:
+                tmp.unlink(missing_ok=True)
+        except OSError:         # held: another writer is at work
+            pass
+        finally:
+            os.close(fd)
