@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QHeaderView
 
 from triage_app.ui.table.pane import TicketPane
@@ -21,14 +22,19 @@ def frame(rows: int) -> pd.DataFrame:
                          "queue": np.array(["Billing", "Shipping", "Login"])[np.arange(rows) % 3]})
 
 
-def calls_to_show(qtbot, rows: int, prepare=lambda pane: None) -> int:
-    """Python calls, at any depth, while a pane shows a file of `rows` rows and paints it."""
+def empty_pane(qtbot) -> TicketPane:
     pane = TicketPane()
     qtbot.addWidget(pane)
     pane.resize(1000, 600)
     pane.show()
     qtbot.waitExposed(pane)
     pane.set_axes({"queue": ["Billing", "Shipping", "Login"]})
+    return pane
+
+
+def calls_to_show(qtbot, rows: int, prepare=lambda pane: None) -> int:
+    """Python calls, at any depth, while a pane shows a file of `rows` rows and paints it."""
+    pane = empty_pane(qtbot)
     prepare(pane)
     shown = frame(rows)
     calls = [0]
@@ -65,3 +71,39 @@ def test_a_header_sized_to_its_rows_would_be_caught(qtbot):
 
     small, big = calls_to_show(qtbot, 20, sized_to_contents), calls_to_show(qtbot, 100, sized_to_contents)
     assert big > small * 1.2 + 200, f"{big:,} Python calls for 100 rows, {small:,} for 20"
+
+
+def _inside_a_paint_begun_in_python(frame) -> bool:
+    while frame is not None:
+        if frame.f_code.co_name == "paintEvent":
+            return True
+        frame = frame.f_back
+    return False
+
+
+@pytest.mark.window
+def test_the_cells_and_row_numbers_a_paint_asks_for_find_the_gil_taken_once_for_the_whole_paint(qtbot, monkeypatch):
+    """Qt asks Python for each cell it paints (data, flags, the delegate). Within a paint that began in
+    Python the GIL is already held for all of them; begun in C++, each call took the GIL anew and waited
+    for any busy thread to let go of it (the learning thread preparing a big file): the table's first
+    show stalled the window (docs/files.md). The paints here are the event loop's own, begun in C++."""
+    pane = empty_pane(qtbot)
+    pane.model.set_frame(frame(SMALL))
+    pane.show_table(True)
+    qtbot.wait(50)
+    asked = {"multiData": [], "flags": [], "headerData": []}
+
+    def note(called, event, _arg):
+        if event == "call" and called.f_code.co_name in asked and called.f_code.co_filename.endswith("row_order.py"):
+            asked[called.f_code.co_name].append(_inside_a_paint_begun_in_python(called.f_back))
+
+    sys.setprofile(note)
+    try:
+        for view in (pane.view, pane.view.frozen, pane.view.verticalHeader()):
+            view.viewport().update()
+        qtbot.wait(100)
+    finally:
+        sys.setprofile(None)
+    for kind, inside in asked.items():
+        assert inside, f"the paint asked for no {kind}"
+        assert all(inside), f"{inside.count(False)} of {len(inside)} {kind} calls came from a paint begun in C++"

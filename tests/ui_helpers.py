@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -47,10 +48,14 @@ def settings_file(tmp_path, monkeypatch):
 
 @pytest.fixture
 def make_window(qtbot, tmp_path, settings_file):
-    """MainWindow(s) on this test's own settings file and results database."""
+    """MainWindow(s) on this test's own settings file and results database, and the GIL handed over
+    between the window's threads as app.main has it."""
+    from triage_app.ui.app import UI_SWITCH_INTERVAL_S
     from triage_app.ui.window import MainWindow
 
     made = []
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(UI_SWITCH_INTERVAL_S)
 
     def make(**kwargs):
         kwargs.setdefault("store_path", tmp_path / "results.sqlite3")
@@ -66,7 +71,10 @@ def make_window(qtbot, tmp_path, settings_file):
     from triage_app.ui.background.worker import EngineThread
 
     # a test that closed a busy window leaves its engine running on a shared model: wait for it here
-    assert EngineThread.wait_outliving(120_000), "an engine thread never stopped"
+    try:
+        assert EngineThread.wait_outliving(120_000), "an engine thread never stopped"
+    finally:
+        sys.setswitchinterval(switch_interval)
 
 
 def open_file(qtbot, window, path, timeout=20_000):

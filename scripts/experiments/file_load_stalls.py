@@ -10,13 +10,17 @@ a JSON list of 200,000 tickets and one of 499,000 short tickets (tests/test_ui_b
 
 Usage: QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/experiments/file_load_stalls.py [--no-embedding]
 [csv200k csv499s csv499k json json499k]; --no-embedding: the sentence encoder does not embed the file meanwhile
-(its load and its cleaning of the texts are stalls of their own, measured apart).
+(its load and its cleaning of the texts are stalls of their own, measured apart); --profile: the UI
+thread's own calls from open_file to the end, by their own time (cProfile: that thread only; Qt's C++
+work is in the Python call that started it, e.g. the event loop's exec).
 """
 from __future__ import annotations
 
+import cProfile
 import gc
 import json
 import os
+import pstats
 import sys
 import tempfile
 import threading
@@ -94,8 +98,10 @@ class Sampler(threading.Thread):
                 for ident, frame in sys._current_frames().items():
                     if ident == self.ident:
                         continue
-                    where = [f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in traceback.extract_stack(frame)
-                             if "triage_app" in f.filename][-3:]
+                    stack = traceback.extract_stack(frame)
+                    where = [f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in stack if "triage_app" in f.filename][-3:]
+                    if stack and "triage_app" not in stack[-1].filename:     # in a library: which call
+                        where.append(f"[{Path(stack[-1].filename).name}:{stack[-1].lineno} {stack[-1].name}]")
                     key = ("main " if ident == self.main else "other ") + " < ".join(reversed(where))
                     self.seen[key] = self.seen.get(key, 0) + 1
 
@@ -161,9 +167,14 @@ def measure(name: str) -> None:
     start = time.perf_counter()
     ticks.append(start)
     timer.start()
+    profile = cProfile.Profile() if "--profile" in sys.argv else None
+    if profile:
+        profile.enable()
     window.open_file(path)
     poll.start()
     loop.exec()
+    if profile:
+        profile.disable()
     timer.stop()
     sampler.stop = times.stop = True
     gaps = np.diff(ticks)
@@ -177,6 +188,8 @@ def measure(name: str) -> None:
         print(f"    gap at {ticks[k] - start:.2f} s, {1000 * gaps[k]:.0f} ms: {times.used_between(ticks[k], ticks[k + 1])}")
     for key, n in sorted(sampler.seen.items(), key=lambda kv: -kv[1])[:12]:
         print(f"    {n:4d} {key}")
+    if profile:
+        pstats.Stats(profile).sort_stats("tottime").print_stats(25)
     window.shutdown()
 
 

@@ -48,7 +48,17 @@ class LabelDelegate(QStyledItemDelegate):
             option.text = option.fontMetrics.elidedText(name, Qt.TextElideMode.ElideRight, max(room, 0)) + PERSON_MARK
 
 
-class RowNumbers(QHeaderView):
+class PaintsHoldingTheGil:
+    """A view whose paint starts in Python, so that the calls into Python Qt makes per cell within it
+    (data, flags, the delegate) find the GIL already held. Started in C++, each of them took the GIL
+    anew and waited for a busy thread (the learning thread preparing a big file) to let go of it: the
+    table's first show stalled the window (docs/files.md)."""
+
+    def paintEvent(self, event):
+        super().paintEvent(event)
+
+
+class RowNumbers(PaintsHoldingTheGil, QHeaderView):
     """The row numbers at the table's left, as wide as the file's largest number. Qt's own header
     measures the numbers of the first and last 100 rows shown whenever the row count changes (each
     batch that brings rows into a filtered table), a call into Python for each and each of its roles."""
@@ -81,7 +91,7 @@ def _set_up(view: QTableView) -> None:
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
 
 
-class FrozenColumns(QTableView):
+class FrozenColumns(PaintsHoldingTheGil, QTableView):
     """The decision columns, laid over the table's left edge; keys go to the table."""
 
     def __init__(self, table: TicketView):
@@ -106,7 +116,7 @@ class FrozenColumns(QTableView):
             self.setColumnHidden(column, column >= self.table.frozen_count)
 
 
-class TicketView(QTableView):
+class TicketView(PaintsHoldingTheGil, QTableView):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setVerticalHeader(RowNumbers(self))
