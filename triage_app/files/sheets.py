@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -10,6 +9,7 @@ import pandas as pd
 from triage_app.files import limits
 from triage_app.files.table import (MAX_CELLS, BadInput, TicketTable, cell_text, filled, repeated_names_note,
                                     unique_names)
+from triage_app.quiet import silenced
 
 
 def read_xlsx(path: Path, sheet: str | int | None, limit: int | None = None) -> TicketTable:
@@ -18,8 +18,7 @@ def read_xlsx(path: Path, sheet: str | int | None, limit: int | None = None) -> 
     import openpyxl
 
     limits.check_unpacked_bytes(path)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # openpyxl's notes on styles and dates are not the user's concern
+    with silenced():  # openpyxl's notes on styles and dates are not the user's concern
         try:
             book = openpyxl.load_workbook(path, read_only=True, data_only=True)
         except Exception as exc:

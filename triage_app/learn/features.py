@@ -22,7 +22,6 @@ of labels per label they tell paraphrases apart where words cannot (docs/learnin
 from __future__ import annotations
 
 import itertools
-import warnings
 from collections import defaultdict
 
 import numpy as np
@@ -32,6 +31,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
+
+from triage_app.quiet import silenced
 
 SLICE = 500                 # rows per call that holds the GIL: a few ms each
 SHARDS = 256                # dicts the vocabulary is spread over (see _counts)
@@ -104,8 +105,8 @@ def _regions(matrix: np.ndarray, count: int) -> np.ndarray:
         else np.arange(len(matrix))
     kmeans = KMeans(n_clusters=count, random_state=0, n_init=1, max_iter=30)
     # one thread: OpenMP's threads spin waiting for each other on a busy CPU (docs/learning/embeddings.md)
-    with warnings.catch_warnings(), threadpool_limits(limits=1):
-        warnings.simplefilter("ignore", ConvergenceWarning)   # duplicates can leave fewer distinct points than regions
+    # duplicates can leave fewer distinct points than regions
+    with silenced(ConvergenceWarning), threadpool_limits(limits=1):
         kmeans.fit(matrix[sample])
         return np.concatenate([kmeans.predict(matrix[i:i + 10 * SLICE]) for i in range(0, len(matrix), 10 * SLICE)]
                               ).astype(np.int64)

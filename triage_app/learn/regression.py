@@ -8,7 +8,6 @@ the person's: with a handful of labels per label it says what a label is where f
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +19,7 @@ from sklearn.multiclass import OneVsRestClassifier
 
 from triage_app.learn.features import TicketFeatures
 from triage_app.learn.teaching import Teaching
+from triage_app.quiet import silenced
 
 PREDICT_SLICE = 5000         # rows per prediction call
 
@@ -73,8 +73,7 @@ class TextModel:
             return None
         regression = (OneVsRestClassifier(LogisticRegression(C=config.c, solver="liblinear", random_state=config.seed)) if config.one_vs_rest
                       else LogisticRegression(C=config.c, max_iter=1000))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
+        with silenced(ConvergenceWarning):
             regression.fit(x[:, columns], targets)
         return cls(regression, columns, seen, n_labels)
 
@@ -110,9 +109,8 @@ def cross_validated(features: TicketFeatures, teaching: Teaching, config: LearnC
     x = features.rows(teaching.rows)
     out = np.zeros((teaching.n, len(teaching.names)))
     folds = RepeatedStratifiedKFold(n_splits=splits, n_repeats=repeats, random_state=config.seed)
-    with warnings.catch_warnings():
-        # a label with fewer examples than folds is held out in some folds only: expected here
-        warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
+    # a label with fewer examples than folds is held out in some folds only: expected here
+    with silenced(UserWarning, "The least populated class"):
         split = list(folds.split(np.zeros(teaching.n), teaching.targets))
     for train, test in split:
         model = TextModel.fit(x[train], teaching.targets[train], len(teaching.names), config, prototypes)
