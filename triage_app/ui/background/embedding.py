@@ -74,6 +74,7 @@ class TicketEmbedding:
         self.timed, self.seconds = 0, 0.0           # texts embedded and the time they took, for per_s
         self._vectors: dict[str, np.ndarray] = {}
         self._hashes: list[str] = []
+        self._dimensions = 0         # the encoder's, once started
         self._last = None           # (done, time) at the latest batch of the embedded() call in flight
         self.running = None         # the steps, once started (a generator: the job resumes where it was)
         self.cache = None
@@ -85,6 +86,7 @@ class TicketEmbedding:
     def start(self, encoder, cache, stop, report) -> None:
         """stop() is asked between batches (files.embeddings.embedded); report() after each batch."""
         self.cache, self.running = cache, self._steps(encoder, _Counted(cache, self), stop, report)
+        self._dimensions = encoder.dimensions
 
     def _steps(self, encoder, cache, stop, report):
         from triage_app.engine.encoder import EmbeddingCancelled
@@ -95,9 +97,15 @@ class TicketEmbedding:
             clean += model_texts(self.texts[start:start + CLEAN_ROWS], self.cleaning)
             yield
         self._hashes = [text_hash(text) for text in clean]
-        text_of = dict(zip(self._hashes, clean))
+        # A step at a time, and sorted by numpy, which lets go of the GIL: dict(zip()) and sorted() of a
+        # whole big file are each one call holding it, a stall of the window (docs/files.md)
+        text_of: dict[str, str] = {}
+        for start in range(0, len(clean), CLEAN_ROWS):
+            text_of.update(zip(self._hashes[start:start + CLEAN_ROWS], clean[start:start + CLEAN_ROWS]))
+        keys = list(text_of)
+        lengths = np.fromiter((len(text_of[key]) for key in keys), dtype=np.int64, count=len(keys))
         # shortest first over the whole file, so each chunk's batches pad little
-        order = sorted(text_of, key=lambda key: len(text_of[key]))
+        order = [keys[k] for k in np.argsort(lengths, kind="stable")]
         self.total = len(order)
         for start in range(0, len(order), CHUNK):
             chunk = order[start:start + CHUNK]
@@ -128,8 +136,12 @@ class TicketEmbedding:
         return EmbeddingProgress(self.request, self.done, self.total, self.per_s)
 
     def vectors(self) -> np.ndarray:
-        """[N, D] float32 in row order."""
-        return np.stack([self._vectors[key] for key in self._hashes]).astype(np.float32, copy=False)
+        """[N, D] float32 in row order, copied a step at a time (np.stack of every row is one call holding the GIL)."""
+        rows = [self._vectors[key] for key in self._hashes]
+        out = np.empty((len(rows), self._dimensions), dtype=np.float32)
+        for start in range(0, len(rows), CLEAN_ROWS):
+            out[start:start + CLEAN_ROWS] = rows[start:start + CLEAN_ROWS]
+        return out
 
 
 class EmbeddingWorker(QObject):
