@@ -73,7 +73,7 @@ def _sheet_cells(worksheet, file_name: str, tickets: int) -> tuple[dict[tuple[in
                 raise BadInput(f"{file_name}: the sheet reaches cell {get_column_letter(c)}{r}, a range of "
                                f"{(bottom - top + 1) * (right - left + 1):,} cells, more than Triage reads "
                                f"({MAX_CELLS:,}); delete the stray cells or save the tickets as CSV")
-            texts.append(cells.setdefault((r, c), cell_text(cell.value)))
+            texts.append(cells.setdefault((r, c), cell_text(cell.value, cell.number_format)))
         filled_rows += filled(texts)
         if filled_rows > tickets:  # the header and the tickets asked for are in: the rest is never parsed
             break

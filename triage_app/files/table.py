@@ -6,6 +6,7 @@ on this module and never on each other.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -15,6 +16,8 @@ import pandas as pd
 # A table's rows x columns: one stray cell at XFD1048576 (see sheets.py), or JSON records each with keys of
 # their own, must not make a table of billions of cells.
 MAX_CELLS = 10_000_000
+# a number format of zeros only: Excel pads a whole number to that many digits (7 as 007)
+_ZERO_PADDED = re.compile(r"0+")
 
 
 class BadInput(ValueError):
@@ -90,16 +93,25 @@ def repeated_names_note(header: list[str]) -> list[str]:
     return [f"the header repeats a name: {said}; choosing a column by a repeated name takes the first"]
 
 
-def cell_text(value) -> str:
+def cell_text(value, number_format: str | None = None) -> str:
     """A spreadsheet cell as the sheet shows it, the way a helpdesk id must leave it: a whole number
-    without ".0", any other number as written (repr, never rounded), a date without a time of 00:00:00."""
+    without ".0", any other number as written (repr, never rounded), a date without a time of 00:00:00,
+    a whole number in a zero-padded format ("000") padded as the sheet shows it (007)."""
     if isinstance(value, str):
         return value
+    if number_format and _ZERO_PADDED.fullmatch(number_format) and _whole(value):
+        plain = cell_text(value)
+        sign, digits = ("-", plain[1:]) if plain.startswith("-") else ("", plain)
+        return respelled(sign + digits.zfill(len(number_format)), plain)
     if isinstance(value, float):
         return str(int(value)) if value.is_integer() else repr(value)
     if isinstance(value, datetime) and value == datetime.combine(value.date(), datetime.min.time()):
         return Respelled(value.date().isoformat(), str(value))
     return str(value)
+
+
+def _whole(value) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, float) and value.is_integer())
 
 
 class Respelled(str):
