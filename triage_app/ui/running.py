@@ -38,6 +38,7 @@ class Running(QObject):
         self.generation = 0                 # what the rows mean: one more with every new file or text column
         self._asked = (0, 0)                # the latest verify and prompt requests: their failures are shown
         self._again: list[str] = []         # fields whose labels were edited mid-run: run once it has ended
+        self._after: list[str] = []         # fields a labels-first run leaves to the model: run once it has ended
         self.settling = Settling()          # which rows go back to float32 next (run/settling.py)
         self.ended_how = ""                 # how the latest run ended: "done", "cancelled", "failed" ("": not yet)
         self.verifying = 0                  # the verify request in flight (0: none): Cancel stops it too
@@ -60,7 +61,7 @@ class Running(QObject):
     def rows_changed(self) -> None:
         """A new file or text column: a batch of an earlier one never lands on these rows, and a run
         asked for again on the old rows is not started on these."""
-        self._again, self.ended_how = [], ""
+        self._again, self._after, self.ended_how = [], [], ""
         self.settling = Settling()
         self.cancel()
         self.generation += 1
@@ -86,7 +87,7 @@ class Running(QObject):
         if not win.session.asked:
             win.session.load()
         if win.run_panel.labels_first and not exact and win.fields.current in [axis.name for axis in axes]:
-            return self._start_labels_first(fresh, limit)
+            return self._start_labels_first(fresh, limit, [axis.name for axis in axes if axis.name != win.fields.current])
         texts = win.texts[:limit] if limit else win.texts
         if not exact:   # a run may score those rows again in low precision (fresh): settled no more
             self.settling.scored_again(axis.name for axis in axes)
@@ -99,18 +100,20 @@ class Running(QObject):
         win.update_actions()
         return run_id
 
-    def _start_labels_first(self, fresh: bool, limit: int | None) -> int | None:
-        """The current field answered from the person's labels first (ui/labels_first.py)."""
+    def _start_labels_first(self, fresh: bool, limit: int | None, rest: list[str]) -> int | None:
+        """The current field answered from the person's labels first (ui/labels_first.py); the rest of the
+        fields asked for run as any run does once it has ended."""
         win = self.window
         started = win.labels_first.start(limit)
         if started is None:
             return None
         run_id, axis = started
+        self._after = rest
         self.settling.forget([axis])      # labels_first settles what it answers itself
         self.latest = Run(run_id, self.generation, {axis: win.axes.named(axis).label_set}, fresh,
                           limit, running=True, now=(axis,), started=1, labels_first=True)
         win.run_panel.start(len(win.texts[:limit] if limit else win.texts))
-        win.statusBar().showMessage(f"Labels first: the model reads your labelled tickets of {axis}…")
+        win.statusBar().showMessage(f"Labels first: the model reads your labelled tickets of {axis}…{self._then()}")
         win.update_actions()
         return run_id
 
@@ -126,7 +129,7 @@ class Running(QObject):
         if run.exact:
             rows = sum(map(len, run.exact.values()))
             return f"Scoring {rows:,} answer(s) again in float32: their low-precision scores were too close to call…"
-        then = f" Then {_and(self._again)} again (labels edited)." if self._again else ""
+        then = self._then()
         if len(now) > 1:
             return f"Running {_and(now)} in one pass{self._why_float32()}…{then}"
         if not now or len(self.window.axes) == 1:
@@ -134,6 +137,12 @@ class Running(QObject):
         if len(run.fields) == 1:
             return f"Running {now[0]}…{then}"
         return f"Running {now[0]} (field {run.started} of {len(run.fields)})…{then}"
+
+    def _then(self) -> str:
+        """What runs once this run has ended, said after it."""
+        again = f" Then {_and(self._again)} again (labels edited)." if self._again else ""
+        after = [axis for axis in self._after if axis not in self._again]
+        return again + (f" Then {_and(after)}, read by the model as usual." if after else "")
 
     def _why_float32(self) -> str:
         """A checked low precision runs a pass in float32 (engine/checked.float32_twins): said, as it is
@@ -144,7 +153,7 @@ class Running(QObject):
 
     def cancel(self) -> None:
         """Stop after the batch in flight; a run asked for again is not started (the person said stop)."""
-        self._again = []
+        self._again, self._after = [], []
         if self.running:
             self.window.worker.cancel()
             self.window.run_panel.finish("cancelling after this batch…")
@@ -195,7 +204,7 @@ class Running(QObject):
 
     def no_model(self) -> None:
         """The model the run waited for failed to load: the run never started (not "cancelled")."""
-        self._again = []
+        self._again, self._after = [], []
         if self.running:
             self.window.worker.cancel()
             self.latest.running, self.latest.waiting = False, True
@@ -321,7 +330,8 @@ class Running(QObject):
         win.update_actions()
         win.summary.refresh()
         self.ended.emit(how)
-        fields, self._again = self._again, []
+        fields = self._again + [axis for axis in self._after if axis not in self._again]
+        self._again, self._after = [], []
         if fields and how == "done":     # a failed run says why; the person runs again once it is mended
             self.start(limit=run.limit, fields=[axis for axis in fields if axis in win.model.axes])
         self._settle_next()
