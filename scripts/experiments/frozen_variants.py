@@ -12,6 +12,10 @@ learn()). Each draw's k labelled messages per intent train, the others are teste
   ovr+sim0.3           ovr_c10's log-probabilities + 0.3 x the similarity to the names (T = 0.05)
   ovr+centroid         ovr_c10 + the centroid's softmax(cos / 0.05)
   self_train           ovr_c10 refitted with the file's more confident half as pseudo-labels
+  label_spreading      scikit-learn's LabelSpreading over the file's 10-nearest-neighbour graph (alpha 0.2)
+  ovr+knn_smooth       ovr_c10's probabilities on the file averaged with its 10 nearest neighbours' (twice,
+                       half and half), the labelled rows held at their labels
+  names+knn_smooth     the same smoothing of names_pseudo's probabilities
 Prints the table; writes docs/learning/frozen_variants.json.
 
 Usage: .venv/bin/python scripts/experiments/frozen_variants.py [b77] [b10]
@@ -27,6 +31,7 @@ from embedding_kshot import BANKING10, development_half, draw
 from scipy.special import log_softmax
 from sklearn.linear_model import LogisticRegression
 from sklearn.multiclass import OneVsRestClassifier
+from sklearn.semi_supervised import LabelSpreading
 from threadpoolctl import threadpool_limits
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,8 +52,9 @@ def log_probs(model, x) -> np.ndarray:
     return np.log(np.maximum(p / p.sum(1, keepdims=True), 1e-300))
 
 
-def variants(x, y, xt, names, file) -> dict[str, np.ndarray]:
-    """[T, L] scores of the test rows xt by each variant, trained on x, y; names [L, D]; file [N, D]."""
+def variants(x, y, xt, names, file, train, test) -> dict[str, np.ndarray]:
+    """[T, L] scores of the test rows xt by each variant, trained on x, y; names [L, D]; file [N, D];
+    train, test: the rows of x and xt in the file."""
     base_model = ovr(x, y, 10)
     out = {"ovr_c10": log_probs(base_model, xt)}
     for c in (3, 30, 100):
@@ -70,7 +76,24 @@ def variants(x, y, xt, names, file) -> dict[str, np.ndarray]:
     guessed = log_probs(base_model, file)
     sure = guessed.max(1) > np.quantile(guessed.max(1), 0.5)
     out["self_train"] = log_probs(ovr(np.vstack([x, file[sure]]), np.concatenate([y, guessed.argmax(1)[sure]]), 10), xt)
+    given = np.full(len(file), -1)
+    given[train] = y
+    spread = LabelSpreading(kernel="knn", n_neighbors=10, alpha=0.2, max_iter=100).fit(file, given)
+    out["label_spreading"] = np.log(np.maximum(spread.label_distributions_[test], 1e-300))
+    near = np.argpartition(-(file @ file.T), 11, axis=1)[:, 1:11]                 # [N, 10] without itself
+    named = ovr(np.vstack([x, names]), np.concatenate([y, every]), 10)
+    for name, model in (("ovr+knn_smooth", base_model), ("names+knn_smooth", named)):
+        out[name] = smoothed(np.exp(log_probs(model, file)), near, train, np.eye(len(names))[y])[test]
     return out
+
+
+def smoothed(p: np.ndarray, near: np.ndarray, train: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """[N, L] log-probabilities: each row's probabilities averaged with its neighbours', twice, half and
+    half, the labelled rows held at their labels."""
+    for _ in range(2):
+        p[train] = held
+        p = 0.5 * p + 0.5 * p[near].mean(1)
+    return np.log(np.maximum(p, 1e-300))
 
 
 def run(which: str, frame, vectors, names_vectors, ks, draws) -> dict:
@@ -86,7 +109,7 @@ def run(which: str, frame, vectors, names_vectors, ks, draws) -> dict:
         right: dict[str, list[float]] = {}
         for seed in range(draws):
             train, test = draw(gold, chosen, k, seed)
-            for name, scores in variants(x[train], y[train], x[test], names, x).items():
+            for name, scores in variants(x[train], y[train], x[test], names, x, train, test).items():
                 right.setdefault(name, []).append(float(np.mean(scores.argmax(1) == y[test])))
         out[k] = {name: round(100 * float(np.mean(v)), 1) for name, v in right.items()}
         print(which, k, out[k], flush=True)
