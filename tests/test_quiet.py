@@ -56,10 +56,10 @@ def test_other_warnings_still_show():
 def test_without_taking_turns_they_escape(monkeypatch):
     """The check above can fail: catch_warnings on threads that do not take turns."""
     monkeypatch.setattr(quiet, "_TURN", contextlib.nullcontext())
-    for _ in range(5):
+    for _ in range(20):     # a race: any one try need not cross
         try:
             if _silence_from_threads():
                 return
         except AssertionError:
             return
-    pytest.fail("catch_warnings on four threads at once never crossed")
+    pytest.fail("catch_warnings on four threads at once never crossed in 20 tries")
