@@ -82,7 +82,7 @@ def _inside_a_paint_begun_in_python(frame) -> bool:
 
 
 @pytest.mark.window
-def test_the_cells_and_row_numbers_a_paint_asks_for_find_the_gil_taken_once_for_the_whole_paint(qtbot, monkeypatch):
+def test_the_cells_and_row_numbers_a_paint_asks_for_find_the_gil_taken_once_for_the_whole_paint(qtbot):
     """Qt asks Python for each cell it paints (data, flags, the delegate). Within a paint that began in
     Python the GIL is already held for all of them; begun in C++, each call took the GIL anew and waited
     for any busy thread to let go of it (the learning thread preparing a big file): the table's first

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from test_ui_axes import HELPDESK_AXES, helpdesk_rows, write_helpdesk
 from test_ui_embedding import embedded
-from ui_helpers import make_window, run_and_wait, settings_file, with_model  # noqa: F401
+from ui_helpers import make_window, settings_file, with_model  # noqa: F401
 
 from triage_app.ui.panels.run_progress import LABELS_FIRST
 
