@@ -33,13 +33,13 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("TRIAGE_SETTINGS_FILE", str(Path(tempfile.mkdtemp()) / "triage.ini"))
 os.environ.setdefault("TRIAGE_DATA_DIR", tempfile.mkdtemp(prefix="triage-data-"))
 
+from triage_app.ui.app import UI_SWITCH_INTERVAL_S, _import_engine  # noqa: E402
+
+_import_engine()    # as app.main, before Qt: the engine's and the encoder's modules imported on this thread
+
 import numpy as np  # noqa: E402
 from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
-
-import triage_app.engine.verify  # noqa: E402,F401  (as app.main: imports on the main thread)
-import triage_app.run.job  # noqa: E402,F401
-from triage_app.ui.app import UI_SWITCH_INTERVAL_S  # noqa: E402
 
 FILES = Path("/tmp/triage-stalls")
 NAMES = {"csv200k": "csv200k.csv", "csv499k": "csv499k.csv", "csv499s": "csv499s.csv", "json": "json200k.json",

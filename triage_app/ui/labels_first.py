@@ -33,7 +33,7 @@ class LabelsFirst(QObject):
     def why_not(self) -> str:
         """Why the current field cannot be answered labels first now; "" when it can."""
         win = self.window
-        if win.table is None or not win.texts:
+        if win.table is None or not win.ticket_count:
             return "open a file first."
         axis = win.fields.current
         labelled = win.model.answers_of(axis).person_labels

@@ -77,7 +77,7 @@ class Running(QObject):
             return None
         if self.running:
             return None
-        if not win.texts:
+        if not win.ticket_count:
             win.show_error("Choose the column that holds the ticket text.")
             return None
         axes = [axis for axis in win.axes if fields is None or axis.name in fields]

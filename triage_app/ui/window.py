@@ -217,6 +217,11 @@ class MainWindow(QMainWindow):
     def texts(self) -> list[str]:
         return list(self._texts)
 
+    @property
+    def ticket_count(self) -> int:
+        """len(texts) without the copy, which at a big file's size is a stall of its own."""
+        return len(self._texts)
+
     # the model
     def load_model(self, spec: str | None = None, remember: bool = True) -> None:
         """remember: the spec becomes the model to start on next time (an explicit pick, not a stand-in)."""
