@@ -63,3 +63,36 @@ def test_without_taking_turns_they_escape(monkeypatch):
         except AssertionError:
             return
     pytest.fail("catch_warnings on four threads at once never crossed in 20 tries")
+
+
+def test_a_long_sheet_read_lets_other_threads_take_their_turn(tmp_path):
+    """A retrain's silenced fit on another thread waits for a step of the read, never the whole sheet
+    (the read once held the one lock from the workbook's opening to its last row)."""
+    import time
+
+    import openpyxl
+
+    from triage_app.files.sheets import read_xlsx
+
+    book = openpyxl.Workbook(write_only=True)
+    sheet = book.create_sheet("tickets")
+    sheet.append(["id", "text"])
+    for k in range(30_000):
+        sheet.append([k, f"ticket {k}: the parcel has not come"])
+    path = tmp_path / "long.xlsx"
+    book.save(path)
+
+    done, read = threading.Event(), []
+    reader = threading.Thread(target=lambda: (read.append(read_xlsx(path, None)), done.set()))
+    began = time.perf_counter()
+    reader.start()
+    waits = []
+    while not done.is_set():
+        asked = time.perf_counter()
+        with silenced(UserWarning):
+            waits.append(time.perf_counter() - asked)
+        time.sleep(0.001)
+    reader.join()
+    took = time.perf_counter() - began
+    assert len(read[0].frame) == 30_000
+    assert max(waits) < took / 4, f"a turn waited {max(waits):.2f} s of a {took:.2f} s read"

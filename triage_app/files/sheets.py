@@ -9,34 +9,40 @@ import pandas as pd
 from triage_app.files import limits
 from triage_app.files.table import (MAX_CELLS, BadInput, TicketTable, cell_text, filled, repeated_names_note,
                                     unique_names)
-from triage_app.quiet import silenced
+from triage_app.quiet import in_steps, silenced
 
 
 def read_xlsx(path: Path, sheet: str | int | None, limit: int | None = None) -> TicketTable:
     """The sheet's used range as text, read cell by cell: the sheet's own claim of its size is not trusted.
     Read no further than `limit` tickets, or one past limits.MAX_ROWS (for the reader to refuse)."""
-    import openpyxl
-
     limits.check_unpacked_bytes(path)
-    with silenced():  # openpyxl's notes on styles and dates are not the user's concern
-        try:
-            book = openpyxl.load_workbook(path, read_only=True, data_only=True)
-        except Exception as exc:
-            raise BadInput(f"{path.name}: not a readable Excel workbook ({exc.__class__.__name__})") from None
-        try:
-            sheets = book.sheetnames
-            name = _sheet_name(sheets, sheet, path.name)
-            tickets = min(limit or limits.MAX_ROWS + 1, limits.MAX_ROWS + 1)
-            cells, blanks = _sheet_cells(book[name], path.name, tickets)
-        finally:
-            book.close()
-        uncached = _uncached_formulas(path, name, cells) if blanks else []
+    book = _workbook(path, data_only=True)
+    try:
+        sheets = book.sheetnames
+        name = _sheet_name(sheets, sheet, path.name)
+        tickets = min(limit or limits.MAX_ROWS + 1, limits.MAX_ROWS + 1)
+        cells, blanks = _sheet_cells(book[name], path.name, tickets)
+    finally:
+        book.close()
+    uncached = _uncached_formulas(path, name, cells) if blanks else []
     frame, header = _sheet_frame(cells)
     notes = [f"read sheet {name!r} of {len(sheets)}"] if len(sheets) > 1 else []
     notes += repeated_names_note(header)
     if uncached:
         notes.append(_uncached_note(uncached, cells, frame))
     return TicketTable(path, frame, "xlsx", sheet=name, warnings=notes)
+
+
+def _workbook(path: Path, data_only: bool):
+    """The workbook, opened read-only; its rows are read through in_steps. openpyxl's notes on styles and
+    dates are not the user's concern."""
+    import openpyxl
+
+    with silenced():
+        try:
+            return openpyxl.load_workbook(path, read_only=True, data_only=data_only)
+        except Exception as exc:
+            raise BadInput(f"{path.name}: not a readable Excel workbook ({exc.__class__.__name__})") from None
 
 
 def _sheet_name(sheets: list[str], sheet: str | int | None, file_name: str) -> str:
@@ -60,7 +66,8 @@ def _sheet_cells(worksheet, file_name: str, tickets: int) -> tuple[dict[tuple[in
     cells, blanks = {}, False
     top = left = bottom = right = None
     filled_rows = 0
-    for row in worksheet.iter_rows():
+    # a step never draws a row past the one that may end the read: the rest of a long sheet is never parsed
+    for row in in_steps(worksheet.iter_rows(), step=lambda: min(64, tickets + 1 - filled_rows)):
         texts = []
         for cell in row:
             if cell.value is None:
@@ -97,14 +104,12 @@ def _sheet_frame(cells: dict[tuple[int, int], str]) -> tuple[pd.DataFrame, list[
 
 def _uncached_formulas(path: Path, name: str, cells: dict) -> list[tuple[int, int]]:
     """Formula cells the file holds no computed value for (written by a program, never opened in Excel)."""
-    import openpyxl
-
-    book = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    book = _workbook(path, data_only=False)
     try:
         worksheet = book[name]
         worksheet.reset_dimensions()
         # no further than the rows read: the rest of a long sheet is never parsed
-        rows = worksheet.iter_rows(max_row=max((r for r, _ in cells), default=1))
+        rows = in_steps(worksheet.iter_rows(max_row=max((r for r, _ in cells), default=1)))
         return [(cell.row, cell.column) for row in rows for cell in row
                 if cell.data_type == "f" and (cell.row, cell.column) not in cells]
     finally:
