@@ -90,3 +90,16 @@ def test_updates_are_written_as_csv_and_json(tmp_path):
 def test_bad_updates_paths_are_refused(path, names, message):
     with pytest.raises(ValueError, match=message):
         updates.check_path(path, names)
+
+
+def test_an_input_column_named_like_a_labels_first_mark_is_kept():
+    """A labels-first run writes read_by_model (one field) or <field>_read_by_model after the frame is built:
+    an input column of that name is kept under another, as every other column of ours, never overwritten."""
+    from triage_app.files.export import results_frame
+
+    plain = results_frame(pd.DataFrame({"text": ["a"], "read_by_model": ["agent-7"]}, dtype=object),
+                          predicted(QUEUE, [0.9]), QUEUE.names)
+    assert plain["read_by_model_input"].tolist() == ["agent-7"] and "read_by_model" not in plain.columns
+    frame = pd.DataFrame({"id": ["7"], "queue_read_by_model": ["agent-9"]})
+    out = axes_frame(frame, [AxisAnswers(QUEUE, predicted(QUEUE, [0.9])), AxisAnswers(PRIORITY, predicted(PRIORITY, [0.6]))])
+    assert out["queue_read_by_model_input"].tolist() == ["agent-9"] and "queue_read_by_model" not in out.columns

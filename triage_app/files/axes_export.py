@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from triage_app.engine.axes import Axes, Axis
-from triage_app.files.export import REVIEW_BELOW, renamed_columns, results_frame
+from triage_app.files.export import READ_COLUMN, REVIEW_BELOW, renamed_columns, results_frame
 
 
 @dataclass(slots=True)
@@ -36,8 +36,9 @@ class AxisAnswers:
 
 
 def axes_columns(axes: Axes) -> list[str]:
-    """The columns a run over these axes adds; refused where two axes would write the same column."""
-    columns = [c for axis in axes for c in _renames(axis).values()] + ["truncated"]
+    """The columns a run over these axes may add (each axis's READ_COLUMN after a labels-first run only);
+    refused where two axes would write the same column."""
+    columns = [c for axis in axes for c in (*_renames(axis).values(), f"{axis.name}_{READ_COLUMN}")] + ["truncated"]
     doubled = sorted({c for c in columns if columns.count(c) > 1})
     if doubled:
         raise ValueError(f"the axes would write column(s) {', '.join(doubled)} twice; rename an axis or a label")

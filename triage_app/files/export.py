@@ -68,8 +68,9 @@ READ_COLUMN = "read_by_model"   # labels first: whether the language model read 
 
 
 def _result_columns(label_names: list[str]) -> list[str]:
+    """Every column a run may add, READ_COLUMN too (written after a labels-first run only)."""
     return ["label", "confidence", "margin", *(f"p_{name}" for name in label_names), "person", "needs_review",
-            "truncated", "source"]
+            "truncated", "source", READ_COLUMN]
 
 
 def results_frame(frame: pd.DataFrame, predictions: Sequence, label_names: list[str],
