@@ -175,3 +175,24 @@ def test_eval_learning_curve_takes_the_encoder_classify_takes(tmp_path, capsys, 
                                      *LABELS)
         assert code == 0, err
         assert f"{named}: 60 tickets, 3 labels;" in stdout
+
+
+def test_labels_first_never_sends_back_the_labels_the_window_took_from_the_files_column(tmp_path, capsys, tiny_model,
+                                                                                         encoder, taught_file):
+    """Labels ▸ Labels from a column stores the file's own values (origin file): an every-ticket run leaves them
+    out of the updates, and so does labels first (it once sent them as a person's, over a helpdesk's newer value)."""
+    from triage_app.files.opening import open_tickets
+    from triage_app.files.store import ResultStore
+    from triage_app.files.ticket_keys import file_key, row_hashes
+
+    path, texts, labels = taught_file
+    table = open_tickets(path, None, None, guess=False).table
+    hashes, taken = row_hashes(table.frame), {TAUGHT: NAMES[0], TAUGHT + 1: NAMES[1]}
+    with ResultStore(tmp_path / "r.db") as store:
+        store.set_person_labels(file_key(path, table.sheet), {r: (hashes[r], label) for r, label in taken.items()},
+                                from_file=set(taken))
+    for flag in ([], ["--labels-first"]):
+        classify(capsys, tmp_path, path, "out.csv", "--person-labels", "queue", "--updates", tmp_path / "up.csv",
+                 "--apply-above", "0", *flag)
+        sent = {row["id"] for row in read_rows(tmp_path / "up.csv")}
+        assert sent and not sent & {f"T{r}" for r in taken}, flag

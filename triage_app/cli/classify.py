@@ -102,12 +102,13 @@ def labels_first_run(args, store, table, texts, axes, classifiers, settings, cle
     """--labels-first: each axis answered from the person's labels, the language model reading only the
     tickets they leave unsure (run/labels_first.py)."""
     from triage_app.files.axes_export import AxisAnswers
-    from triage_app.files.ticket_keys import file_key
+    from triage_app.files.ticket_keys import file_key, row_hashes
 
-    out = Answered([], [], read=[])
+    out, key = Answered([], [], read=[]), file_key(args.input, table.sheet)
     for axis, classifier in zip(axes, classifiers):
-        window = person_labels(store, args, table, texts, axis, stored_field(store, file_key(args.input, table.sheet),
-                                                                             axis.name))
+        name = stored_field(store, key, axis.name)
+        window = person_labels(store, args, table, texts, axis, name)
+        stored = store.from_file_rows(key, row_hashes(table.frame), name)
         labels = {**taught[axis.name], **window}
         run_some = lambda names, cs, some, exact: classified(  # noqa: E731
             names, cs, store, some, settings, args, cleaning, exact=exact)
@@ -118,7 +119,7 @@ def labels_first_run(args, store, table, texts, axes, classifiers, settings, cle
             if args.none_of_these else []
         sources = found.learned.sources.tolist()
         out.answers.append(AxisAnswers(axis, found.predictions, labels, sources, review[axis.name],
-                                       frozenset(set(taught[axis.name]) - set(window))))
+                                       files_own(taught[axis.name], window, stored)))
         out.misfits.append(misfit)
         out.read.append(found)
     return out
@@ -198,8 +199,13 @@ def axis_answers(axis, features, predictions, window: dict[int, str], taught: di
     labels = {**taught, **window}  # a label set in the window is the person's latest word
     predictions, sources, learned = learned_axis(features, predictions, axis.names, labels, settle, similarity)
     misfit = learning.misfits(learned, len(predictions), axis_prefix) if none_of_these else []
-    return (AxisAnswers(axis, predictions, labels, sources, review_below,
-                        frozenset(set(taught) - set(window)) | stored), misfit)
+    return AxisAnswers(axis, predictions, labels, sources, review_below, files_own(taught, window, stored)), misfit
+
+
+def files_own(taught: dict[int, str], window: dict[int, str], stored: frozenset[int]) -> frozenset[int]:
+    """The person rows whose label the file already holds, never sent back in --updates: the --person-labels
+    column's where the window gave none, and the window's own labels taken from the file's column."""
+    return frozenset(set(taught) - set(window)) | (stored & window.keys())
 
 
 def export_answers(table, axes, answers: list, args, found=None) -> None:
