@@ -48,3 +48,13 @@ def test_bench_of_fewer_than_one_ticket_is_refused(capsys, no_model, value):
     """--n 0 ended in an AttributeError after the model loaded; --n -5 timed all the sample but five."""
     code, _, err = run_main(capsys, "bench", "--n", value)
     assert code == 2 and len(err) == 1 and "--n" in err[0] and value in err[0]
+
+
+@pytest.mark.parametrize("value", ["2", "-1", "nan"])
+def test_labels_first_past_a_probability_is_refused_before_anything_is_read(tickets, tmp_path, capsys, no_model,
+                                                                             value):
+    """It was refused only after the model loaded and the encoder embedded every ticket."""
+    code, _, err = run_main(capsys, "classify", tickets, *LABELS, "-o", tmp_path / "o.csv", "--db", tmp_path / "r.db",
+                            "--person-labels", "category", "--labels-first", value)
+    assert code == 2 and err == [f"triage-app: --labels-first: {float(value)} is not from 0 to 1"]
+    assert not (tmp_path / "r.db").exists()

@@ -17,6 +17,8 @@ def run(args) -> int:
 
     # which files it writes: checked by cli.main before this runs (files/output_paths.py)
     options.at_least(args.limit, 1, "--limit")
+    if args.labels_first is not None:      # before the encoder embeds every ticket, not after
+        options.probability(str(args.labels_first), "--labels-first")
     options.refuse_pruned_confidences(args, {"--review-below": args.review_below, "--updates": args.updates,
                                              "--person-labels": args.person_labels})
     cleaning = options.cleaning(args)
