@@ -8,6 +8,7 @@ import zipfile
 from datetime import date, datetime, time
 
 import openpyxl
+import pandas as pd
 import pytest
 
 from cli_helpers import run_main
@@ -51,6 +52,8 @@ def test_csv_cells_keep_their_spaces(tmp_path):
     (0.30000000000000004, "0.30000000000000004"),
     (2.0, "2"),
     (1e16, "10000000000000000"),
+    (123456789012345000.0, "123456789012345000"),     # int() of the float: 123456789012344992
+    (-9.007199254740993e15, "-9007199254740992"),
     (1.5e-7, "1.5e-07"),
     (42, "42"),
     ("  88 ", "  88 "),
@@ -104,3 +107,15 @@ def test_inspect_says_a_header_repeats_a_name(tmp_path, capsys):
 def test_a_repeated_header_name_in_a_workbook_is_said(tmp_path):
     path = write_book(tmp_path / "t.xlsx", [["id", "text", "id"], [1, "hello", 2]])
     assert read_tickets(path).warnings == [REPEAT_NOTE]
+
+
+def test_a_whole_number_past_float_precision_keeps_the_files_digits_and_its_rows_labels(tmp_path):
+    """Excel keeps 15 significant digits: the id 123456789012345000 is the float 1.23456789012345e+17, which
+    int() spelled 123456789012344992, an id the helpdesk never had. Its row keeps the key it had."""
+    from triage_app.files.ticket_keys import row_hashes
+
+    path = write_book(tmp_path / "t.xlsx", [["id", "text"], [123456789012345000.0, "a"], [7, "b"]])
+    frame = read_tickets(path).frame
+    assert frame["id"].tolist() == ["123456789012345000", "7"]
+    before = pd.DataFrame({"id": ["123456789012344992", "7"], "text": ["a", "b"]}, dtype=object)
+    assert row_hashes(frame) == row_hashes(before)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
@@ -104,10 +105,19 @@ def cell_text(value, number_format: str | None = None) -> str:
         sign, digits = ("-", plain[1:]) if plain.startswith("-") else ("", plain)
         return respelled(sign + digits.zfill(len(number_format)), plain)
     if isinstance(value, float):
-        return str(int(value)) if value.is_integer() else repr(value)
+        return _whole_float(value) if value.is_integer() else repr(value)
     if isinstance(value, datetime) and value == datetime.combine(value.date(), datetime.min.time()):
         return Respelled(value.date().isoformat(), str(value))
     return str(value)
+
+
+def _whole_float(value: float) -> str:
+    """A whole number stored as a float, in the digits the file wrote: past 2**53 int() invents binary's
+    (1.23456789012345e+17 as 123456789012344992, where Excel shows 123456789012345000); its row hashes as
+    before, so the labels on it stay."""
+    exact = str(int(value))
+    shown = str(int(Decimal(repr(value))))    # repr: the shortest decimal that is this float
+    return exact if shown == exact else Respelled(shown, exact)
 
 
 def _whole(value) -> bool:
