@@ -83,6 +83,9 @@ def test_an_old_database_keeps_its_labels(tmp_path):
         assert store.person_labels("f.csv", hashes, texts).labels == {}
         assert store.person_labels("other.csv", hashes, texts).labels == {2: "technical"}
         assert store.person_labels("third.csv", hashes[:2], texts[:2]).labels == {1: "billing"}   # its last set
+        # read first with texts that match no old label (another text column): nothing used up
+        assert store.person_labels("fourth.csv", hashes, ["Re: hello", "Re: my invoice", "Re: app crashes"]).labels == {}
+        assert store.person_labels("fourth.csv", hashes, texts).labels == {2: "technical"}
 
 
 def test_the_database_is_the_users_alone(tmp_path):

@@ -357,15 +357,19 @@ class ResultStore:
         fingerprint) become this file's plain axis's, once: those of the label set the file was labelled under last,
         as the old window showed them then. An older set's copy of a label is not read: the old window
         copied labels to a new set when its names stayed, and a label taken back after that was gone
-        from the new set only."""
+        from the new set only. Texts that match no old label (another text column, a subject joined to
+        the text) use nothing up: the file adopts at the first opening whose texts match."""
         if self._db.execute("SELECT 1 FROM migrated_files WHERE file=?", (file,)).fetchone():
             return
-        self._db.execute("INSERT INTO migrated_files (file) VALUES (?)", (file,))
+        if not self._db.execute("SELECT 1 FROM manual_labels LIMIT 1").fetchone():   # nothing old to adopt, ever
+            self._db.execute("INSERT INTO migrated_files (file) VALUES (?)", (file,))
+            return
         hashes = set(map(text_hash, texts))
         rows = [r for r in self._db.execute("SELECT text_hash, label_set, label, created FROM manual_labels")
                 if r[0] in hashes]
         if not rows:
             return
+        self._db.execute("INSERT INTO migrated_files (file) VALUES (?)", (file,))
         last = max(rows, key=lambda r: r[3])[1]
         legacy = {h: label for h, label_set, label, _ in rows if label_set == last}
         if legacy:
