@@ -119,3 +119,17 @@ def test_a_whole_number_past_float_precision_keeps_the_files_digits_and_its_rows
     assert frame["id"].tolist() == ["123456789012345000", "7"]
     before = pd.DataFrame({"id": ["123456789012344992", "7"], "text": ["a", "b"]}, dtype=object)
     assert row_hashes(frame) == row_hashes(before)
+
+
+@pytest.mark.parametrize("name, text", [
+    ("t.json", '[{"id": "A-1", "text": "charged twice", "note": "call Monday", "note": "VIP"}, {"id": "A-2", "text": "x"}]'),
+    ("t.jsonl", '{"id": "A-1", "text": "charged twice", "note": "call Monday", "note": "VIP"}\n{"id": "A-2", "text": "x"}\n'),
+])
+def test_a_record_that_gives_a_key_twice_is_said(tmp_path, name, text):
+    """json.loads keeps the last value of a repeated key without a word; the reader keeps it too (the row's
+    cells and key stay) and says which key lost a value, as a repeated CSV header is said."""
+    (tmp_path / name).write_text(text)
+    opened = open_tickets(tmp_path / name)
+    assert opened.table.frame["note"].tolist() == ["VIP", ""]
+    assert opened.notes == [f"{name}: a record gives a key twice (“note” in 1 record(s)): read as its last value, "
+                            "as JSON readers do; the earlier value is not read"]

@@ -17,7 +17,37 @@ class Number(str):
     """A JSON number as the file spells it: 0.30000000000000004, 1e5 and 1.10 stay as written."""
 
 
-DECODER = json.JSONDecoder(parse_float=Number, parse_int=Number)
+class Repeats(dict):
+    """An object that gave a key more than once: json.loads keeps the last value, and so do we (a row's
+    cells stay what they were), but the reader says which keys lost a value."""
+
+    repeated: tuple[str, ...] = ()
+
+
+def record(pairs: list[tuple[str, object]]) -> dict:
+    """json's object_pairs_hook: the object json.loads makes, marked where it repeats a key."""
+    out = dict(pairs)
+    if len(out) == len(pairs):
+        return out
+    marked = Repeats(out)
+    marked.repeated = tuple(dict.fromkeys(k for k, _ in pairs if sum(1 for j, _ in pairs if j == k) > 1))
+    return marked
+
+
+def repeats_note(records: list[dict], file_name: str) -> list[str]:
+    """One line naming the keys the records repeat and how many records do (none when none does)."""
+    counts: dict[str, int] = {}
+    for item in records:
+        for key in getattr(item, "repeated", ()):
+            counts[key] = counts.get(key, 0) + 1
+    if not counts:
+        return []
+    said = ", ".join(f"“{key}” in {n} record(s)" for key, n in counts.items())
+    return [f"{file_name}: a record gives a key twice ({said}): read as its last value, as JSON readers do; "
+            "the earlier value is not read"]
+
+
+DECODER = json.JSONDecoder(parse_float=Number, parse_int=Number, object_pairs_hook=record)
 _SPACE = re.compile(r"[ \t\n\r]*")
 
 

@@ -312,11 +312,11 @@ def _line_notes(decoded: Decoded) -> list[str]:
 
 def _json(line: str):
     """One JSONL record: short, so parsed in one call (a .json file's whole list is not: json_records)."""
-    return json.loads(line, parse_float=_Number, parse_int=_Number)
+    return json.loads(line, parse_float=_Number, parse_int=_Number, object_pairs_hook=json_records.record)
 
 
 def _records_table(path: Path, records: list[dict], fmt: str, decoded: Decoded, text: str) -> TicketTable:
-    frame, notes = _records_frame(records, path.name), _line_notes(decoded)
+    frame, notes = _records_frame(records, path.name), _line_notes(decoded) + json_records.repeats_note(records, path.name)
     if _escapes_a_surrogate(text):
         notes += _mend_surrogates(frame, path.name)
     return TicketTable(path, frame, fmt, decoded.encoding, warnings=notes)
