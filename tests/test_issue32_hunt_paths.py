@@ -40,6 +40,20 @@ def test_a_folder_named_as_another_output_is_refused_before_the_model_loads(tmp_
     assert code == 2 and len(err) == 1 and "extra.json" in err[0] and option in err[0]
 
 
+@pytest.mark.parametrize("option", ["-o", "--updates", "--stats-json", "--db"])
+def test_an_output_under_a_file_is_refused_before_the_model_loads(tmp_path, capsys, no_model, option):
+    """A path whose folder is a file (the ticket file itself here) failed only when written, after the run,
+    with the export already written beside it."""
+    tickets = write_rows(tmp_path / "t.csv", ROWS)
+    paths = {"-o": tmp_path / "out.csv", "--db": tmp_path / "r.db"} | {option: tickets / "x.json"}
+    if option == "-o":
+        paths["-o"] = tickets / "out.csv"
+    extra = [] if option in ("-o", "--db") else [option, paths[option]]
+    code, _, err = run_main(capsys, "classify", tickets, "-o", paths["-o"], *LABELS, "--db", paths["--db"], *extra)
+    assert code == 2 and err == [f"triage-app: {paths[option]}: {tickets} is a file, not a folder ({option}); "
+                                 "name a file in a folder"]
+
+
 @pytest.mark.parametrize("journal", ["-wal", "-shm", "-journal"])
 def test_the_databases_journal_is_the_database(tmp_path, capsys, no_model, journal):
     """In WAL mode a committed label can live in the -wal file until a checkpoint: writing statistics over

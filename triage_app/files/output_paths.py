@@ -24,15 +24,26 @@ def check(reads: Sequence[tuple[str, str, str]], writes: Sequence[tuple[str, str
     file"). A database is read and written: name it among the writes, first, so the outputs are held to it.
 
     Raises ValueError, in one line naming the path, what it is and the option that named it there, where
-    a written path is a read one, two written paths are one file, or a written path is a folder (found
-    only when the file is renamed into place, after the run)."""
+    a written path is a read one, two written paths are one file, or a written path is a folder or lies
+    under a file (either found only when the file is renamed into place, after the run)."""
     for k, (option, path, _, instead) in enumerate(writes):
+        named = f" ({option})" if option else ""
         if os.path.isdir(path):
-            raise ValueError(f"{path}: that is a folder{f' ({option})' if option else ''}; name a file")
+            raise ValueError(f"{path}: that is a folder{named}; name a file")
+        if (blocking := _file_above(path)) is not None:
+            raise ValueError(f"{path}: {blocking} is a file, not a folder{named}; name a file in a folder")
         for flag, other, what, *_ in (*reads, *writes[:k]):
             if same(path, other):
-                named = f" ({flag})" if flag else ""
-                raise ValueError(f"{path}: that is {what}{named}; {instead}")
+                raise ValueError(f"{path}: that is {what}{f' ({flag})' if flag else ''}; {instead}")
+
+
+def _file_above(path: str) -> Path | None:
+    """The nearest existing folder above path, where it is a file: writing there fails (found, before, only
+    after the run)."""
+    for place in Path(path).absolute().parents:
+        if place.exists():
+            return None if place.is_dir() else place
+    return None
 
 
 def with_journals(database: tuple[str, str, str, str]) -> list[tuple[str, str, str, str]]:
