@@ -303,9 +303,11 @@ def test_a_finished_run_exports_control_characters_and_keeps_input_columns(tmp_p
 def test_a_failed_export_after_the_run_is_one_line(tmp_path, capsys, monkeypatch, tiny_qwen):
     from triage_app.cli import options
 
-    monkeypatch.setattr(options, "load_model", lambda args: tiny_qwen)
+    def loaded_as_a_file_takes_the_folders_name(args):    # after the paths were checked: only the write can tell
+        (tmp_path / "file").write_text("")
+        return tiny_qwen
+    monkeypatch.setattr(options, "load_model", loaded_as_a_file_takes_the_folders_name)
     (tmp_path / "t.csv").write_text("id,text\n1,hello\n", encoding="utf-8")
-    (tmp_path / "file").write_text("")
     code, _, err = run_main(capsys, "classify", tmp_path / "t.csv", "-o", tmp_path / "file" / "out.csv", "--db",
                          tmp_path / "r.db", "--labels", "billing,technical")
     assert code == 2 and err[-1] == f"triage-app: cannot write out.csv: File exists ({tmp_path / 'file'})", err
