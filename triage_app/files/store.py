@@ -353,30 +353,25 @@ class ResultStore:
         return rows if taken_back else [r for r in rows if r[2] != TAKEN_BACK]
 
     def _adopt(self, file: str, row_hashes: list[str], texts: list[str]) -> None:
-        """Labels from before they were kept by file and row (keyed by the text and the label set's
-        fingerprint) become this file's plain axis's, once: those of the label set the file was labelled under last,
-        as the old window showed them then. An older set's copy of a label is not read: the old window
-        copied labels to a new set when its names stayed, and a label taken back after that was gone
-        from the new set only. Texts that match no old label (another text column, a subject joined to
-        the text) use nothing up: the file adopts at the first opening whose texts match."""
+        """Labels from before they were kept by file and row (keyed by the text and the label set's fingerprint)
+        become this file's plain axis's, once: those of the label set the file was labelled under last, as the
+        old window showed them then. An older set's copy of a label is not read: the old window copied labels
+        to a new set when its names stayed, and a label taken back after that was gone from the new set only.
+        Texts matching no old label (another text column) use nothing up: the first opening that matches adopts."""
         if self._db.execute("SELECT 1 FROM migrated_files WHERE file=?", (file,)).fetchone():
             return
-        if not self._db.execute("SELECT 1 FROM manual_labels LIMIT 1").fetchone():   # nothing old to adopt, ever
-            self._db.execute("INSERT INTO migrated_files (file) VALUES (?)", (file,))
-            return
         hashes = set(map(text_hash, texts))
-        rows = [r for r in self._db.execute("SELECT text_hash, label_set, label, created FROM manual_labels")
-                if r[0] in hashes]
+        old = self._db.execute("SELECT text_hash, label_set, label, created FROM manual_labels").fetchall()
+        rows = [r for r in old if r[0] in hashes]
+        if rows or not old:    # adopted now, or nothing old to adopt, ever
+            self._db.execute("INSERT INTO migrated_files (file) VALUES (?)", (file,))
         if not rows:
             return
-        self._db.execute("INSERT INTO migrated_files (file) VALUES (?)", (file,))
         last = max(rows, key=lambda r: r[3])[1]
-        legacy = {h: label for h, label_set, label, _ in rows if label_set == last}
-        if legacy:
-            self._db.executemany(
-                "INSERT OR IGNORE INTO person_labels (file, axis, row, row_hash, label) VALUES (?, ?, ?, ?, ?)",
-                [(file, PLAIN, row, row_hashes[row], legacy[h]) for row, h in enumerate(map(text_hash, texts))
-                 if h in legacy])
+        legacy = {h: label for h, label_set, label, _ in rows if label_set == last}   # never empty: last is a row's
+        self._db.executemany(
+            "INSERT OR IGNORE INTO person_labels (file, axis, row, row_hash, label) VALUES (?, ?, ?, ?, ?)",
+            [(file, PLAIN, row, row_hashes[row], legacy[h]) for row, h in enumerate(map(text_hash, texts)) if h in legacy])
 
 
 def _drift(stored: float | None, dtype: str) -> float:

@@ -217,10 +217,7 @@ class MainWindow(QMainWindow):
     def texts(self) -> list[str]:
         return list(self._texts)
 
-    @property
-    def ticket_count(self) -> int:
-        """len(texts) without the copy, which at a big file's size is a stall of its own."""
-        return len(self._texts)
+    ticket_count = property(lambda self: len(self._texts))   # len(texts), no copy: a big file's copy is a stall
 
     # the model
     def load_model(self, spec: str | None = None, remember: bool = True) -> None:
@@ -231,9 +228,7 @@ class MainWindow(QMainWindow):
         """Adopt an already loaded engine model (tests, and callers that loaded one themselves)."""
         self.session.adopt(loaded)
 
-    @property
-    def model_info(self):
-        return self.session.info
+    model_info = property(lambda self: self.session.info)
 
     def _model_ready(self, info) -> None:
         self.statusBar().showMessage(f"Model ready: {info.name}", 8000)
