@@ -131,16 +131,21 @@ def test_labels_first_and_none_of_these_need_the_persons_labels(tmp_path, capsys
 def test_none_of_these_labels_the_unsure_and_leaves_them_out_of_the_updates(tmp_path, capsys, tiny_model, encoder,
                                                                             taught_file):
     path, texts, labels = taught_file
+    # tickets that name no label (filler words only), unlabelled, after the file's own
+    off_topic = ["please help today thanks", "hello again team", "urgent thanks again hello"]
+    texts = texts + off_topic
+    rows = [[f"T{r}", t, labels.get(r, "")] for r, t in enumerate(texts)]
+    path = write_csv(tmp_path / "t.csv", ["id", "text", "queue"], rows)
     lm = lm_scores(capsys, tmp_path, path)
     out, err = classify(capsys, tmp_path, path, "out.csv", "--person-labels", "queue", "--none-of-these",
                         "--updates", tmp_path / "up.csv", "--apply-above", "0")
     want = reference(tmp_path, texts, encoder, lm, labels)
     fitted = fit_none_of_these(want.cross_validated)
-    misfit = [r for r in range(TAUGHT, N) if want.confidence[r] < fitted.threshold]
+    misfit = [r for r in range(TAUGHT, len(texts)) if want.confidence[r] < fitted.threshold]
     assert misfit and [r for r, row in enumerate(out) if row["label"] == NONE_OF_THESE] == misfit
     assert f"none of these: {len(misfit)} tickets; {fitted.line()}" in err
     sent = {row["id"] for row in read_rows(tmp_path / "up.csv")}
-    assert sent == {f"T{r}" for r in range(TAUGHT, N) if r not in misfit}   # the person's own: the file's already
+    assert sent == {f"T{r}" for r in range(TAUGHT, len(texts)) if r not in misfit}   # the person's own: the file's already
 
 
 def test_an_encoder_folder_that_cannot_load_is_one_line_and_a_missing_bundle_falls_back(tmp_path, capsys,

@@ -76,10 +76,13 @@ def test_a_retrain_on_100000_embedded_tickets_stays_fast():
     z = lm_scores(gold, 0.5)
     # CPU seconds, not the clock's: on a CPU shared by many jobs the clock measures the others
     start = time.process_time()
+    features.neighbours()       # once per file, before its first retrain (learn/neighbours.py)
+    graph = time.process_time() - start
+    start = time.process_time()
     learned = learn(features, z, {r: NAMES[gold[r]] for r in range(0, 100_000, 1000)}, NAMES)
     seconds = time.process_time() - start
     assert learned.weights.is_learning and np.mean(learned.labels == gold) > 0.9
-    assert seconds < 10
+    assert seconds < 10 and graph < 15
 
 
 @pytest.mark.model

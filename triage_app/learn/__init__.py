@@ -2,9 +2,10 @@
 
 features: every ticket's TF-IDF (or its sentence embedding), fitted once per file. teaching: the
 person's labels checked against the label set. similarity: the encoder's zero-shot scores, each
-ticket's cosine to what each label says. model: the learned part, weighed against the language
-model's stored scores and the similarity (weights: the weighing, fitted by cross-validation). queue:
-which ticket to label next. none_of_these: the threshold under which a ticket fits no label. The learning
+ticket's cosine to what each label says. neighbours: each ticket's nearest in the file, the learned
+part's answers smoothed over them where cross-validation says so. model: the learned part, weighed
+against the language model's stored scores and the similarity (weights: the weighing, fitted by
+cross-validation). queue: which ticket to label next. none_of_these: the threshold under which a ticket fits no label. The learning
 curve, which measures all this, is quality.curve: learn never imports quality.
 """
 

@@ -32,6 +32,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
 
+from triage_app.learn.neighbours import nearest
 from triage_app.quiet import silenced
 
 SLICE = 500                 # rows per call that holds the GIL: a few ms each
@@ -42,6 +43,7 @@ REGION_SAMPLE = 10_000      # tickets the regions of the embedding space are fit
 class TicketFeatures:
     def __init__(self, texts: list[str], embeddings: np.ndarray | None = None):
         self._regions: dict[int, np.ndarray] = {}
+        self._near: tuple[np.ndarray | None] | None = None
         if embeddings is not None:
             self.matrix = _embedding_matrix(texts, embeddings)                           # [N, D]
             return
@@ -87,6 +89,16 @@ class TicketFeatures:
         if count not in self._regions:
             self._regions[count] = _regions(self.matrix, count)
         return self._regions[count]
+
+
+    def neighbours(self) -> np.ndarray | None:
+        """[N, K] each ticket's nearest tickets (learn/neighbours.py), found once and kept: the embeddings
+        never change with the labels. None for TF-IDF (its nearest are not what a ticket means) and for a
+        file too small to have neighbours."""
+        if self._near is None:
+            with threadpool_limits(limits=1):       # as _regions: no spinning threads on a busy CPU
+                self._near = (nearest(self.matrix) if self.are_embeddings else None,)
+        return self._near[0]
 
 
 def _embedding_matrix(texts: list[str], embeddings: np.ndarray) -> np.ndarray:

@@ -4,7 +4,8 @@ against the language model (and the encoder's similarity to each label, where gi
 Up to three parts score every ticket: the language model's log-probabilities Z (stored, never
 recomputed here), a logistic regression on the ticket's features (its words, or its sentence
 embedding where TicketFeatures was given them), trained on the person's labels, giving
-log-probabilities P, and the similarity scorer's S (learn/similarity.py), which needs no labels.
+log-probabilities P (smoothed over the file's neighbours where cross-validation says so:
+learn/neighbours.py), and the similarity scorer's S (learn/similarity.py), which needs no labels.
 The answer is softmax(a * Z + b * P + c * S). The weights are fitted to the cross-validated P of
 the labelled rows (each row scored by a regression that never saw it), minimising their log-loss,
 over the parts cross-validation over those rows chose (learn/weights.py: the simplest set within a
@@ -26,7 +27,8 @@ from threadpoolctl import threadpool_limits
 
 from triage_app.engine.prediction import Answers, answered, stands
 from triage_app.learn.features import TicketFeatures
-from triage_app.learn.regression import PREDICT_SLICE, LearnConfig, TextModel, cross_validated  # noqa: F401 (imported from here)
+from triage_app.learn.neighbours import smoothed
+from triage_app.learn.regression import PREDICT_SLICE, LearnConfig, TextModel, held_out  # noqa: F401 (imported from here)
 from triage_app.learn.similarity import ZERO_SHOT_WEIGHT, LabelSimilarity
 from triage_app.learn.teaching import Teaching
 from triage_app.learn.weights import Weights, fit_weights
@@ -77,6 +79,7 @@ class Learned:
     # answered by a model that never saw it (None: too few labels); what none_of_these is fitted on
     cross_validated: tuple[np.ndarray, np.ndarray] | None = None
     took_prototypes: bool = False   # the learned part trained on each label's prototype as one more example
+    smoothed: bool = False          # the learned part's answers smoothed over the file's neighbours
 
     @property
     def confidence(self) -> np.ndarray:
@@ -207,10 +210,10 @@ def _learn(features, lm_scores, labels, names, config, similarity, prototypes) -
     notes = [f"{teaching.taught_labels} label(s) taught: the learned part needs two"] \
         if 0 < teaching.n and teaching.taught_labels < 2 else []
     prototypes = _prototypes(features, prototypes, len(names))                         # [L, D] or None
-    prototypes, (weights, estimate, checked) = _taken(features, teaching, config, prototypes, z, s)
+    prototypes, smooth, (weights, estimate, checked) = _taken(features, teaching, config, prototypes, z, s)
     model = TextModel.fit(features.rows(teaching.rows), teaching.targets, len(names), config, prototypes) \
         if teaching.n else None
-    text = _not_the_model(weights, model, features, s)
+    text = _not_the_model(weights, model, features, s, teaching if smooth else None)
     if text is None:
         scores = z.copy()
     else:
@@ -221,7 +224,7 @@ def _learn(features, lm_scores, labels, names, config, similarity, prototypes) -
     out[teaching.rows] = teaching.targets
     sources[teaching.rows] = PERSON
     return Learned(list(names), scores, out, sources, weights, teaching, estimate, model, answers, z, notes, text,
-                   cross_validated=checked, took_prototypes=prototypes is not None)
+                   cross_validated=checked, took_prototypes=prototypes is not None, smoothed=smooth)
 
 
 def _prototypes(features: TicketFeatures, prototypes: np.ndarray | None, n_labels: int) -> np.ndarray | None:
@@ -234,14 +237,21 @@ def _prototypes(features: TicketFeatures, prototypes: np.ndarray | None, n_label
     return out
 
 
-def _taken(features, teaching, config, prototypes, z, s) -> tuple[np.ndarray | None, tuple]:
-    """(the prototypes, or None where the learned part goes without them; _weighed's answer for that
-    choice): with them only where the labelled rows' cross-validated answers have a lower log-loss."""
-    without = _weighed(z, s, cross_validated(features, teaching, config), teaching, config)
-    if prototypes is None or without[2] is None:
-        return None, without
-    with_them = _weighed(z, s, cross_validated(features, teaching, config, prototypes), teaching, config)
-    return (prototypes, with_them) if _log_loss(*with_them[2]) < _log_loss(*without[2]) else (None, without)
+def _taken(features, teaching, config, prototypes, z, s) -> tuple[np.ndarray | None, bool, tuple]:
+    """(the prototypes, or None where the learned part goes without them; whether its answers are smoothed
+    over the file's neighbours; _weighed's answer for that choice): each taken only where the labelled
+    rows' cross-validated answers have a lower log-loss."""
+    near = features.neighbours() if teaching.taught_labels >= 2 else None
+    best = None
+    for given in (None,) if prototypes is None else (None, prototypes):
+        folds = held_out(features, teaching, config, given, near)
+        if folds is None:
+            return None, False, _weighed(z, s, None, teaching, config)
+        for smooth, p in ((False, folds[0]), (True, folds[1])):
+            weighed = None if p is None else _weighed(z, s, p, teaching, config)
+            if weighed is not None and (best is None or _log_loss(*weighed[2]) < _log_loss(*best[2][2])):
+                best = given, smooth, weighed
+    return best
 
 
 def _log_loss(scores: np.ndarray, targets: np.ndarray) -> float:
@@ -272,13 +282,22 @@ def _weighed(z, s, held_out, teaching, config) -> tuple[Weights, Estimate | None
 
 
 def _not_the_model(weights: Weights, model: TextModel | None, features: TicketFeatures,
-                   s: np.ndarray | None) -> np.ndarray | None:
-    """[N, L] b x P + c x S, what the answer adds to a x Z; None: the language model's answer alone."""
+                   s: np.ndarray | None, smooth: Teaching | None = None) -> np.ndarray | None:
+    """[N, L] b x P + c x S, what the answer adds to a x Z; None: the language model's answer alone.
+    smooth: P smoothed over the file's neighbours, these labelled rows held at their labels."""
     learning = model is not None and weights.is_learning
     if not learning and not weights.similarity:
         return None
-    text = weights.learned * model.log_probs(features.matrix) if learning else 0.0   # [N, L]
+    text = weights.learned * _learned_part(model, features, smooth) if learning else 0.0   # [N, L]
     return text + weights.similarity * s if weights.similarity else text
+
+
+def _learned_part(model: TextModel, features: TicketFeatures, smooth: Teaching | None) -> np.ndarray:
+    """[N, L] the learned part's log-probabilities of every ticket, smoothed where learn() chose it."""
+    if smooth is None:
+        return model.log_probs(features.matrix)
+    return smoothed(lambda every: np.exp(model.log_probs(features.matrix)), np.arange(features.n),
+                    features.neighbours(), smooth.rows, smooth.targets, model.n_labels)
 
 
 def _combined(weights: Weights, z: np.ndarray, text: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ from sklearn.model_selection import RepeatedStratifiedKFold
 from sklearn.multiclass import OneVsRestClassifier
 
 from triage_app.learn.features import TicketFeatures
+from triage_app.learn.neighbours import smoothed
 from triage_app.learn.teaching import Teaching
 from triage_app.quiet import silenced
 
@@ -92,7 +93,17 @@ class TextModel:
 
 def cross_validated(features: TicketFeatures, teaching: Teaching, config: LearnConfig,
                     prototypes: np.ndarray | None = None) -> np.ndarray | None:
-    """[T, L] the learned part's log-probabilities of each labelled row, from folds that left it out.
+    """[T, L] the learned part's log-probabilities of each labelled row, from folds that left it out
+    (held_out's first answer)."""
+    out = held_out(features, teaching, config, prototypes)
+    return None if out is None else out[0]
+
+
+def held_out(features: TicketFeatures, teaching: Teaching, config: LearnConfig, prototypes: np.ndarray | None = None,
+             near: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """([T, L], [T, L] or None): the learned part's log-probabilities of each labelled row, from folds that
+    left it out; and, given the file's neighbours (learn/neighbours.py), the same folds' answers smoothed
+    over them, each fold's labelled rows held at their labels (the held-out row's own never is).
 
     With few labels, which rows share a fold moves the fitted weights as much as the labels do:
     the folds are drawn `repeats` times and each row's held-out log-probabilities averaged. More
@@ -108,14 +119,18 @@ def cross_validated(features: TicketFeatures, teaching: Teaching, config: LearnC
         return None
     x = features.rows(teaching.rows)
     out = np.zeros((teaching.n, len(teaching.names)))
+    smooth = None if near is None else np.zeros_like(out)
     folds = RepeatedStratifiedKFold(n_splits=splits, n_repeats=repeats, random_state=config.seed)
     # a label with fewer examples than folds is held out in some folds only: expected here
     with silenced(UserWarning, "The least populated class"):
         split = list(folds.split(np.zeros(teaching.n), teaching.targets))
     for train, test in split:
         model = TextModel.fit(x[train], teaching.targets[train], len(teaching.names), config, prototypes)
-        if model is not None:
-            out[test] += model.log_probs(x[test]) / repeats
-    return out
-
-
+        if model is None:
+            continue
+        out[test] += model.log_probs(x[test]) / repeats
+        if smooth is not None:
+            smooth[test] += smoothed(lambda rows: np.exp(model.log_probs(features.rows(rows))),  # noqa: B023
+                                     teaching.rows[test], near, teaching.rows[train], teaching.targets[train],
+                                     len(teaching.names)) / repeats
+    return out, smooth
