@@ -309,3 +309,18 @@ def test_a_file_all_in_cp1252_is_read_as_before_without_a_note(tmp_path):
     table = read_tickets(path)
     assert table.frame["text"].tolist() == ["café", "crème"] and table.warnings == []
     assert table.encoding in ("cp1252", "windows-1252")
+
+
+@pytest.mark.parametrize("separator", [";", "|", ",", "\t"])
+def test_excels_separator_line_is_read_by_and_is_no_row(tmp_path, separator):
+    """Excel writes "sep=;" above the header, and reads the file by it; it was read as the header."""
+    path = tmp_path / "t.csv"
+    text = "hello" + "".join(f"{d} x" for d in ",;|\t" if d != separator)    # every other delimiter, in a cell
+    path.write_text(f"SEP={separator}\r\nid{separator}text\r\n1{separator}{text}\r\n2{separator}bye\r\n")
+    for limit in (None, 1):
+        table = read_tickets(path, limit=limit)
+        assert table.columns == ["id", "text"] and table.delimiter == separator
+        assert table.frame["text"].tolist() == [text, "bye"][:limit]
+    path.write_text(f"sep={separator}\nid{separator}text\n1{separator}\"never closed\n")
+    with pytest.raises(BadInput, match="line 3"):
+        read_tickets(path)

@@ -32,6 +32,8 @@ ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # A line as csv reads one from a file opened with newline="": it ends at \n, \r or \r\n.
 LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+")
+# Excel's first line naming the separator ("sep=;"): any one character but a quote or a line's end
+SEPARATOR_LINE = re.compile(r'sep=([^"\r\n])[ \t]*(?:\r\n?|\n)', re.IGNORECASE)
 
 
 def read_tickets(path: str | Path, sheet: str | int | None = None, limit: int | None = None) -> TicketTable:
@@ -156,11 +158,14 @@ def _read_delimited(path: Path, raw: bytes, limit: int | None, cut: bool) -> Tic
     if all(part.isspace() for part in decoded.parts if part):
         raise _CutShort() if cut else BadInput(f"{path.name}: the file is empty")
     csv.field_size_limit(limits.MAX_CELL_CHARS)
-    delimiter = _sniff_delimiter(decoded.parts, ".tsv" == path.suffix.lower())
+    named = _named_separator(decoded.parts)
+    delimiter = named or _sniff_delimiter(decoded.parts, ".tsv" == path.suffix.lower())
     # Lines one at a time from the parts, never the whole text in one string: io.StringIO(text) copies it
     # at 4 bytes a character in one step, seconds with the GIL held (the window would freeze).
     reader = csv.reader(_lines(decoded.parts), delimiter=delimiter, strict=True)
     try:
+        if named:
+            next(reader)      # the sep= line: read past (the file's line numbers stay the reader's)
         header = next((row for row in reader if filled(row)), [])  # blank lines above the header are not one
         header_end = reader.line_num
         # Kept as columns of strings, not a list per row: 100k row lists are containers the garbage
@@ -221,6 +226,12 @@ def _lines(parts: tuple[str, ...]):
         yield from (match.group() for match in LINE.finditer(whole))
         pending = [part[end:]]
     yield from (match.group() for match in LINE.finditer("".join(pending)))
+
+
+def _named_separator(parts: tuple[str, ...]) -> str | None:
+    """The separator a first line "sep=;" names (Excel writes it, and reads the file by it), or None."""
+    found = SEPARATOR_LINE.match(_start(parts, 16))
+    return found.group(1) if found else None
 
 
 def _sniff_delimiter(parts: tuple[str, ...], tsv: bool) -> str:
