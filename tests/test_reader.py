@@ -324,3 +324,13 @@ def test_excels_separator_line_is_read_by_and_is_no_row(tmp_path, separator):
     path.write_text(f"sep={separator}\nid{separator}text\n1{separator}\"never closed\n")
     with pytest.raises(BadInput, match="line 3"):
         read_tickets(path)
+
+
+@pytest.mark.parametrize("name", ["t.csv", "t.json"])
+def test_a_sheet_named_for_a_file_without_sheets_is_refused(tmp_path, name):
+    """--sheet Tickets on a CSV read the CSV without a word: the person meant another file."""
+    path = tmp_path / name
+    path.write_text("id,text\n1,hi\n" if name.endswith(".csv") else '[{"id": 1, "text": "hi"}]')
+    with pytest.raises(BadInput, match=rf"^{name}: a sheet was named \('Tickets'\), but only an Excel workbook has"):
+        read_tickets(path, "Tickets")
+    assert read_tickets(path).columns == ["id", "text"]

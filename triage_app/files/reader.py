@@ -65,6 +65,8 @@ def _read(path: Path, sheet: str | int | None, limit: int | None) -> TicketTable
     suffix = path.suffix.lower()
     if suffix in (".xlsx", ".xlsm"):
         return _first_rows(read_xlsx(path, sheet, limit), limit)
+    if sheet is not None:     # a sheet asked of a file that has none: its first would be read in silence
+        raise BadInput(f"{path.name}: a sheet was named ({sheet!r}), but only an Excel workbook has sheets")
     if suffix == ".json":
         limits.check_file_bytes(path)
         return _read_json(path, path.read_bytes(), limit)
