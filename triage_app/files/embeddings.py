@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from triage_app.engine.encoder import BATCH, EmbeddingCancelled, SentenceEncoder
-from triage_app.files.store import default_path, make_private, text_hash
-from triage_app.files.store_errors import LOCK_TIMEOUT_S, reported
+from triage_app.files.store import default_path, text_hash
+from triage_app.files.store_errors import LOCK_TIMEOUT_S, make_private, reported
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (

@@ -10,7 +10,8 @@ One rule decides whether a rename may be made (refusal): onto a name that alread
 file, never, whether or not those labels find their tickets in the file as it is now; the window asks it
 before anything changes, and the database applies it again when it writes. A label renamed inside a field
 follows the same rule (label_refusal): a label with labels never takes a name that holds the field's
-labels, so two labels' tickets are never mixed up.
+labels, so two labels' tickets are never mixed up; and it is remembered the same way (label_of: the
+field's name), so a window still showing the old name saves its labels under the new one (labels_now).
 """
 
 from __future__ import annotations
@@ -24,6 +25,17 @@ CREATE TABLE IF NOT EXISTS axis_renames (
     created REAL NOT NULL DEFAULT (julianday('now'))
 );
 """
+
+
+# A label renamed inside a field is a row of the same table (label_of: the field's name; NULL for a field's
+# own rename), so the renames a window knows are one set of ids. One edit's renames share `edit`: a swap of
+# two names is applied at once.
+WITH_LABEL_RENAMES = ("ALTER TABLE axis_renames ADD COLUMN label_of TEXT",
+                      "ALTER TABLE axis_renames ADD COLUMN edit INTEGER")
+
+
+def has_label_renames(db: sqlite3.Connection) -> bool:
+    return any(column[1] == "label_of" for column in db.execute("PRAGMA table_info(axis_renames)"))
 
 
 class RenameRefused(ValueError):
@@ -65,7 +77,8 @@ def followed(db: sqlite3.Connection, file: str, axis: str, known: frozenset[int]
     if known is None:
         return axis, frozenset()
     taken = []
-    for rename, old, new in db.execute("SELECT id, old, new FROM axis_renames WHERE file=? ORDER BY id", (file,)):
+    for rename, old, new in db.execute("SELECT id, old, new FROM axis_renames WHERE file=? AND label_of IS NULL "
+                                       "ORDER BY id", (file,)):
         if rename not in known and old == axis:
             axis = new
             taken.append(rename)
@@ -73,4 +86,30 @@ def followed(db: sqlite3.Connection, file: str, axis: str, known: frozenset[int]
 
 
 def record(db: sqlite3.Connection, file: str, old: str, new: str) -> int:
+    """A field's rename; the renames of its labels are the field's under its new name."""
+    db.execute("UPDATE axis_renames SET label_of=? WHERE file=? AND label_of=?", (new, file, old))
     return db.execute("INSERT INTO axis_renames (file, old, new) VALUES (?, ?, ?)", (file, old, new)).lastrowid
+
+
+def record_labels(db: sqlite3.Connection, file: str, axis: str, renames: dict[str, str]) -> frozenset[int]:
+    """One edit's label renames ({old: new}) on a field, remembered; their ids, which the window knows."""
+    ids = [db.execute("INSERT INTO axis_renames (file, old, new, label_of) VALUES (?, ?, ?, ?)",
+                      (file, old, new, axis)).lastrowid for old, new in renames.items()]
+    db.executemany("UPDATE axis_renames SET edit=? WHERE id=?", [(ids[0], i) for i in ids])
+    return frozenset(ids)
+
+
+def labels_now(db: sqlite3.Connection, file: str, axis: str, names, known: frozenset[int] | None) -> dict[str, str]:
+    """{name: the name it has now} for the label names that renames of the field's labels a window does not
+    know moved (known None: it knows them all)."""
+    if known is None:
+        return {}
+    edits: dict[int, dict[str, str]] = {}
+    for rename, edit, old, new in db.execute("SELECT id, edit, old, new FROM axis_renames WHERE file=? AND "
+                                             "label_of=? ORDER BY id", (file, axis)):
+        if rename not in known:
+            edits.setdefault(edit, {})[old] = new
+    now = {name: name for name in names}
+    for renames in edits.values():      # in the order they were made, each edit at once
+        now = {name: renames.get(label, label) for name, label in now.items()}
+    return {name: label for name, label in now.items() if label != name}

@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -33,9 +32,9 @@ from pathlib import Path
 from triage_app.engine.axes import PLAIN
 from triage_app.engine.config import is_checked
 from triage_app.files import field_renames
-from triage_app.files.field_renames import RenameRefused, followed, label_refusal, refusal
+from triage_app.files.field_renames import RenameRefused, followed, label_refusal, labels_now, refusal
 from triage_app.files.label_places import FILE, PERSON, TAKEN_BACK, FileLabels, place, placed_from_file
-from triage_app.files.store_errors import LOCK_TIMEOUT_S, StoreUnavailable, reported, starts_as_sqlite
+from triage_app.files.store_errors import LOCK_TIMEOUT_S, StoreUnavailable, make_private, reported
 from triage_app.paths import user_data_dir
 
 _SCHEMA = """
@@ -132,6 +131,7 @@ class ResultStore:
                 self._once(self._has_axes, _WITH_AXES)
                 self._once(self._has_drift, _WITH_DRIFT)
                 self._once(self._has_origin, _WITH_ORIGIN)
+                self._once(lambda: field_renames.has_label_renames(self._db), field_renames.WITH_LABEL_RENAMES)
                 self._check_writable()
                 make_private(self.path)
         except StoreUnavailable:
@@ -234,32 +234,42 @@ class ResultStore:
         with self._reported(), self._db:
             self._db.execute("BEGIN IMMEDIATE")   # the renames read and the write, one transaction
             axis = followed(self._db, file, axis, known)[0]
+            now = labels_now(self._db, file, axis, {label for _, label in labels.values()}, known)
             self._db.executemany(
                 "INSERT OR REPLACE INTO person_labels (file, axis, row, row_hash, label, origin) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                [(file, axis, row, h, TAKEN_BACK if label is None else label, FILE if row in from_file else PERSON)
-                 for row, (h, label) in labels.items()])
+                [(file, axis, row, h, TAKEN_BACK if label is None else now.get(label, label),
+                  FILE if row in from_file else PERSON) for row, (h, label) in labels.items()])
         return axis
 
+    def labels_now(self, file: str, axis: str, names, known: frozenset[int] | None = None) -> dict[str, str]:
+        """{name: its name now} for the label names another window renamed (field_renames.labels_now)."""
+        with self._reported():
+            return labels_now(self._db, file, followed(self._db, file, axis, known)[0], names, known)
+
     def rename_labels(self, file: str, renames: dict[str, str], axis: str = PLAIN,
-                      known: frozenset[int] | None = None) -> None:
+                      known: frozenset[int] | None = None) -> frozenset[int]:
         """{old name: new name}, labels renamed in the label set while this file is open: its labels
-        follow them, all in one statement (so that a swap of two names is a swap). Other files keep
-        theirs: the same name there may have meant something else under another label set. known: as
-        set_person_labels's (a field renamed in another window is the same field). Refused (RenameRefused)
+        follow them, all in one statement (so that a swap of two names is a swap), and the renames are
+        remembered (field_renames.record_labels: their ids are returned, the caller knows them). Other files
+        keep theirs: the same name there may have meant something else under another label set. known: as
+        set_person_labels's (a field or label renamed in another window is the same). Refused (RenameRefused)
         where it would merge two labels' tickets (field_renames.label_refusal): nothing changes."""
-        if not renames:
-            return
-        cases = " ".join("WHEN ? THEN ?" for _ in renames)
         with self._reported(), self._db:
             self._db.execute("BEGIN IMMEDIATE")   # the rule's read and the write, one transaction
             axis = followed(self._db, file, axis, known)[0]
+            now = labels_now(self._db, file, axis, renames, known)
+            renames = {now.get(old, old): new for old, new in renames.items() if now.get(old, old) != new}
+            if not renames:
+                return frozenset()
             problem = label_refusal(renames, lambda name: self._held(file, axis, name))
             if problem:
                 raise RenameRefused(problem)
+            cases = " ".join("WHEN ? THEN ?" for _ in renames)
             self._db.execute(f"UPDATE person_labels SET label = CASE label {cases} END WHERE file=? AND axis=? "
                              f"AND label IN ({','.join('?' * len(renames))})",
                              (*sum(renames.items(), ()), file, axis, *renames))
+            return field_renames.record_labels(self._db, file, axis, renames)
 
     def label_rename_problem(self, file: str, renames: dict[str, str], axis: str = PLAIN,
                              known: frozenset[int] | None = None) -> str | None:
@@ -381,19 +391,3 @@ def _drift(stored: float | None, dtype: str) -> float:
     if stored is not None:
         return float(stored)
     return math.nan if is_checked(dtype) else 0.0
-
-
-def make_private(path: Path) -> None:
-    """The database holds a person's labels and hashes of ticket texts (a short text's can be guessed):
-    the user's alone, as the settings file is. Created so before SQLite makes it (SQLite gives the -wal
-    and -shm files the database's own mode), and tightened where an older version made it readable."""
-    if path.is_dir() or (path.exists() and path.stat().st_size and not starts_as_sqlite(path)):
-        return      # not ours to change (a folder, a person's own file named by mistake): opening says why
-    try:
-        if not path.exists():
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-            if file.exists() and file.stat().st_mode & 0o077:
-                os.chmod(file, 0o600)
-    except OSError:
-        pass        # a folder or file we may not change: SQLite's own open says why, if it fails

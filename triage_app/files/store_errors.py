@@ -1,5 +1,6 @@
-"""What a results database that cannot be used says: which one, what is wrong with it, and what to do
-(files/store.py raises these; the window words the way out from their parts)."""
+"""The results database's file: what one that cannot be used says (which one, what is wrong with it, and
+what to do; files/store.py raises these, the window words the way out from their parts), and that it is
+the user's alone (make_private)."""
 
 from __future__ import annotations
 
@@ -81,3 +82,19 @@ def reported(path: Path, timeout: float) -> Iterator[None]:
         raise  # our own mistakes, not the file's
     except (sqlite3.Error, OSError) as exc:
         raise unavailable(path, exc, timeout) from exc
+
+
+def make_private(path: Path) -> None:
+    """The database holds a person's labels and hashes of ticket texts (a short text's can be guessed):
+    the user's alone, as the settings file is. Created so before SQLite makes it (SQLite gives the -wal
+    and -shm files the database's own mode), and tightened where an older version made it readable."""
+    if path.is_dir() or (path.exists() and path.stat().st_size and not starts_as_sqlite(path)):
+        return      # not ours to change (a folder, a person's own file named by mistake): opening says why
+    try:
+        if not path.exists():
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            if file.exists() and file.stat().st_mode & 0o077:
+                os.chmod(file, 0o600)
+    except OSError:
+        pass        # a folder or file we may not change: SQLite's own open says why, if it fails

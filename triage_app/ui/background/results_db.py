@@ -32,6 +32,7 @@ class ResultsDb(QObject):
 
     unavailable = Signal(str)   # the first failure since it was last usable, one line
     redirected = Signal(str, str, str)   # file, field, the name it has now: another window renamed it
+    labels_redirected = Signal(str, str, object)   # file, field, {label shown: its name now}: the same for labels
     # file, the field's name in the database, the name the window gave it, why: a rename the window's check
     # let through and the database then refused (another window gave labels under the new name meanwhile)
     rename_refused = Signal(str, str, str, str)
@@ -172,8 +173,9 @@ class ResultsDb(QObject):
         shown = self._shown_labels.setdefault((file, axis), {})
         for old in renames:
             shown.pop(old, None)
+        known = self._known.get(file, frozenset())
         try:
-            store.rename_labels(file, stored, self._stored(file, axis), self._known.get(file, frozenset()))
+            self._known[file] = known | store.rename_labels(file, stored, self._stored(file, axis), known)
         except RenameRefused as exc:
             shown.update({new: old for old, new in stored.items()})
             self.labels_rename_refused.emit(file, axis, {new: old for old, new in renames.items()}, str(exc))
@@ -181,10 +183,13 @@ class ResultsDb(QObject):
     def _set_person_labels(self, store: ResultStore, file, labels, axis, from_file) -> None:
         shown = self._shown_labels.get((file, axis), {})
         labels = {row: (h, shown.get(label, label)) for row, (h, label) in labels.items()}
-        axis = self._stored(file, axis)
-        stored_as = store.set_person_labels(file, labels, axis, from_file, self._known.get(file, frozenset()))
+        axis, known = self._stored(file, axis), self._known.get(file, frozenset())
+        moved = store.labels_now(file, axis, {label for _, label in labels.values() if label is not None}, known)
+        stored_as = store.set_person_labels(file, labels, axis, from_file, known)
         if stored_as != axis:
             self.redirected.emit(file, axis, stored_as)
+        if moved:
+            self.labels_redirected.emit(file, axis, moved)
 
     def _rename_axis(self, store: ResultStore, file: str, old: str, new: str) -> None:
         shown = self._shown.setdefault(file, {})

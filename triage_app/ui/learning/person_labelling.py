@@ -48,6 +48,7 @@ class PersonLabelling(QObject):
         labels_panel.renamed.connect(self.rename)
         labels_panel.rename_problem = self.rename_problem
         db.redirected.connect(self._redirected)
+        db.labels_redirected.connect(self._labels_redirected)
         db.rename_refused.connect(self._rename_refused)
         db.labels_rename_refused.connect(self._labels_rename_refused)
 
@@ -192,6 +193,12 @@ class PersonLabelling(QObject):
         if axis in self.people and self.people[axis].file == file:
             self.failed.emit(f"The field “{axis}” was renamed “{now}” in another window on this file: your labels "
                              f"on it are saved under “{now}”. Rename it “{now}” here too.")
+
+    def _labels_redirected(self, file: str, axis: str, now: dict) -> None:
+        if axis in self.people and self.people[axis].file == file:
+            renamed = ", ".join(f"“{old}” to “{new}”" for old, new in now.items())
+            self.failed.emit(f"Another window on this file renamed the label {renamed}: your labels under the old "
+                             "name are saved under the new one. Rename it here too, or reopen the file.")
 
     def axes_changed(self, axes: Axes) -> None:
         """Call after the table took the new fields and names."""
