@@ -200,3 +200,20 @@ def test_labels_from_a_column_start_on_the_half_filled_one_not_the_answer_key(qt
     with qtbot.waitSignal(window.learning.learning.retrained, timeout=60_000):
         window.labels_from_column()
     assert sorted(window.model.person_labels) == list(range(1, 60, 2))
+
+
+def test_labels_from_a_column_keep_what_the_person_wrote_of_the_labels_that_stay(qtbot, make_window, half_filled,
+                                                                                monkeypatch):
+    """The column's values became a label set of names alone: descriptions and examples typed for the same
+    labels were dropped without a word (a hunt's finding)."""
+    from triage_app.engine.labels import Example, Label, LabelSet
+
+    window = make_window(autoload=False)
+    typed = LabelSet((Label("Billing", "invoices, refunds, plan prices"), Label("Technical", "bugs and crashes"),
+                      Label("Shipping", "parcels")), (Example("my card was charged twice", "Billing"),
+                                                      Example("where is my parcel", "Shipping")))
+    window.labels_panel.set_label_set(typed, announce=True)
+    teach(qtbot, window, half_filled, monkeypatch)
+    got = {label.name: label.description for label in window.label_set.labels}
+    assert got == {"Account": "", "Billing": "invoices, refunds, plan prices", "Technical": "bugs and crashes"}
+    assert window.label_set.examples == (Example("my card was charged twice", "Billing"),)

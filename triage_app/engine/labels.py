@@ -112,6 +112,18 @@ class LabelSet:
     def from_names(cls, names: list[str]) -> LabelSet:
         return cls(labels=tuple(Label(n.strip()) for n in names if n.strip()))
 
+    def for_names(self, names: list[str]) -> LabelSet:
+        """A label set of these names, in this order: a name this set has keeps its description, alias and
+        examples (what a person typed is not lost to a column's values); where an alias would clash with a
+        new name, the names alone."""
+        mine = {label.name: label for label in self.labels}
+        labels = tuple(mine.get(n.strip(), Label(n.strip())) for n in names if n.strip())
+        kept = {label.name for label in labels}
+        try:
+            return LabelSet(labels, tuple(e for e in self.examples if e.label in kept))
+        except ValueError:
+            return LabelSet.from_names(names)
+
     @classmethod
     def from_dict(cls, data) -> LabelSet:
         """A label set as its file holds it ({"labels": [...], "examples": [...]}), every field checked;

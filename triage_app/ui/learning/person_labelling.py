@@ -241,7 +241,7 @@ class PersonLabelling(QObject):
         if taken:
             names, labels = taken
             person = self.person       # the current field's: the column's values become its labels
-            self.labels_panel.set_label_set(LabelSet.from_names(names), announce=True)
+            self.labels_panel.set_label_set(self.label_set.for_names(names), announce=True)
             new = {row: label for row, label in labels.items() if row not in person.labels}
             self.db.set_person_labels(person.file, person.give_many(new, from_file=True), person.axis, set(new))
             self._note(person, new)
