@@ -182,13 +182,13 @@ class MainWindow(QMainWindow):
         self.remembered.last_folder = str(Path(table.path).resolve().parent)
         self.tickets.show_opened(opened)
         self.columns.set_axes(self.axes.names, self.fields.current)
-        self.labelling.file_opened(self._texts, person)
+        hidden = self.labelling.file_opened(self._texts, person)    # labels not shown: said before a hint
         self.embedding.file_opened(self._texts)
         self.statusBar().showMessage(f"{table.path.name}: {len(table.frame):,} tickets", 10_000)
         if opened.notes:
             self.show_error(" ".join(opened.notes))
-        elif hint:
-            self.statusBar().showMessage(hint, 15_000)
+        if hidden or (hint and not opened.notes):
+            self.statusBar().showMessage(hidden or hint, 15_000)
         self.setWindowTitle(f"Triage — {table.path.name}")
         self.update_actions()
         self.say_what_an_edit_costs()

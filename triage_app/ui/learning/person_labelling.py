@@ -15,6 +15,8 @@ field is removed (back when a field of that name is). What names no field works 
 
 from __future__ import annotations
 
+from collections import Counter
+
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from PySide6.QtCore import QObject, Signal
@@ -72,16 +74,29 @@ class PersonLabelling(QObject):
         """A file is being read: labels given until it is open are kept to lay over what the reader read."""
         self._since_read = []
 
-    def file_opened(self, texts: list[str], people: dict[str, PersonLabels]) -> None:
-        """A new file, with the labels the reader read for it, per field; learning starts from them."""
+    def file_opened(self, texts: list[str], people: dict[str, PersonLabels]) -> str:
+        """A new file, with the labels the reader read for it, per field; learning starts from them. Returns
+        what the window says of them ("" when all are shown): labels of tickets the file no longer holds, and
+        labels under names the label set does not have (set aside)."""
         self.texts, self.people = texts, dict(people)
         self._replay_since_read()
         self._show()
         self.learning.file_changed(texts, self._names())
+        said = []
         not_found = sum(person.not_found for person in self.people.values())
         if not_found:
-            self.message.emit(f"{not_found:,} of your labels are for tickets this file no longer "
-                              "holds: they are kept, in case the ticket comes back.", 15_000)
+            said.append(f"{not_found:,} of your labels are for tickets this file no longer holds: they are kept, "
+                        "in case the ticket comes back.")
+        aside = sum((self.person_of(axis).set_aside(names) for axis, names in self._names().items()), Counter())
+        if aside:
+            said.append(self._aside_line(aside))
+        return " ".join(said)
+
+    @staticmethod
+    def _aside_line(aside: Counter) -> str:
+        return (f"{sum(aside.values()):,} of your labels set aside (" + ", ".join(f"{name}: {n:,}" for name, n in
+                                                                        aside.items())
+                + "): they are back when the label is.")
 
     def _replay_since_read(self) -> None:
         """The same file read again: a label given while it was read may have reached the database after
@@ -211,9 +226,7 @@ class PersonLabelling(QObject):
         for axis, names in new.items():
             aside = self.person_of(axis).set_aside(names) if names != old.get(axis) else None
             if aside:
-                self.message.emit(f"{sum(aside.values()):,} of your labels set aside ("
-                                  + ", ".join(f"{name}: {n:,}" for name, n in aside.items())
-                                  + "): they are back when the label is.", 15_000)
+                self.message.emit(self._aside_line(aside), 15_000)
 
     def store(self) -> None:
         """Write every label of the file, every field's (a fresh database after an unusable one)."""
