@@ -26,3 +26,22 @@ def test_export_refuses_the_open_file_by_any_spelling(qtbot, make_window, tmp_pa
     assert window.banner.isVisible() and path.name in message and "\n" not in message
     assert window.export_to(tmp_path / "labeled.csv") == tmp_path / "labeled.csv"     # elsewhere: written
     save_shot(window.banner, "export_refused.png", tmp_path)
+
+
+def test_an_export_that_keeps_an_input_column_under_another_name_says_so(qtbot, make_window, tmp_path):
+    """A field named id moves the file's ids to id_input in the export: the command line said so, the window
+    did not (a hunt's finding); anything reading id from it would read labels."""
+    import csv
+
+    from triage_app.engine.labels import LabelSet
+
+    window = make_window(autoload=False)
+    open_file(qtbot, window, write_slice(tmp_path, 4))
+    window.labels_panel.add_axis("id", LabelSet.from_names(["x1", "x2"]))
+    window.model.set_person_label(0, "x1", "id")
+    out = tmp_path / "out.csv"
+    window.exporting.write(window.table, out)
+    said = window.statusBar().currentMessage()
+    assert said.startswith("Exported 4 rows") and "the output keeps input column(s) id as id_input" in said
+    with out.open(newline="", encoding="utf-8") as f:
+        assert next(csv.DictReader(f))["id_input"] == "T0001"

@@ -257,15 +257,11 @@ def write_stats(path: str, axes, steps: list, rows: int, first: list[int]) -> No
 
 def note_renamed_columns(table, axes) -> None:
     """Said before the run; several axes whose columns would collide are refused here."""
-    from triage_app.files.axes_export import axes_renamed_input_columns
-    from triage_app.files.export import renamed_input_columns
+    from triage_app.files.axes_export import renamed_note
 
-    columns = table.frame.columns
-    renames = (renamed_input_columns(columns, axes.first.names) if axes.is_plain
-               else axes_renamed_input_columns(columns, axes))
-    if renames:
-        print(f"note: the output keeps input column(s) {', '.join(renames)} as {', '.join(renames.values())}; "
-              "Triage writes its own under those names", file=sys.stderr)
+    line = renamed_note(table.frame.columns, axes)
+    if line:
+        print(f"note: {line}", file=sys.stderr)
 
 
 def person_labels_in_columns(table, spec: str | None, axes) -> dict[str, dict[int, str]]:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from triage_app.engine.axes import Axes, Axis
-from triage_app.files.export import READ_COLUMN, REVIEW_BELOW, renamed_columns, results_frame
+from triage_app.files.export import READ_COLUMN, REVIEW_BELOW, renamed_columns, renamed_input_columns, results_frame
 
 
 @dataclass(slots=True)
@@ -48,6 +48,16 @@ def axes_columns(axes: Axes) -> list[str]:
 def axes_renamed_input_columns(columns: Sequence, axes: Axes) -> dict[str, str]:
     """Input columns named like one the axes add (a helpdesk's own queue column) and the names they keep."""
     return renamed_columns(columns, axes_columns(axes))
+
+
+def renamed_note(columns: Sequence, axes: Axes | None, label_names: list[str] | None = None) -> str | None:
+    """The line that says which input columns an output keeps under another name (a field named id moves the
+    ids to id_input), the command line's and the window's; None when none. axes None: a plain label set of
+    label_names."""
+    renames = (renamed_input_columns(columns, label_names or axes.first.names) if axes is None or axes.is_plain
+               else axes_renamed_input_columns(columns, axes))
+    return (f"the output keeps input column(s) {', '.join(renames)} as {', '.join(renames.values())}; Triage "
+            "writes its own under those names") if renames else None
 
 
 def axes_frame(frame: pd.DataFrame, answers: list[AxisAnswers]) -> pd.DataFrame:
