@@ -66,3 +66,19 @@ def test_the_settings_dialog_says_what_it_detected_once(qtbot):
     qtbot.addWidget(dialog)
     texts = [label.text() for label in dialog.findChildren(QLabel)]
     assert "Detected:" in texts and not any(text.startswith("Detected ") for text in texts)
+
+
+def test_a_hand_edited_value_is_said_as_written(tmp_path):
+    """batch_size=abc was said as "not 0"; a label set or device written without quotes read as a list (QSettings
+    splits it at commas and drops its quotes), the label set then dropped without a word (a hunt's finding)."""
+    path = tmp_path / "t.ini"
+    path.write_text('[General]\nbatch_size=abc\ntoken_budget=3.7\ndevice=cpu, cuda\n'
+                    'label_set={"labels": [{"name": "refund"}, {"name": "bug"}]}\n')
+    remembered = Remembered.load(QSettings(str(path), QSettings.Format.IniFormat))
+    assert remembered.axes == Axes.of(LabelSet.default())
+    [said] = [line for line in remembered.reverted if ": label_set: " in line]
+    kept = tmp_path / "label_set-unread.json"
+    assert str(kept) in said and kept.read_text(encoding="utf-8") == "{labels: [{name: refund}, {name: bug}]}"
+    assert f"{path}: batch_size: 'abc' is not a whole number; the default is used" in remembered.reverted
+    assert f"{path}: token_budget: '3.7' is not a whole number; the default is used" in remembered.reverted
+    assert any("device and dtype" in line and "cpu, cuda" in line for line in remembered.reverted)

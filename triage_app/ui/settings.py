@@ -58,11 +58,18 @@ class Remembered:
             default = getattr(out, f.name)
             if not settings.contains(f.name):
                 continue
-            kind = type(default)
+            kind, value = type(default), settings.value(f.name)
             if kind is bytes:
-                value = settings.value(f.name)
                 value = value.data() if isinstance(value, QByteArray) else value
                 setattr(out, f.name, bytes(value) if isinstance(value, (bytes, bytearray)) else b"")
+            elif kind is str:     # written by hand without quotes, a value with commas reads as a list
+                setattr(out, f.name, ", ".join(map(str, value)) if isinstance(value, list) else str(value))
+            elif kind is int:     # QSettings reads "abc" or "3.7" as 0: said as written instead
+                try:
+                    setattr(out, f.name, int(str(value).strip()))
+                except ValueError:
+                    out.reverted.append(f"{settings.fileName()}: {f.name}: {str(value)!r} is not a whole number; "
+                                        "the default is used")
             else:
                 setattr(out, f.name, settings.value(f.name, default, type=kind))
         return out._checked(settings.fileName())
