@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import codecs
 import csv
-import io
 import json
 import re
 from bisect import bisect_left
@@ -13,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from triage_app.files import json_records, limits
+from triage_app.files.delimiters import named_separator, sniff_delimiter
 from triage_app.files.encoding import Decoded, decode, listed, mixed_note
 from triage_app.files.json_records import Number as _Number
 from triage_app.files.sheets import read_xlsx
@@ -22,9 +22,6 @@ from triage_app.files.table import (MAX_CELLS, BadInput, TicketTable, filled, re
 TEXT_COLUMNS = ("text", "body", "description", "message", "ticket", "comment", "content")
 SUBJECT_COLUMNS = ("subject", "title", "summary")
 GOLD_COLUMNS = ("category", "label", "queue", "class", "topic", "type", "intent", "gold")
-DELIMITERS = ",;\t|"
-# The delimiter is judged on the file's head: enough rows to see a pattern, bounded so crafted input stays cheap.
-SNIFF_CHARS, SNIFF_ROWS = 64 << 10, 50
 # A file asked for its first rows is read from a head this long, four times longer until they are in it.
 HEAD_BYTES = 1 << 20
 # json.loads makes a lone surrogate only from an escape: the file's text tells whether to look at all
@@ -32,8 +29,6 @@ ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # A line as csv reads one from a file opened with newline="": it ends at \n, \r or \r\n.
 LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+")
-# Excel's first line naming the separator ("sep=;"): any one character but a quote or a line's end
-SEPARATOR_LINE = re.compile(r'sep=([^"\r\n])[ \t]*(?:\r\n?|\n)', re.IGNORECASE)
 
 
 def read_tickets(path: str | Path, sheet: str | int | None = None, limit: int | None = None) -> TicketTable:
@@ -160,8 +155,8 @@ def _read_delimited(path: Path, raw: bytes, limit: int | None, cut: bool) -> Tic
     if all(part.isspace() for part in decoded.parts if part):
         raise _CutShort() if cut else BadInput(f"{path.name}: the file is empty")
     csv.field_size_limit(limits.MAX_CELL_CHARS)
-    named = _named_separator(decoded.parts)
-    delimiter = named or _sniff_delimiter(decoded.parts, ".tsv" == path.suffix.lower())
+    named = named_separator(decoded.parts)
+    delimiter = named or sniff_delimiter(decoded.parts, ".tsv" == path.suffix.lower())
     # Lines one at a time from the parts, never the whole text in one string: io.StringIO(text) copies it
     # at 4 bytes a character in one step, seconds with the GIL held (the window would freeze).
     reader = csv.reader(_lines(decoded.parts), delimiter=delimiter, strict=True)
@@ -228,55 +223,6 @@ def _lines(parts: tuple[str, ...]):
         yield from (match.group() for match in LINE.finditer(whole))
         pending = [part[end:]]
     yield from (match.group() for match in LINE.finditer("".join(pending)))
-
-
-def _named_separator(parts: tuple[str, ...]) -> str | None:
-    """The separator a first line "sep=;" names (Excel writes it, and reads the file by it), or None."""
-    found = SEPARATOR_LINE.match(_start(parts, 16))
-    return found.group(1) if found else None
-
-
-def _sniff_delimiter(parts: tuple[str, ...], tsv: bool) -> str:
-    """The delimiter that splits the header into the most fields and the rows below into as many.
-
-    csv.Sniffer is not used: its quote regex is super-quadratic on crafted input (seconds per 16 KiB).
-    """
-    if tsv:
-        return "\t"
-    head = _start(parts, SNIFF_CHARS)
-    best, best_score = ",", (0, 0)
-    for delimiter in DELIMITERS:
-        counts = _field_counts(head, delimiter, cut=sum(map(len, parts)) > len(head))
-        if counts and counts[0] > 1:
-            score = (sum(n == counts[0] for n in counts[1:]), counts[0])
-            if score > best_score:
-                best, best_score = delimiter, score
-    return best
-
-
-def _start(parts: tuple[str, ...], chars: int) -> str:
-    """The text's first characters, joining no more parts than they take."""
-    taken, size = [], 0
-    for part in parts:
-        if size >= chars:
-            break
-        taken.append(part)
-        size += len(part)
-    return "".join(taken)[:chars]
-
-
-def _field_counts(head: str, delimiter: str, cut: bool) -> list[int]:
-    """Fields per non-blank row of the head; a row cut off by the head's end is not counted."""
-    counts = []
-    try:
-        for row in csv.reader(io.StringIO(head, newline=""), delimiter=delimiter):
-            if filled(row):
-                counts.append(len(row))
-            if len(counts) > SNIFF_ROWS:
-                return counts
-    except csv.Error:
-        pass
-    return counts[:-1] if cut and len(counts) > 1 else counts
 
 
 # JSON

@@ -17,6 +17,7 @@ import pandas as pd
 
 from triage_app.files import reader
 from triage_app.files.clean import TextCleaning, model_texts
+from triage_app.files.delimiters import DELIMITERS
 from triage_app.files.export import REVIEW_BELOW
 from triage_app.files.ticket_keys import file_key, row_hashes
 from triage_app.scale.recipe import ClassifierRecipe
@@ -217,7 +218,7 @@ def _read_delimited(ray, path: Path, fmt: str):
 
     with open(path, encoding="utf-8-sig", newline="") as f:
         head = f.read(65536)
-    delimiter = "\t" if fmt == "tsv" else csv.Sniffer().sniff(head, delimiters=reader.DELIMITERS).delimiter
+    delimiter = "\t" if fmt == "tsv" else csv.Sniffer().sniff(head, delimiters=DELIMITERS).delimiter
     header = next(csv.reader([head.splitlines()[0]], delimiter=delimiter)) if head.strip() else []
     if not header:
         raise reader.BadInput(f"{path.name}: the file is empty")
