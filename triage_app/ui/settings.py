@@ -63,7 +63,7 @@ class Remembered:
                 value = value.data() if isinstance(value, QByteArray) else value
                 setattr(out, f.name, bytes(value) if isinstance(value, (bytes, bytearray)) else b"")
             elif kind is str:     # written by hand without quotes, a value with commas reads as a list
-                setattr(out, f.name, ", ".join(map(str, value)) if isinstance(value, list) else str(value))
+                setattr(out, f.name, ", ".join(map(str, value)) if isinstance(value, list) else str(value or ""))
             elif kind is int:     # QSettings reads "abc" or "3.7" as 0: said as written instead
                 try:
                     setattr(out, f.name, int(str(value).strip()))

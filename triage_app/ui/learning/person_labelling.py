@@ -16,7 +16,6 @@ field is removed (back when a field of that name is). What names no field works 
 from __future__ import annotations
 
 from collections import Counter
-
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from PySide6.QtCore import QObject, Signal
@@ -94,9 +93,8 @@ class PersonLabelling(QObject):
 
     @staticmethod
     def _aside_line(aside: Counter) -> str:
-        return (f"{sum(aside.values()):,} of your labels set aside (" + ", ".join(f"{name}: {n:,}" for name, n in
-                                                                        aside.items())
-                + "): they are back when the label is.")
+        counts = ", ".join(f"{name}: {n:,}" for name, n in aside.items())
+        return f"{sum(aside.values()):,} of your labels set aside ({counts}): they are back when the label is."
 
     def _replay_since_read(self) -> None:
         """The same file read again: a label given while it was read may have reached the database after
