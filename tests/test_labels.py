@@ -21,6 +21,8 @@ def test_fingerprint_changes_with_anything_the_model_sees():
 @pytest.mark.parametrize("build, message", [
     (lambda: LabelSet.from_names(["only"]), "at least two"),
     (lambda: LabelSet.from_names(["a", "A"]), "distinct"),
+    (lambda: LabelSet.from_names(["Café", "cafe\u0301"]), "distinct"),     # é composed, and e + accent
+    (lambda: LabelSet((Label("Café"), Label("b", alias="cafe\u0301"))), "aliases must be distinct"),
     (lambda: LabelSet((Label("a"), Label("b")), (Example("t", "c"),)), "not one of"),
     (lambda: Label(" a"), "spaces"),
     (lambda: Label("a", "two\nlines"), "one line"),

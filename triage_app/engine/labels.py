@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -48,6 +49,11 @@ class Label:
             raise ValueError(f"the alias of {_shown(self.name)} has leading or trailing spaces")
 
 
+def _folded(name: str) -> str:
+    """A name as a person reads it: case and Unicode's two spellings of an accented letter (NFC, NFD) aside."""
+    return unicodedata.normalize("NFC", name).lower()
+
+
 @dataclass(frozen=True, slots=True)
 class Example:
     text: str
@@ -68,9 +74,9 @@ class LabelSet:
         if len(self.labels) < 2:
             raise ValueError("a label set needs at least two labels")
         names = [label.name for label in self.labels]
-        if len(set(n.lower() for n in names)) != len(names):
+        if len(set(map(_folded, names))) != len(names):   # "ä" typed two ways is one name to a person
             raise ValueError(f"label names must be distinct: {names}")
-        surfaces = [label.surface.lower() for label in self.labels]
+        surfaces = [_folded(label.surface) for label in self.labels]
         if len(set(surfaces)) != len(surfaces):
             raise ValueError(f"label aliases must be distinct: {[label.surface for label in self.labels]}")
         for example in self.examples:
