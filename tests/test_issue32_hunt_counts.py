@@ -58,3 +58,12 @@ def test_labels_first_past_a_probability_is_refused_before_anything_is_read(tick
                             "--person-labels", "category", "--labels-first", value)
     assert code == 2 and err == [f"triage-app: --labels-first: {float(value)} is not from 0 to 1"]
     assert not (tmp_path / "r.db").exists()
+
+
+@pytest.mark.parametrize("given", [["--actors", "4"], ["--cpus-per-actor", "2", "--rows-per-block", "64"]])
+def test_a_ray_option_without_ray_is_refused_not_ignored(tickets, tmp_path, capsys, no_model, given):
+    code, _, err = run_main(capsys, "classify", tickets, *LABELS, "-o", tmp_path / "o.csv", "--db", tmp_path / "r.db",
+                            *given)
+    flags = given[::2]
+    assert code == 2 and err == [f"triage-app: {', '.join(flags)}: for a run on Ray only; add --ray, or leave "
+                                 f"{' and '.join(flags)} out"]

@@ -14,21 +14,32 @@ import sys
 LOCAL = "local"  # --ray without an address: start a Ray instance on this machine
 
 
+# option -> (its attribute, its default): what a run without --ray would silently leave unused
+RAY_ONLY = {"--actors": ("actors", 1), "--cpus-per-actor": ("cpus_per_actor", None),
+            "--rows-per-block": ("rows_per_block", 512)}
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("scale out on Ray (pip install 'triage-app[ray]')")
     group.add_argument("--ray", nargs="?", const=LOCAL, metavar="ADDRESS",
                        help="run on Ray Data: alone, a local Ray instance; with ADDRESS (auto, host:port, "
                             "ray://host:10001) join that cluster. Put it after INPUT, or write --ray=ADDRESS")
-    group.add_argument("--actors", type=int, default=1, help="model copies working at once (Ray)")
+    group.add_argument("--actors", type=int, default=RAY_ONLY["--actors"][1], help="model copies working at once (Ray)")
     group.add_argument("--cpus-per-actor", type=int,
                        help="CPUs (torch threads) per actor (Ray; default: this machine's cores / actors, "
                             "1 on a cluster)")
-    group.add_argument("--rows-per-block", type=int, default=512,
+    group.add_argument("--rows-per-block", type=int, default=RAY_ONLY["--rows-per-block"][1],
                        help="tickets per block an actor classifies at once; buckets form inside a block (Ray)")
 
 
 def wants_ray(args: argparse.Namespace) -> bool:
-    return getattr(args, "ray", None) is not None
+    """Whether the run goes to Ray; refuses, in one line, a Ray option given without --ray."""
+    if getattr(args, "ray", None) is not None:
+        return True
+    given = [flag for flag, (name, default) in RAY_ONLY.items() if getattr(args, name, default) != default]
+    if given:
+        raise ValueError(f"{', '.join(given)}: for a run on Ray only; add --ray, or leave {' and '.join(given)} out")
+    return False
 
 
 def run(args: argparse.Namespace, settings, label_set, cleaning) -> int:
