@@ -67,7 +67,7 @@ def smoothed(probabilities: Callable[[np.ndarray], np.ndarray], rows: np.ndarray
         inner = position(reach[ROUNDS - 1 - step])                                      # the rows still read
         around = position(near[every[inner]])                                           # [I, K]
         moved = np.empty((len(inner), p.shape[1]))
-        # a slice at a time: the neighbours' rows of a whole 100,000-ticket file at 77 labels are 0.6 GB
+        # a slice at a time: the neighbours' rows of a big file at once take gigabytes (docs/learning/embeddings.md)
         for at in range(0, len(inner), SLICE):
             moved[at:at + SLICE] = 0.5 * p[inner[at:at + SLICE]] + 0.5 * p[around[at:at + SLICE]].mean(axis=1)
         p[inner] = moved
