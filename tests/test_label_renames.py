@@ -20,18 +20,17 @@ def test_a_writer_that_does_not_know_a_label_rename_writes_under_the_new_name(tm
         a = b = store.axis_renames(FILE)                       # both windows read the file
         store.set_person_labels(FILE, {2: ("h2", "Low")}, "priority", known=b)
         a |= store.rename_labels(FILE, {"Low": "Minor"}, "priority", a)
-        store.set_person_labels(FILE, {1: ("h1", "Low")}, "priority", known=b)     # b still shows Low
-        assert stored(store) == {1: "Minor", 2: "Minor"}
-        assert store.labels_now(FILE, "priority", {"Low", "High"}, b) == {"Low": "Minor"}
+        said = store.set_person_labels(FILE, {1: ("h1", "Low"), 0: ("h0", "High")}, "priority", known=b)
+        assert said == ("priority", {"Low": "Minor"})                              # b still shows Low: told
+        assert stored(store) == {0: "High", 1: "Minor", 2: "Minor"}
         # a label a's person adds under the name renamed away is a label of its own
-        store.set_person_labels(FILE, {3: ("h3", "Low")}, "priority", known=a)
-        assert stored(store) == {1: "Minor", 2: "Minor", 3: "Low"}
+        assert store.set_person_labels(FILE, {3: ("h3", "Low")}, "priority", known=a) == ("priority", {})
+        assert stored(store) == {0: "High", 1: "Minor", 2: "Minor", 3: "Low"}
         # a window that reads the file now knows the rename
-        assert store.labels_now(FILE, "priority", {"Low"}, store.axis_renames(FILE)) == {}
+        assert store.set_person_labels(FILE, {4: ("h4", "Low")}, "priority", known=store.axis_renames(FILE))[1] == {}
         # another field, another file: untouched
-        assert store.labels_now(FILE, "queue", {"Low"}, b) == {} and store.labels_now("/other.csv", "priority",
-                                                                                          {"Low"}, b) == {}
-
+        assert store.set_person_labels(FILE, {0: ("h0", "Low")}, "queue", known=b)[1] == {}
+        assert store.set_person_labels("/other.csv", {0: ("h0", "Low")}, "priority", known=b)[1] == {}
 
 def test_a_swap_is_one_edit_and_a_field_renamed_after_carries_it(tmp_path):
     with ResultStore(tmp_path / "r.db") as store:

@@ -76,7 +76,7 @@ def test_a_held_row_reads_its_label_and_the_rest_move_halfway_to_their_neighbour
     np.testing.assert_allclose(out, 0.5 * first + 0.5 * first[near[:, 0]])
 
 
-def test_learn_smooths_on_the_files_graph_and_answers_with_it(monkeypatch):
+def test_learn_smooths_on_the_files_graph_and_answers_with_it():
     x, gold = clustered(300, seed=5, spread=0.9)
     features = TicketFeatures([""] * 300, embeddings=x)
     z = lm_scores(gold, 0.5)

@@ -28,15 +28,14 @@ def silenced(category: type[Warning] = Warning, message: str = "") -> Iterator[N
         yield
 
 
-def in_steps(items: Iterable[T], step: int | Callable[[], int] = 64, category: type[Warning] = Warning
-             ) -> Iterator[T]:
-    """items, drawn a step at a time inside silenced(category): another thread's turn comes between steps.
+def in_steps(items: Iterable[T], step: int | Callable[[], int] = 64) -> Iterator[T]:
+    """items, drawn a step at a time inside silenced(): another thread's turn comes between steps.
     step: a count, or a function giving the next step's (for a reader that must draw no item past the
     one it may stop at)."""
     items = iter(items)
     while True:
         count = step() if callable(step) else step
-        with silenced(category):
+        with silenced():
             drawn = list(itertools.islice(items, max(count, 1)))
         if not drawn:
             return

@@ -195,13 +195,13 @@ def axis_answers(axis, features, predictions, window: dict[int, str], taught: di
     settle: rows -> their predictions in float32. And the rows answered "none of these", where asked."""
     from triage_app.files.axes_export import AxisAnswers
 
-    stored = from_file & window.keys()     # the window's labels taken from the file's own column
+    own = files_own(taught or {}, window, from_file)
     if taught is None:
-        return AxisAnswers(axis, predictions, window, None, review_below, stored), []
+        return AxisAnswers(axis, predictions, window, None, review_below, own), []
     labels = {**taught, **window}  # a label set in the window is the person's latest word
     predictions, sources, learned = learned_axis(features, predictions, axis.names, labels, settle, similarity)
     misfit = learning.misfits(learned, len(predictions), axis_prefix) if none_of_these else []
-    return AxisAnswers(axis, predictions, labels, sources, review_below, files_own(taught, window, stored)), misfit
+    return AxisAnswers(axis, predictions, labels, sources, review_below, own), misfit
 
 
 def files_own(taught: dict[int, str], window: dict[int, str], stored: frozenset[int]) -> frozenset[int]:

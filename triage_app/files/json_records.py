@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 
 
 class Number(str):
@@ -30,7 +31,7 @@ def record(pairs: list[tuple[str, object]]) -> dict:
     if len(out) == len(pairs):
         return out
     marked = Repeats(out)
-    marked.repeated = tuple(dict.fromkeys(k for k, _ in pairs if sum(1 for j, _ in pairs if j == k) > 1))
+    marked.repeated = tuple(key for key, n in Counter(key for key, _ in pairs).items() if n > 1)
     return marked
 
 

@@ -225,12 +225,13 @@ class ResultStore:
     # a person's labels: on axis `axis`, row `row` of `file` (whose cells hash to row_hash) is `label`
     def set_person_labels(self, file: str, labels: dict[int, tuple[str, str | None]], axis: str = PLAIN,
                           from_file: frozenset[int] | set[int] = frozenset(),
-                          known: frozenset[int] | None = None) -> str:
+                          known: frozenset[int] | None = None) -> tuple[str, dict[str, str]]:
         """{row: (row_hash, label or None)}, in one transaction; from_file: the rows whose label was taken
         from the file's own column (the rest were typed by a person). A label taken back is kept as a row
         the person cleared (TAKEN_BACK): a label of an identical ticket that lost its own row is then
-        never moved onto it (place). known: the renames of the file's fields the writer knows
-        (field_renames; None: all); written under the field's name now, which is returned."""
+        never moved onto it (place). known: the renames of the file's fields and labels the writer knows
+        (field_renames; None: all); written under the field's name now and each label's, which are returned:
+        (the field's name, {label given: its name now} for those another window renamed)."""
         with self._reported(), self._db:
             self._db.execute("BEGIN IMMEDIATE")   # the renames read and the write, one transaction
             axis = followed(self._db, file, axis, known)[0]
@@ -240,12 +241,7 @@ class ResultStore:
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 [(file, axis, row, h, TAKEN_BACK if label is None else now.get(label, label),
                   FILE if row in from_file else PERSON) for row, (h, label) in labels.items()])
-        return axis
-
-    def labels_now(self, file: str, axis: str, names, known: frozenset[int] | None = None) -> dict[str, str]:
-        """{name: its name now} for the label names another window renamed (field_renames.labels_now)."""
-        with self._reported():
-            return labels_now(self._db, file, followed(self._db, file, axis, known)[0], names, known)
+        return axis, now
 
     def rename_labels(self, file: str, renames: dict[str, str], axis: str = PLAIN,
                       known: frozenset[int] | None = None) -> frozenset[int]:

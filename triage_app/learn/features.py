@@ -90,7 +90,6 @@ class TicketFeatures:
             self._regions[count] = _regions(self.matrix, count)
         return self._regions[count]
 
-
     def neighbours(self) -> np.ndarray | None:
         """[N, K] each ticket's nearest tickets (learn/neighbours.py), found once and kept: the embeddings
         never change with the labels. None for TF-IDF (its nearest are not what a ticket means) and for a

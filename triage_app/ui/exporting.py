@@ -55,7 +55,8 @@ class Exporting(QObject):
         aside, unsettled = self.set_aside(), self._unsettled()
         # kept, and back with their label, but not in this file: said, so nobody thinks them lost
         notes = [f"{aside:,} of your labels are set aside (their label was removed) and not in it"] * bool(aside) + cut
-        notes += [line for line in [renamed_note(table.frame.columns, self.axes(), self.model.label_names)] if line]
+        renamed = renamed_note(table.frame.columns, self.axes(), self.model.label_names)
+        notes += [renamed] * bool(renamed)
         # a checked low precision's answers that learning found close: right once settled, said till then
         notes += [f"{unsettled:,} learned answers wait to be scored again in float32 (a short run does it after "
                   f"each run that finishes); export again after it"] * bool(unsettled)

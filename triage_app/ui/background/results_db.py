@@ -184,8 +184,7 @@ class ResultsDb(QObject):
         shown = self._shown_labels.get((file, axis), {})
         labels = {row: (h, shown.get(label, label)) for row, (h, label) in labels.items()}
         axis, known = self._stored(file, axis), self._known.get(file, frozenset())
-        moved = store.labels_now(file, axis, {label for _, label in labels.values() if label is not None}, known)
-        stored_as = store.set_person_labels(file, labels, axis, from_file, known)
+        stored_as, moved = store.set_person_labels(file, labels, axis, from_file, known)
         if stored_as != axis:
             self.redirected.emit(file, axis, stored_as)
         if moved:
