@@ -24,6 +24,16 @@ def axes_file(tmp_path, second: str):
     return path
 
 
+def on_one_file(qtbot, make_window, tmp_path):
+    """Windows a and b on one helpdesk file and database, each with its queue and priority fields."""
+    path = write_helpdesk(tmp_path, helpdesk_rows()[:6])
+    a, b = make_window(autoload=False), make_window(autoload=False)
+    for window in (a, b):
+        assert window.labels_panel.load(str(HELPDESK_AXES))
+        open_file(qtbot, window, path)
+    return a, b, path
+
+
 def key(window, row: int, axis: str, label: str) -> None:
     """The person selects the row's cell in the field's column and types the label's key."""
     select(window, row, axis)
@@ -70,11 +80,7 @@ def test_a_rename_onto_a_field_holding_labels_of_edited_tickets_is_refused_befor
 
 def test_a_window_still_showing_a_fields_old_name_writes_under_the_new_one_and_is_told(
         qtbot, make_window, tmp_path, capsys):
-    path = write_helpdesk(tmp_path, helpdesk_rows()[:6])
-    a, b = make_window(autoload=False), make_window(autoload=False)
-    for window in (a, b):
-        assert window.labels_panel.load(str(HELPDESK_AXES))
-        open_file(qtbot, window, path)
+    a, b, path = on_one_file(qtbot, make_window, tmp_path)
     file = a.labelling.people["priority"].file
     key(a, 0, "priority", "Urgent")
     assert a.labels_panel.rename_axis("priority", "urgency")

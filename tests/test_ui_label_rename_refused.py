@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from triage_app.engine.axes import Axes
 
-from test_ui_axes import HELPDESK_AXES, helpdesk_rows, write_helpdesk
-from test_ui_field_names import key, stored
+from test_ui_axes import HELPDESK_AXES
+from test_ui_field_names import key, on_one_file, stored
 from test_ui_rename_refused import held
 from ui_helpers import make_window, open_file, settings_file  # noqa: F401
 
@@ -17,11 +17,7 @@ PRIORITY = ["Urgent", "High", "Normal", "Low"]
 
 def two_windows(qtbot, make_window, tmp_path):
     """a and b on one file, each with queue and priority; b renamed Normal to Minor and gave row 1 Minor."""
-    path = write_helpdesk(tmp_path, helpdesk_rows()[:6])
-    a, b = make_window(autoload=False), make_window(autoload=False)
-    for window in (a, b):
-        assert window.labels_panel.load(str(HELPDESK_AXES))
-        open_file(qtbot, window, path)
+    a, b, path = on_one_file(qtbot, make_window, tmp_path)
     b.labels_panel.choose_axis("priority")
     b.labels_panel.labels.item(PRIORITY.index("Normal"), 0).setText("Minor")
     key(b, 1, "priority", "Minor")

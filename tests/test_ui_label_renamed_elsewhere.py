@@ -6,8 +6,8 @@ told (the rules themselves: tests/test_label_renames.py)."""
 
 from __future__ import annotations
 
-from test_ui_axes import HELPDESK_AXES, helpdesk_rows, write_helpdesk
-from test_ui_field_names import key, stored
+from test_ui_axes import HELPDESK_AXES
+from test_ui_field_names import key, on_one_file, stored
 from ui_helpers import make_window, open_file, settings_file  # noqa: F401
 
 PRIORITY = ["Urgent", "High", "Normal", "Low"]
@@ -15,11 +15,8 @@ PRIORITY = ["Urgent", "High", "Normal", "Low"]
 
 def test_a_window_still_showing_a_labels_old_name_saves_under_the_new_one_and_is_told(
         qtbot, make_window, tmp_path, capsys):
-    path = write_helpdesk(tmp_path, helpdesk_rows()[:6])
-    a, b = make_window(autoload=False), make_window(autoload=False)
+    a, b, path = on_one_file(qtbot, make_window, tmp_path)
     for window in (a, b):
-        assert window.labels_panel.load(str(HELPDESK_AXES))
-        open_file(qtbot, window, path)
         window.labels_panel.choose_axis("priority")
     file = a.labelling.people["priority"].file
     key(b, 2, "priority", "Low")
