@@ -37,3 +37,23 @@ def test_labels_under_a_name_the_label_set_lacks_are_said_as_set_aside(qtbot, ma
     assert window.model.person_labels == {}
     assert window.statusBar().currentMessage() == "2 of your labels set aside (billing: 2): they are back when the " \
                                                   "label is."
+
+
+def test_labels_under_a_name_another_window_gave_their_label_say_which_label_to_rename(
+        qtbot, make_window, tmp_path):
+    # a label set saved before a rename (another window's, saved last) comes back after a restart with the
+    # old name: the labels are set aside under the new one, and the line says which label to rename
+    path = write_slice(tmp_path, 6, name="t.csv")
+    window = make_window(autoload=False)
+    open_file(qtbot, window, path)
+    window.model.set_person_label(0, "billing")
+    window.labels_panel.labels.item(window.labels_panel.label_set.names.index("billing"), 0).setText("invoices")
+    window.db.flush()
+    window.shutdown()
+    restarted = make_window(autoload=False)
+    restarted.labels_panel.set_label_set(LabelSet.from_names(["billing", "technical", "account"]), announce=True)
+    open_file(qtbot, restarted, path)
+    qtbot.wait(50)
+    assert restarted.statusBar().currentMessage() == (
+        "1 of your labels set aside (invoices: 1): they are back when the label is. “billing” was renamed "
+        "“invoices” on this file since this label set was saved: rename it “invoices” here to show its labels.")

@@ -113,3 +113,10 @@ def labels_now(db: sqlite3.Connection, file: str, axis: str, names, known: froze
     for renames in edits.values():      # in the order they were made, each edit at once
         now = {name: renames.get(label, label) for name, label in now.items()}
     return {name: label for name, label in now.items() if label != name}
+
+
+def label_names(db: sqlite3.Connection, file: str, axis: str) -> dict[str, str]:
+    """{old name: the name it has now} for every label of the field renamed on this file: a label set
+    remembered before a rename (another window's, saved last) names its labels by the old name."""
+    olds = {old for (old,) in db.execute("SELECT old FROM axis_renames WHERE file=? AND label_of=?", (file, axis))}
+    return labels_now(db, file, axis, olds, frozenset())

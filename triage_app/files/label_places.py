@@ -4,7 +4,7 @@ not found when its ticket is gone (files.store keeps it for when it is back)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 TAKEN_BACK = ""     # no label's name is empty (LabelSet refuses one): the row a person cleared
 PERSON, FILE = "person", "file"     # a label's origin: typed by a person, or taken from the file's own column
@@ -14,11 +14,12 @@ PERSON, FILE = "person", "file"     # a label's origin: typed by a person, or ta
 class FileLabels:
     """A file's labels as a person gave them: {row: label name}, how many of its stored labels name a
     ticket the file no longer holds, and the rows whose label was taken from the file's own column (the
-    helpdesk's value already: never sent back, files.updates)."""
+    helpdesk's value already: never sent back, files.updates), and the field's label renames on the file."""
 
     labels: dict[int, str]
     not_found: int = 0
     from_file: frozenset[int] = frozenset()
+    renamed: dict[str, str] = field(default_factory=dict)  # a label's old name -> its name now (field_renames)
 
 
 def place(stored: list[tuple[int, str, str]], row_hashes: list[str]

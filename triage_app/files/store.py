@@ -32,7 +32,7 @@ from pathlib import Path
 from triage_app.engine.axes import PLAIN
 from triage_app.engine.config import is_checked
 from triage_app.files import field_renames
-from triage_app.files.field_renames import RenameRefused, followed, label_refusal, labels_now, refusal
+from triage_app.files.field_renames import RenameRefused, followed, label_names, label_refusal, labels_now, refusal
 from triage_app.files.label_places import FILE, PERSON, TAKEN_BACK, FileLabels, place, placed_from_file
 from triage_app.files.store_errors import LOCK_TIMEOUT_S, StoreUnavailable, make_private, reported
 from triage_app.paths import user_data_dir
@@ -337,9 +337,10 @@ class ResultStore:
             found, moves, lost = place([r[:3] for r in stored], row_hashes)
             self._db.executemany("UPDATE person_labels SET row=? WHERE file=? AND axis=? AND row=? AND row_hash=?",
                                  [(new, file, axis, old, h) for old, new, h in moves])
+            renamed = label_names(self._db, file, axis)
         labels = {row: label for row, label in found.items() if label != TAKEN_BACK}
         origins = {(row, h): origin for row, h, _, origin in stored}
-        return FileLabels(labels, lost, placed_from_file(origins, labels, moves, row_hashes))
+        return FileLabels(labels, lost, placed_from_file(origins, labels, moves, row_hashes), renamed)
 
     def from_file_rows(self, file: str, row_hashes: list[str], axis: str = PLAIN) -> frozenset[int]:
         """The rows whose stored label was taken from the file's own column, where their ticket is now

@@ -24,10 +24,12 @@ class PersonLabels:
     not_found: int = 0                                  # stored for tickets the file no longer holds
     axis: str = PLAIN                                   # the field these labels set (engine.axes)
     from_file: set[int] = field(default_factory=set)    # rows whose label is the file's own column's, not typed
+    renamed: dict[str, str] = field(default_factory=dict)  # a label's old name -> its name now, on this file
 
     def read(self, stored) -> None:
         """Take what the database holds for these rows (files.label_places.FileLabels)."""
         self.labels, self.not_found, self.from_file = dict(stored.labels), stored.not_found, set(stored.from_file)
+        self.renamed = dict(stored.renamed)
 
     def shown(self, names: list[str]) -> dict[int, str]:
         """The labels of these names: what the table shows and the export writes."""
@@ -38,6 +40,11 @@ class PersonLabels:
         """{label name: count} of the labels whose name is not among these."""
         known = set(names)
         return Counter(label for label in self.labels.values() if label not in known)
+
+    def renamed_from(self, names: list[str], aside: str) -> list[str]:
+        """The names among these that a rename on this file made `aside`: a label set saved before the rename
+        (another window's, saved last) shows the old name, and the labels are under the new one."""
+        return [name for name in names if self.renamed.get(name) == aside]
 
     def give(self, row: int, label: str | None) -> Change:
         """label None: taken back."""
