@@ -22,6 +22,7 @@ from triage_app.files.embeddings import EmbeddingCache
 from triage_app.learn import TicketFeatures, learn
 from triage_app.learn.none_of_these import NONE_OF_THESE, fit_none_of_these
 from triage_app.run.embedded import file_embeddings, load_encoder
+from triage_app.run.labels_first import model_counts, unsure_rows
 
 N, TAUGHT = 36, 18    # the first TAUGHT rows carry a person's label
 
@@ -96,28 +97,28 @@ def test_encoder_none_learns_on_tfidf_as_before(tmp_path, capsys, tiny_model, en
     assert embedded_rows(tmp_path / "r.db") == {}
 
 
-def test_labels_first_reads_only_the_unsure_and_answers_as_learn_does(tmp_path, capsys, tiny_model, encoder,
-                                                                      taught_file):
+def test_labels_first_sends_nothing_the_weighing_leaves_out_and_answers_as_the_run_of_every_ticket(
+        tmp_path, capsys, tiny_model, encoder, taught_file):
+    # the bundled model on this file: cross-validation on the labelled rows leaves its scores out (a = 0), so
+    # no unsure ticket is sent, and every answer is still the one the run of every ticket gives (the path that
+    # sends, with a model that counts: tests/test_labels_first.py)
     path, texts, labels = taught_file
     lm = lm_scores(capsys, tmp_path, path)
     full, _ = classify(capsys, tmp_path, path, "full.csv", "--person-labels", "queue")
-    # what the labels alone answer: learn() with the language model's scores of the labelled rows only
     alone = np.full_like(lm, np.nan)
     alone[:TAUGHT] = lm[:TAUGHT]
     first = reference(tmp_path, texts, encoder, alone, labels)
-    sure = float(np.median(first.answers.confidence[TAUGHT:]))   # half sent, half not: the test tells them apart
+    sure = float(np.median(first.answers.confidence[TAUGHT:]))
+    assert not model_counts(first)
     out, err = classify(capsys, tmp_path, path, "first.csv", "--person-labels", "queue", "--labels-first", repr(sure))
     read = np.array([r["read_by_model"] == "True" for r in out])
-    assert read[:TAUGHT].all()                                   # the labelled rows fit the parts' weights
-    unsure = [r for r in range(TAUGHT, N) if first.answers.confidence[r] < sure]
-    assert 0 < len(unsure) < N - TAUGHT
-    assert np.flatnonzero(read[TAUGHT:]).tolist() == [r - TAUGHT for r in unsure]
-    kept = np.flatnonzero(~read)
-    np.testing.assert_allclose(probabilities([out[r] for r in kept]), np.exp(first.scores[kept]), atol=1e-6)
-    sent = np.flatnonzero(read)[TAUGHT:]
-    np.testing.assert_allclose(probabilities([out[r] for r in sent]), probabilities([full[r] for r in sent]), atol=1e-6)
-    assert f"{N} tickets, labels first: {read.sum()} read by the language model ({TAUGHT} labelled, {len(unsure)} " \
-           f"unsure), {N - read.sum()} not -> {tmp_path / 'first.csv'}" in err
+    assert read.tolist() == [r < TAUGHT for r in range(N)]      # the labelled rows fit the parts' weights
+    assert [r["label"] for r in out] == [r["label"] for r in full]
+    np.testing.assert_allclose(probabilities(out), probabilities(full), atol=1e-6)
+    unsure = len(unsure_rows(first, sure))
+    assert unsure and any(f"the {unsure} under {100 * sure:g}% sure are not sent" in line for line in err)
+    assert f"{N} tickets, labels first: {TAUGHT} read by the language model ({TAUGHT} labelled, 0 unsure), " \
+           f"{N - TAUGHT} not -> {tmp_path / 'first.csv'}" in err
 
 
 def test_labels_first_and_none_of_these_need_the_persons_labels(tmp_path, capsys, tiny_model, taught_file):

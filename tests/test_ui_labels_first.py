@@ -55,7 +55,7 @@ def teach(qtbot, window, field: str, gold: list[str]) -> dict[int, str]:
     return labels
 
 
-def test_labels_first_reads_only_the_labelled_and_the_unsure_and_answers_as_run_labels_first(
+def test_labels_first_in_the_window_reads_what_run_labels_first_reads_and_answers_as_it_does(
         qtbot, make_window, tmp_path, smollm2):
     window = make_window()
     window.remembered.method = "direct"     # one pass a ticket: the test's time, not what it checks
@@ -82,7 +82,10 @@ def test_labels_first_reads_only_the_labelled_and_the_unsure_and_answers_as_run_
     assert np.array_equal(read, want.read)
     print(f"labels first: {read.sum()} read of {len(texts)}, {want.unsure} unsure")
     assert read[list(labels)].all() and read.sum() == len(labels) + want.unsure < len(texts)
-    assert want.unsure > 0
+    # on this file the weighing leaves SmolLM2's scores out: no unsure ticket is read, and the run says why
+    # (a model that counts, and the tickets it then reads: tests/test_labels_first.py)
+    assert want.unsure == 0 and want.not_sent > 0
+    assert f"The {want.not_sent} of those under 90% sure were not sent" in window.run_panel.method_note.text()
     shown = [window.model.label_of(r) for r in range(len(texts))]
     assert None not in shown
     assert shown == [labels.get(r, names[k]) for r, k in enumerate(want.learned.labels)]

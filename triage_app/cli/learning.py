@@ -83,11 +83,14 @@ def labels_first_summary(found: list, axes, rows: int, output: str, stats_json: 
     read = {axis.name: int(f.read.sum()) for axis, f in zip(axes, found)}
     for axis, f in zip(axes, found):
         name = "" if axes.is_plain else f"{axis.name}: "
+        held = f", {f.not_sent} unsure not sent: the model's scores count for nothing on your labels" if f.not_sent else ""
         _say(f"{name}{rows} tickets, labels first: {read[axis.name]} read by the language model "
-             f"({read[axis.name] - f.unsure} labelled, {f.unsure} unsure), {rows - read[axis.name]} not -> {output}")
+             f"({read[axis.name] - f.unsure} labelled, {f.unsure} unsure{held}), {rows - read[axis.name]} not "
+             f"-> {output}")
     if stats_json:
         unsure = {axis.name: f.unsure for axis, f in zip(axes, found)}
-        options.write_json(stats_json, {"rows": rows, READ_COLUMN: read, "unsure": unsure})
+        not_sent = {axis.name: f.not_sent for axis, f in zip(axes, found)}
+        options.write_json(stats_json, {"rows": rows, READ_COLUMN: read, "unsure": unsure, "unsure_not_sent": not_sent})
 
 
 def misfits(learned, rows: int, axis_prefix: str) -> list[int]:

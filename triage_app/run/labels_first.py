@@ -9,7 +9,8 @@ A way of answering a file, chosen beside the run of every ticket and measured ag
    model has not scored is answered by softmax(b P + c S));
 3. the tickets whose learned answer is less sure than `threshold`, or that have none (too few
    labels to learn from), go to the language model, and learn() answers them as it answers every
-   scored ticket: softmax(a z + b P + c S).
+   scored ticket: softmax(a z + b P + c S). Where cross-validation left the model's scores out of the
+   weighing (a = 0), none is sent: its reading would change no answer (model_counts).
 The weights rest on the labelled rows' scores alone, which step 3 leaves as they were: a ticket the
 model did not read keeps its answer of step 2, and one it read gets the answer learn() gives it from
 the whole file's scores. The threshold is a rule, not a fit: SURE by default, said with its numbers.
@@ -36,6 +37,7 @@ class LabelsFirst:
     learned: Learned
     read: np.ndarray                # [N] bool: the language model read the ticket
     unsure: int                     # of those, the tickets sent because the learned answer was unsure
+    not_sent: int = 0               # unsure, not sent: the weighing leaves the model's scores out (model_counts)
 
 
 def unsure_rows(learned: Learned, threshold: float, blank: Collection[int] = ()) -> np.ndarray:
@@ -57,19 +59,36 @@ def labels_first(features: TicketFeatures, names: list[str], labels: dict[int, s
         raise ValueError(f"--labels-first: {threshold} is not a probability from 0 to 1")
     blank = set(blank)
     n, taught = features.n, [r for r in sorted(labels) if r not in blank]
-    read = score(taught)
-    first = learn(features, scores_at(read, n, len(names)), labels, names, similarity=similarity)
-    sent = unsure_rows(first, threshold, blank)
-    log(f"labels first: {n - len(sent) - len(taught) - len(blank)} tickets answered from your labels, "
-        f"{len(sent)} under {100 * threshold:g}% sure sent to the language model"
-        + (f" ({first.estimate.line()})" if first.estimate else ""))
-    read += score(sent.tolist()) if len(sent) else []
-    read, learned = settled(features, read, names, labels, settle, log, similarity)
+    # the labelled rows settled first: the weights rest on them alone, so these are the run's final weights
+    read, first = settled(features, score(taught), names, labels, settle, log, similarity)
+    unsure = unsure_rows(first, threshold, blank)
+    sent = unsure if model_counts(first) else unsure[:0]
+    log(_line(n - len(unsure) - len(taught) - len(blank), len(unsure), len(sent), threshold, first))
+    learned = first
+    if len(sent):
+        read, learned = settled(features, read + score(sent.tolist()), names, labels, settle, log, similarity)
     by_row = {p.index: p for p in read}
     predictions = [_answer(by_row.get(row), row, names, learned, row in blank) for row in range(n)]
     was_read = np.zeros(n, dtype=bool)
     was_read[list(by_row)] = True
-    return LabelsFirst(predictions, learned, was_read, len(sent))
+    return LabelsFirst(predictions, learned, was_read, len(sent), len(unsure) - len(sent))
+
+
+def model_counts(learned: Learned) -> bool:
+    """Whether the language model's scores can move an answer: not when cross-validation on the labelled rows
+    left them out of the weighing (a = 0), for then an unsure ticket's answer is softmax(b P + c S) whether
+    the model reads it or not, and reading it would change nothing."""
+    return learned.weights.lm > 0 or not learned.weights.is_learning
+
+
+def _line(answered: int, unsure: int, sent: int, threshold: float, first: Learned) -> str:
+    estimate = f" ({first.estimate.line()})" if first.estimate else ""
+    if sent == unsure:
+        return (f"labels first: {answered} tickets answered from your labels, {sent} under {100 * threshold:g}% sure "
+                f"sent to the language model{estimate}")
+    return (f"labels first: every ticket answered from your labels{estimate}; the {unsure} under "
+            f"{100 * threshold:g}% sure are not sent: cross-validated on your labels, the language model's scores "
+            "add nothing to them on this file, so reading them would change no answer")
 
 
 def _answer(read: Prediction | None, row: int, names: list[str], learned: Learned, blank: bool) -> Prediction:

@@ -87,7 +87,11 @@ class LabelsFirst(QObject):
         found = done.found
         win.model.apply_learned(found.learned, done.field)
         read, rows = int(found.read.sum()), len(found.read)
-        run.said = (f"Labels first: the language model read {read:,} of {rows:,} tickets ({read - found.unsure:,} "
-                    f"you labelled, {found.unsure:,} your labels were under {100 * SURE:g}% sure of); your labels "
-                    f"answered the other {rows - read:,} (◆ marks the ones the model read).",
+        sent = (f"{read - found.unsure:,} you labelled, {found.unsure:,} your labels were under {100 * SURE:g}% sure "
+                "of" if not found.not_sent else f"the {read:,} you labelled")
+        held = (f" The {found.not_sent:,} of those under {100 * SURE:g}% sure were not sent: on your labels, "
+                "cross-validated, the model's scores count for nothing, so its reading would change no answer."
+                if found.not_sent else "")
+        run.said = (f"Labels first: the language model read {read:,} of {rows:,} tickets ({sent}); your labels "
+                    f"answered the other {rows - read:,} (◆ marks the ones the model read).{held}",
                     f"Done: the model read {read:,} of {rows:,} tickets")
