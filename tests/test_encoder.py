@@ -93,6 +93,35 @@ def test_a_folder_the_person_picks_is_named_by_its_weights(tmp_path, minilm):
     np.testing.assert_allclose(loaded.embed(TEXTS[:2]), minilm.embed(TEXTS[:2]), atol=1e-6)
 
 
+def twin(tmp_path, name: str, weights: bytes, file: str = "pytorch_model.bin"):
+    """A folder called `enc` (under tmp_path/name) with MiniLM's configuration and tokenizer and these weights."""
+    folder = tmp_path / name / "enc"
+    folder.mkdir(parents=True)
+    for path in encoder_module.bundled_folder().iterdir():
+        if path.is_file() and path.name != "model.safetensors":
+            os.symlink(path, folder / path.name)
+    (folder / file).write_bytes(weights)
+    return folder
+
+
+def test_two_folders_of_one_name_share_vectors_only_with_the_same_bytes(tmp_path):
+    # a hunt's finding: a pytorch_model.bin was not hashed, so every folder called `enc` shared one identity
+    a, b, again = (twin(tmp_path, name, weights) for name, weights in (("a", b"A"), ("b", b"B"), ("c", b"A")))
+    assert encoder_module.identity_of(a, {}) == encoder_module.identity_of(again, {})
+    assert encoder_module.identity_of(a, {}) != encoder_module.identity_of(b, {})
+    (tmp_path / "d").mkdir()
+    other_tokenizer = copy_with(tmp_path / "d", "tokenizer.json", b"{}")
+    assert encoder_module.identity_of(other_tokenizer, {})[0] == "d"     # MiniLM's weights, not its tokenizer
+
+
+@pytest.mark.parametrize("file", ["pytorch_model.bin", "model.safetensors"])
+def test_weights_transformers_cannot_read_are_refused_in_one_line(tmp_path, file):
+    folder = twin(tmp_path, "x", b"garbage" * 200, file)
+    with pytest.raises(EncoderRefused, match="not a sentence encoder transformers can load") as refused:
+        SentenceEncoder.load(folder)
+    assert "\n" not in str(refused.value)
+
+
 def test_a_missing_bundle_says_how_to_install_it(monkeypatch):
     monkeypatch.setattr(encoder_module.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(EncoderRefused, match="packaging/encoder.txt"):

