@@ -47,7 +47,7 @@ def classify(capsys, tmp_path, path, out: str, *more):
 
 
 def probabilities(rows) -> np.ndarray:
-    return np.array([[float(r[f"p_{n}"]) for n in NAMES] for r in rows])
+    return np.array([[float(r[f"p_{n}"] or "nan") for n in NAMES] for r in rows])     # a blank ticket's: none
 
 
 def lm_scores(capsys, tmp_path, path) -> np.ndarray:
@@ -117,8 +117,9 @@ def test_labels_first_sends_nothing_the_weighing_leaves_out_and_answers_as_the_r
     np.testing.assert_allclose(probabilities(out), probabilities(full), atol=1e-6)
     unsure = len(unsure_rows(first, sure))
     assert unsure and any(f"the {unsure} under {100 * sure:g}% sure are not sent" in line for line in err)
-    assert f"{N} tickets, labels first: {TAUGHT} read by the language model ({TAUGHT} labelled, 0 unsure), " \
-           f"{N - TAUGHT} not -> {tmp_path / 'first.csv'}" in err
+    assert f"{N} tickets, labels first: {TAUGHT} read by the language model ({TAUGHT} labelled, 0 unsure, {unsure} " \
+           f"unsure not sent: the model's scores count for nothing on your labels), {N - TAUGHT} not -> " \
+           f"{tmp_path / 'first.csv'}" in err
 
 
 def test_labels_first_and_none_of_these_need_the_persons_labels(tmp_path, capsys, tiny_model, taught_file):
@@ -134,7 +135,8 @@ def test_none_of_these_labels_the_unsure_and_leaves_them_out_of_the_updates(tmp_
     path, texts, labels = taught_file
     # tickets that name no label (filler words only), unlabelled, after the file's own
     off_topic = ["please help today thanks", "hello again team", "urgent thanks again hello"]
-    texts = texts + off_topic
+    blank = ["", "   "]      # nothing to read: never "none of these", never a label (a hunt's finding)
+    texts = texts + off_topic + blank
     rows = [[f"T{r}", t, labels.get(r, "")] for r, t in enumerate(texts)]
     path = write_csv(tmp_path / "t.csv", ["id", "text", "queue"], rows)
     lm = lm_scores(capsys, tmp_path, path)
@@ -145,8 +147,13 @@ def test_none_of_these_labels_the_unsure_and_leaves_them_out_of_the_updates(tmp_
     misfit = [r for r in range(TAUGHT, len(texts)) if want.confidence[r] < fitted.threshold]
     assert misfit and [r for r, row in enumerate(out) if row["label"] == NONE_OF_THESE] == misfit
     assert f"none of these: {len(misfit)} tickets; {fitted.line()}" in err
+    assert [(row["label"], row["source"]) for row in out[-2:]] == [("", "model")] * 2
     sent = {row["id"] for row in read_rows(tmp_path / "up.csv")}
-    assert sent == {f"T{r}" for r in range(TAUGHT, len(texts)) if r not in misfit}   # the person's own: the file's already
+    assert sent == {f"T{r}" for r in range(TAUGHT, len(texts) - 2) if r not in misfit}  # the person's: the file's already
+    first, err = classify(capsys, tmp_path, path, "first.csv", "--person-labels", "queue", "--none-of-these",
+                          "--labels-first")
+    assert [(row["label"], row["source"]) for row in first[-2:]] == [("", "model")] * 2
+    assert f"none of these: {len(misfit)} tickets; {fitted.line()}" in err
 
 
 def test_an_encoder_folder_that_cannot_load_is_one_line_and_a_missing_bundle_falls_back(tmp_path, capsys,

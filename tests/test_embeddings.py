@@ -48,6 +48,24 @@ def test_a_ticket_is_embedded_once_across_runs_and_restarts(tmp_path, minilm):
     np.testing.assert_allclose(first, minilm.embed(TEXTS), atol=2e-3)
 
 
+def test_a_ticket_with_nothing_to_read_gets_no_vector_and_learning_leaves_it_unanswered(tmp_path, minilm):
+    # a hunt's finding: a blank ticket was embedded like any text, and learning labelled it
+    from triage_app.learn import MODEL, PERSON, TicketFeatures, learn
+
+    counting = Counting(minilm)
+    texts = ["", *TEXTS, "   "]
+    with EmbeddingCache(tmp_path / "results.sqlite3") as cache:
+        vectors = embedded(texts, counting, cache)
+        assert cache.count(minilm.identity) == 3 and "" not in counting.asked
+    assert not vectors[[0, -1]].any() and vectors[1:-1].any(axis=1).all()
+    features = TicketFeatures(texts, vectors)
+    assert features.blank.tolist() == [True, False, False, False, False, True]
+    learned = learn(features, np.full((6, 2), np.nan), {1: "card", 2: "account", 0: "card"}, ["card", "account"])
+    assert np.isnan(learned.scores[-1]).all() and learned.labels[-1] < 0 and learned.sources[-1] == MODEL
+    assert learned.label_names()[0] == "card" and learned.sources[0] == PERSON     # a person's label stays theirs
+    assert np.isfinite(learned.scores[3:5]).all()
+
+
 def test_vectors_are_kept_as_float16_keyed_by_text_and_encoder(tmp_path, minilm):
     path = tmp_path / "results.sqlite3"
     with EmbeddingCache(path) as cache:

@@ -15,6 +15,7 @@ from test_ui_embedding import Handed, embedded
 from ui_helpers import make_window, run_and_wait, save_shot, settings_file, with_model  # noqa: F401
 
 from triage_app.cli import learning as cli_learning
+from triage_app.engine.classifier import Prediction
 from triage_app.engine.labels import LabelSet
 from triage_app.learn import NONE_OF_THESE, LabelSimilarity, TicketFeatures
 from triage_app.run.labels_first import labels_first
@@ -26,20 +27,24 @@ PER_QUEUE, TAUGHT = 8, 5
 UNSURE_TOO = 14      # tickets a queue where five labels a queue leave some unsure (and some sure)
 
 
-def opened_and_embedded(qtbot, window, tmp_path, per_queue: int = PER_QUEUE):
-    """The helpdesk sample, per_queue tickets a queue, open and embedded: (texts, embeddings, field, label
-    vectors, gold)."""
+BLANK = ["", "   "]      # tickets with nothing to read
+
+
+def opened_and_embedded(qtbot, window, tmp_path, per_queue: int = PER_QUEUE, blank: list[str] = ()):
+    """The helpdesk sample, per_queue tickets a queue, and these blank tickets after them, open and
+    embedded: (texts, embeddings, field, label vectors, gold)."""
     frame = pd.read_csv(RESOURCES / "helpdesk_tickets.csv").groupby("queue", sort=False).head(per_queue)
     path = tmp_path / "tickets.csv"
     with path.open("w", newline="", encoding="utf-8") as f:      # the queue: the accuracy tab's gold column
-        csv.writer(f).writerows([["text", "queue"], *zip(frame["customer_message"], frame["queue"])])
+        csv.writer(f).writerows([["text", "queue"], *zip(frame["customer_message"], frame["queue"]),
+                                 *([text, ""] for text in blank)])
     window.labels_panel.set_label_set(LabelSet.load(RESOURCES / "helpdesk_labels.json"))
     handed = Handed(window.learning)
     embedded(qtbot, window, lambda: window.open_file(path))
     qtbot.waitUntil(lambda: window.embedding.settled and bool(handed.label_vectors), timeout=120_000)
     texts, vectors = handed.embeddings[-1]
     field, prototypes, *_ = handed.label_vectors[-1]
-    return texts, vectors, field, prototypes, frame["queue"].tolist()
+    return texts, vectors, field, prototypes, frame["queue"].tolist() + [""] * len(blank)
 
 
 def teach(qtbot, window, field: str, gold: list[str]) -> dict[int, str]:
@@ -102,20 +107,26 @@ def test_labels_first_in_the_window_reads_what_run_labels_first_reads_and_answer
 def test_none_of_these_shows_and_exports_where_the_fitted_threshold_rejects_and_a_persons_label_wins(
         qtbot, make_window, tmp_path):
     window = make_window()        # no language model: the labels and the encoder answer alone
-    texts, _, field, _, gold = opened_and_embedded(qtbot, window, tmp_path)
+    texts, _, field, _, gold = opened_and_embedded(qtbot, window, tmp_path, blank=BLANK)
+    blank = list(range(len(texts) - len(BLANK), len(texts)))
     labels = teach(qtbot, window, field, gold)
     answers = window.model.answers_of(field)
     assert answers.misfit_mask().sum() == 0        # not offered: every ticket keeps a label
+    # a hunt's finding: learning labelled the blank tickets, and "none of these" marked them
+    assert [window.model.label_of(r) for r in blank] == [None, None]
     window.learning.offer_none.setChecked(True)
 
-    want = cli_learning.misfits(answers.learned, len(texts), "")      # what classify --none-of-these marks
-    assert want and set(want).isdisjoint(labels)
+    # what classify --none-of-these marks: its run found the blank tickets blank (no scores), the others scored
+    written = [Prediction(r, answers.label_names, None if r in blank else [0.0]) for r in range(len(texts))]
+    want = cli_learning.misfits(answers.learned, written, "")
+    assert want and set(want).isdisjoint(labels) and set(want).isdisjoint(blank)
     assert np.flatnonzero(answers.misfit_mask()).tolist() == want
     assert [window.model.label_of(r) for r in want] == [NONE_OF_THESE] * len(want)
     window.summary.refresh()          # the accuracy tab counts "none of these" as an answer of no label
     assert f"{len(want)} {NONE_OF_THESE}" in window.tickets.counts.text()
     exported = pd.read_csv(window.export_to(tmp_path / "out.csv"))
     assert [r for r, label in enumerate(exported["label"]) if label == NONE_OF_THESE] == want
+    assert exported["label"][blank].isna().all() and [window.model.label_of(r) for r in blank] == [None, None]
     window.view.scrollTo(window.proxy.mapFromSource(window.model.index(want[0], 0)))
     qtbot.wait(200)             # the new lines laid out before the picture
     save_shot(window, "window-none-of-these.png", tmp_path)

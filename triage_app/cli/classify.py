@@ -117,9 +117,9 @@ def labels_first_run(args, store, table, texts, axes, classifiers, settings, cle
         found = learning.labels_first_answers(axis, classifier, features, similarity[axis.name], labels, texts,
                                               cleaning, args.labels_first, run_some)
         print(found.learned.status(), file=sys.stderr)
-        misfit = learning.misfits(found.learned, len(texts), "" if axes.is_plain else f"{axis.name}: ") \
+        misfit = learning.misfits(found.learned, found.predictions, "" if axes.is_plain else f"{axis.name}: ") \
             if args.none_of_these else []
-        sources = found.learned.sources.tolist()
+        sources = answered_sources(found.predictions, found.learned, labels)
         out.answers.append(AxisAnswers(axis, found.predictions, labels, sources, review[axis.name],
                                        files_own(taught[axis.name], window, stored)))
         out.misfits.append(misfit)
@@ -200,7 +200,7 @@ def axis_answers(axis, features, predictions, window: dict[int, str], taught: di
         return AxisAnswers(axis, predictions, window, None, review_below, own), []
     labels = {**taught, **window}  # a label set in the window is the person's latest word
     predictions, sources, learned = learned_axis(features, predictions, axis.names, labels, settle, similarity)
-    misfit = learning.misfits(learned, len(predictions), axis_prefix) if none_of_these else []
+    misfit = learning.misfits(learned, predictions, axis_prefix) if none_of_these else []
     return AxisAnswers(axis, predictions, labels, sources, review_below, own), misfit
 
 
@@ -366,21 +366,23 @@ def learned_axis(features, predictions: list, names: list[str], taught: dict[int
     """
     from dataclasses import replace
 
-    from triage_app.learn import MODEL
     from triage_app.run.taught import settled
 
     predictions, learned = settled(features, predictions, names, taught, settle, _say, similarity)
     print(learned.status(), file=sys.stderr)
+    out = [replace(p, scores=learned.scores[p.index].tolist()) if p.scores else p for p in predictions]
+    return out, answered_sources(out, learned, taught), learned
+
+
+def answered_sources(predictions: list, learned, taught: dict[int, str]) -> list:
+    """Each row's source: learned's, but the model's for a blank ticket nobody labelled (it has no answer)."""
+    from triage_app.learn import MODEL
+
     sources = learned.sources.copy()
-    out = []
     for p in predictions:
-        if p.scores:
-            out.append(replace(p, scores=learned.scores[p.index].tolist()))
-        else:
-            out.append(p)
-            if p.index not in taught:
-                sources[p.index] = MODEL
-    return out, sources.tolist(), learned
+        if not p.scores and p.index not in taught:
+            sources[p.index] = MODEL
+    return sources.tolist()
 
 
 def _say(line: str) -> None:

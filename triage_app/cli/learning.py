@@ -93,9 +93,10 @@ def labels_first_summary(found: list, axes, rows: int, output: str, stats_json: 
         options.write_json(stats_json, {"rows": rows, READ_COLUMN: read, "unsure": unsure, "unsure_not_sent": not_sent})
 
 
-def misfits(learned, rows: int, axis_prefix: str) -> list[int]:
-    """--none-of-these: the rows (not the person's) whose combined answer is under the threshold fitted on
-    the cross-validated answers (learn/none_of_these.py), said in one line."""
+def misfits(learned, predictions: list, axis_prefix: str) -> list[int]:
+    """--none-of-these: the rows (not the person's, not a blank ticket's: predictions, the answers written)
+    whose combined answer is under the threshold fitted on the cross-validated answers
+    (learn/none_of_these.py), said in one line."""
     from triage_app.learn import PERSON
     from triage_app.learn.none_of_these import fit_none_of_these
 
@@ -103,7 +104,9 @@ def misfits(learned, rows: int, axis_prefix: str) -> list[int]:
     if fitted is None:
         _say(f"{axis_prefix}none of these: too few labels to cross-validate a threshold; every ticket keeps its label")
         return []
-    found = np.flatnonzero(fitted.fits_none(learned.confidence[:rows]) & (learned.sources[:rows] != PERSON))
+    rows = len(predictions)
+    answered = np.array([bool(p.scores) for p in predictions], dtype=bool)
+    found = np.flatnonzero(fitted.fits_none(learned.confidence[:rows]) & (learned.sources[:rows] != PERSON) & answered)
     _say(f"{axis_prefix}none of these: {len(found)} tickets; {fitted.line()}")
     return found.tolist()
 

@@ -87,9 +87,12 @@ def embedded(texts: Sequence[str], encoder: SentenceEncoder, cache: EmbeddingCac
              progress: Callable[[int, int], None] | None = None, stop: Callable[[], bool] | None = None) -> np.ndarray:
     """float32 [N, dimensions] for the (cleaned) texts: stored vectors read back, the others embedded
     once per distinct text and saved batch by batch, so a stop (EmbeddingCancelled) keeps every
-    finished batch. progress(done, total) counts distinct texts, the stored ones first."""
+    finished batch. progress(done, total) counts distinct texts, the stored ones first. A text with
+    nothing to read gets no vector, a row of zeros: its ticket stays unanswered (learn.TicketFeatures.blank)."""
     hashes = [text_hash(text) for text in texts]
-    stored = cache.lookup(encoder.identity, hashes)
+    blank = {h for h, text in zip(hashes, texts) if not text.strip()}
+    stored = cache.lookup(encoder.identity, [h for h in hashes if h not in blank])
+    stored.update(dict.fromkeys(blank, np.zeros(encoder.dimensions, dtype=np.float32)))
     missing = list(dict.fromkeys(h for h in hashes if h not in stored))
     text_of = dict(zip(hashes, texts))
     total, done = len(stored) + len(missing), len(stored)

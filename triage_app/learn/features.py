@@ -41,12 +41,17 @@ REGION_SAMPLE = 10_000      # tickets the regions of the embedding space are fit
 
 
 class TicketFeatures:
+    """blank: [N] the tickets with nothing to read, which learning never answers."""
+
     def __init__(self, texts: list[str], embeddings: np.ndarray | None = None):
         self._regions: dict[int, np.ndarray] = {}
         self._near: tuple[np.ndarray | None] | None = None
         if embeddings is not None:
             self.matrix = _embedding_matrix(texts, embeddings)                           # [N, D]
+            # files.embeddings.embedded gives a text with nothing to read no vector (a row of zeros)
+            self.blank = ~self.matrix.any(axis=1)
             return
+        self.blank = np.array([not str(t).strip() for t in texts], dtype=bool)          # [N] nothing to read
         slices, width = _counts([str(t) for t in texts])                            # [S, every term] each
         # min_df=2: a word or bigram in one ticket alone can tell nothing about any other ticket,
         # and dropping them cuts the regression's columns (and its cost) by more than half
