@@ -206,3 +206,14 @@ def test_eval_judges_each_axis_against_its_own_gold_column(tmp_path, capsys, tin
     assert "axis queue, gold column queue:" in out and "axis priority, gold column prio:" in out
     code, _, err = run_main(capsys, "eval", path, "--labels-file", axes_file)   # no column named priority
     assert code == 2 and "no column of right answers for axis priority" in err[-1]
+
+
+def test_labels_first_with_two_axes_says_which_axis_each_line_is_about(tmp_path, capsys, tiny_model, axes_file):
+    # a hunt's finding: "labels first: ..." and "learned from ..." did not name their axis
+    rows = [{"ticket_id": str(9000 + r), "text": t, "queue_known": ("billing", "technical", "account")[r % 3],
+             "priority_known": PRIORITY.names[r % 2]} for r, t in enumerate(TEXTS)]
+    tickets = write_rows(tmp_path / "tickets.csv", rows)
+    _, err = classify(capsys, tmp_path, tickets, "--labels-file", axes_file, "--labels-first",
+                      "--person-labels", "queue=queue_known,priority=priority_known")
+    said = [line for line in err if line.split(": ", 1)[-1].startswith(("labels first", "learned from"))]
+    assert len(said) == 4 and all(line.startswith(("queue: ", "priority: ")) for line in said)

@@ -114,11 +114,11 @@ def labels_first_run(args, store, table, texts, axes, classifiers, settings, cle
         labels = {**taught[axis.name], **window}
         run_some = lambda names, cs, some, exact: classified(  # noqa: E731
             names, cs, store, some, settings, args, cleaning, exact=exact)
+        prefix = "" if axes.is_plain else f"{axis.name}: "
         found = learning.labels_first_answers(axis, classifier, features, similarity[axis.name], labels, texts,
-                                              cleaning, args.labels_first, run_some)
-        print(found.learned.status(), file=sys.stderr)
-        misfit = learning.misfits(found.learned, found.predictions, "" if axes.is_plain else f"{axis.name}: ") \
-            if args.none_of_these else []
+                                              cleaning, args.labels_first, run_some, prefix)
+        print(prefix + found.learned.status(), file=sys.stderr)
+        misfit = learning.misfits(found.learned, found.predictions, prefix) if args.none_of_these else []
         sources = answered_sources(found.predictions, found.learned, labels)
         out.answers.append(AxisAnswers(axis, found.predictions, labels, sources, review[axis.name],
                                        files_own(taught[axis.name], window, stored)))
@@ -199,7 +199,8 @@ def axis_answers(axis, features, predictions, window: dict[int, str], taught: di
     if taught is None:
         return AxisAnswers(axis, predictions, window, None, review_below, own), []
     labels = {**taught, **window}  # a label set in the window is the person's latest word
-    predictions, sources, learned = learned_axis(features, predictions, axis.names, labels, settle, similarity)
+    predictions, sources, learned = learned_axis(features, predictions, axis.names, labels, settle, similarity,
+                                                 axis_prefix)
     misfit = learning.misfits(learned, predictions, axis_prefix) if none_of_these else []
     return AxisAnswers(axis, predictions, labels, sources, review_below, own), misfit
 
@@ -358,7 +359,7 @@ def learned_answers(features, predictions: list, names: list[str], taught: dict[
 
 
 def learned_axis(features, predictions: list, names: list[str], taught: dict[int, str], settle=None,
-                 similarity=None) -> tuple[list, list, object]:
+                 similarity=None, axis_prefix: str = "") -> tuple[list, list, object]:
     """The run's predictions after learning from the person's labels, each row's source, and the Learned; where
     a checked low precision's scores could decide a learned answer, those rows settled in float32 first.
 
@@ -368,8 +369,9 @@ def learned_axis(features, predictions: list, names: list[str], taught: dict[int
 
     from triage_app.run.taught import settled
 
-    predictions, learned = settled(features, predictions, names, taught, settle, _say, similarity)
-    print(learned.status(), file=sys.stderr)
+    predictions, learned = settled(features, predictions, names, taught, settle, lambda line: _say(axis_prefix + line),
+                                   similarity)
+    print(axis_prefix + learned.status(), file=sys.stderr)
     out = [replace(p, scores=learned.scores[p.index].tolist()) if p.scores else p for p in predictions]
     return out, answered_sources(out, learned, taught), learned
 

@@ -40,9 +40,10 @@ def learning_parts(encoder, store_path, texts: list[str], cleaning, axes, taught
 
 
 def labels_first_answers(axis, classifier, features, similarity, labels: dict[int, str], texts: list[str], cleaning,
-                         threshold: float, classified):
+                         threshold: float, classified, axis_prefix: str = ""):
     """One axis answered labels first (run/labels_first.py); classified(names, classifiers, texts, exact) runs
-    the language model over some texts as classify runs it (a progress bar, the store)."""
+    the language model over some texts as classify runs it (a progress bar, the store). Its lines start with
+    axis_prefix (the field's name, with several)."""
     from dataclasses import replace
 
     from triage_app.files.clean import model_texts
@@ -55,7 +56,7 @@ def labels_first_answers(axis, classifier, features, similarity, labels: dict[in
 
     blank = [row for row, text in enumerate(model_texts(texts, cleaning)) if not text.strip()]
     return labels_first(features, axis.names, labels, score, similarity, threshold, blank,
-                        settle=lambda rows: score(rows, exact=True), log=_say)
+                        settle=lambda rows: score(rows, exact=True), log=lambda line: _say(axis_prefix + line))
 
 
 def check_learning_flags(args, axes, taught: dict) -> None:
