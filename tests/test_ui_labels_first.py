@@ -114,6 +114,8 @@ def test_none_of_these_shows_and_exports_where_the_fitted_threshold_rejects_and_
     assert answers.misfit_mask().sum() == 0        # not offered: every ticket keeps a label
     # a hunt's finding: learning labelled the blank tickets, and "none of these" marked them
     assert [window.model.label_of(r) for r in blank] == [None, None]
+    # the two blank tickets are one blank text, neither embedded nor said as kept from an earlier run
+    assert window.model_panel.embedding.format() == f"All {len(texts) - 2:,} tickets embedded"
     window.learning.offer_none.setChecked(True)
 
     # what classify --none-of-these marks: its run found the blank tickets blank (no scores), the others scored

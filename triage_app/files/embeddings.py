@@ -92,8 +92,7 @@ def embedded(texts: Sequence[str], encoder: SentenceEncoder, cache: EmbeddingCac
     hashes = [text_hash(text) for text in texts]
     blank = {h for h, text in zip(hashes, texts) if not text.strip()}
     stored = cache.lookup(encoder.identity, [h for h in hashes if h not in blank])
-    stored.update(dict.fromkeys(blank, np.zeros(encoder.dimensions, dtype=np.float32)))
-    missing = list(dict.fromkeys(h for h in hashes if h not in stored))
+    missing = list(dict.fromkeys(h for h in hashes if h not in stored and h not in blank))
     text_of = dict(zip(hashes, texts))
     total, done = len(stored) + len(missing), len(stored)
     if progress is not None and stored:
@@ -109,5 +108,6 @@ def embedded(texts: Sequence[str], encoder: SentenceEncoder, cache: EmbeddingCac
             raise EmbeddingCancelled(f"embedding stopped after {done} of {total} texts")
     vectors = np.zeros((len(texts), encoder.dimensions), dtype=np.float32)
     for k, key in enumerate(hashes):
-        vectors[k] = stored[key]
+        if key not in blank:
+            vectors[k] = stored[key]
     return vectors

@@ -102,7 +102,7 @@ class TicketEmbedding:
         text_of: dict[str, str] = {}
         for start in range(0, len(clean), CLEAN_ROWS):
             text_of.update(zip(self._hashes[start:start + CLEAN_ROWS], clean[start:start + CLEAN_ROWS]))
-        keys = list(text_of)
+        keys = [key for key, text in text_of.items() if text.strip()]    # a blank text gets no vector: zeros
         lengths = np.fromiter((len(text_of[key]) for key in keys), dtype=np.int64, count=len(keys))
         # shortest first over the whole file, so each chunk's batches pad little
         order = [keys[k] for k in np.argsort(lengths, kind="stable")]
@@ -137,7 +137,8 @@ class TicketEmbedding:
 
     def vectors(self) -> np.ndarray:
         """[N, D] float32 in row order, copied a step at a time (np.stack of every row is one call holding the GIL)."""
-        rows = [self._vectors[key] for key in self._hashes]
+        none = np.zeros(self._dimensions, dtype=np.float32)     # a blank ticket's (files.embeddings.embedded)
+        rows = [self._vectors.get(key, none) for key in self._hashes]
         out = np.empty((len(rows), self._dimensions), dtype=np.float32)
         for start in range(0, len(rows), CLEAN_ROWS):
             out[start:start + CLEAN_ROWS] = rows[start:start + CLEAN_ROWS]
