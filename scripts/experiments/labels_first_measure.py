@@ -19,24 +19,33 @@ import csv
 import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "banking77_train.csv"
 PER_INTENT, ROWS, SAMPLE = 5, 10_000, 300
 
 
-def build(folder: Path) -> None:
+def taught_rows(name: Callable[[str], str | None]) -> list[dict]:
+    """The shuffled file's first ROWS messages whose intent `name` names (None: left out), under that name,
+    the first PER_INTENT of each name labelled in a `known` column."""
     rng = random.Random(0)
     rows = list(csv.DictReader(DATA.open(encoding="utf-8")))
     rng.shuffle(rows)
     seen: dict[str, int] = {}
     out = []
     for r in rows[:ROWS]:
-        intent = r["category"].replace("_", " ")
-        seen[intent] = seen.get(intent, 0) + 1
-        out.append({"text": r["text"], "category": intent, "known": intent if seen[intent] <= PER_INTENT else ""})
+        named = name(r["category"])
+        if named is not None:
+            seen[named] = seen.get(named, 0) + 1
+            out.append({"text": r["text"], "category": named, "known": named if seen[named] <= PER_INTENT else ""})
+    return out
+
+
+def build(folder: Path) -> None:
+    out = taught_rows(lambda intent: intent.replace("_", " "))
     write(folder / "banking10k.csv", out)
-    names = [c.replace("_", " ") for c in sorted({r["category"] for r in rows})]
+    names = sorted({r["category"] for r in out})
     (folder / "banking77.json").write_text(json.dumps({"labels": [{"name": n} for n in names]}))
 
 
@@ -50,17 +59,7 @@ BANKING10 = {"card_arrival": "card delivery", "lost_or_stolen_card": "lost or st
 
 def build10(folder: Path) -> None:
     """The same shuffled file's messages of the 10 intents (every one of them), 5 labels per intent."""
-    rng = random.Random(0)
-    rows = list(csv.DictReader(DATA.open(encoding="utf-8")))
-    rng.shuffle(rows)
-    seen: dict[str, int] = {}
-    out = []
-    for r in rows[:ROWS]:
-        if r["category"] in BANKING10:
-            intent = BANKING10[r["category"]]
-            seen[intent] = seen.get(intent, 0) + 1
-            out.append({"text": r["text"], "category": intent, "known": intent if seen[intent] <= PER_INTENT else ""})
-    write(folder / "banking10.csv", out)
+    write(folder / "banking10.csv", taught_rows(BANKING10.get))
     (folder / "banking10.json").write_text(json.dumps({"labels": [{"name": n} for n in BANKING10.values()]}))
 
 
@@ -94,16 +93,7 @@ def build8(folder: Path) -> None:
     """The whole 10,000-message file in 8 queues (QUEUES), 5 labels per queue: issue 34's "10,000-ticket file
     taught with 5 labels per queue", on people's messages."""
     queue_of = {intent: queue for queue, intents in QUEUES.items() for intent in intents.split()}
-    rng = random.Random(0)
-    rows = list(csv.DictReader(DATA.open(encoding="utf-8")))
-    rng.shuffle(rows)
-    seen: dict[str, int] = {}
-    out = []
-    for r in rows[:ROWS]:
-        queue = queue_of[r["category"]]
-        seen[queue] = seen.get(queue, 0) + 1
-        out.append({"text": r["text"], "category": queue, "known": queue if seen[queue] <= PER_INTENT else ""})
-    write(folder / "banking_queues.csv", out)
+    write(folder / "banking_queues.csv", taught_rows(queue_of.__getitem__))
     (folder / "queues.json").write_text(json.dumps({"labels": [{"name": n} for n in QUEUES]}))
 
 
