@@ -56,3 +56,16 @@ def test_kinds_nobody_has_labelled_come_before_well_taught_ones():
     learned = learn(features, z, taught, NAMES)
     queue = next_to_label(learned, features, n=3)
     assert sorted(kind[queue].tolist()) == [3, 4, 5]
+
+
+def test_before_any_answer_the_queue_offers_unanswered_tickets_spread_over_the_space_never_a_blank_one():
+    # a hunt's finding: before a run, with labels that answered nothing, Next to label emptied the table
+    vectors, _, _ = kinds_of_tickets(120, kinds=6, seed=4)
+    vectors[0] = 0.0                                   # a blank ticket: no vector (files.embeddings.embedded)
+    features = TicketFeatures([""] * 120, embeddings=vectors)
+    learned = learn(features, np.full((120, len(NAMES)), np.nan), {1: NAMES[0]}, NAMES)
+    assert (learned.labels[2:] < 0).all()              # one label taught: nothing answered
+    queue = next_to_label(learned, features, n=6)
+    assert len(queue) == 6 and 0 not in queue and 1 not in queue
+    region = features.regions(12)                      # the queue's regions for n = 6
+    assert len(set(region[queue].tolist())) == 6 and region[1] not in region[queue]   # spread, the taught last

@@ -153,15 +153,21 @@ def test_cancel_stops_embedding_between_batches_and_what_was_stored_is_not_embed
     with qtbot.waitSignal(progress.received, timeout=180_000, check_params_cb=lambda p: p.done >= 16):
         open_file(qtbot, window, path)
     assert window.actions.cancel.isEnabled()                    # Esc stops it: no run to stop
+    names = window.label_set.names
+    for row in (0, 1):                                          # labels on two labels: labels first waits
+        window.model.set_person_label(row, names[row])
     stopped = Relay(window.engine.embedder.stopped)
     with qtbot.waitSignal(stopped.received, timeout=30_000):
         window.cancel()
     assert not window.embedding.busy and not window.actions.cancel.isEnabled()
+    # a hunt's finding: labels first's line went on "waiting for every ticket to be embedded"
+    assert "the embedding was stopped (Cancel): Run" in window.run_panel.method_note.text()
     with EmbeddingCache(tmp_path / "results.sqlite3") as cache:
         kept = cache.count(identity())
     assert 16 <= kept < 64 - 8
     found = embedded(qtbot, window, window.embedding.resume)
     assert found.fresh == found.total - kept
+    qtbot.waitUntil(lambda: "stopped" not in window.run_panel.method_note.text(), timeout=30_000)
 
 
 def test_label_sets_are_embedded_for_learning_and_again_after_an_edit(qtbot, make_window, tmp_path):

@@ -10,6 +10,9 @@ Given sentence embeddings, the space itself is cut into regions (k-means over ev
 file, fitted once and kept by TicketFeatures) and the queue takes the least certain ticket of each
 region, regions the person's labels cover least first: near-duplicates share a region, so they are
 not offered together, and a kind of ticket nobody has labelled yet comes before a well-taught one.
+
+Before the model has run, the person's first labels may answer few tickets or none: the queue then goes on
+with tickets not answered yet, spread over the regions the same way (a blank ticket is never offered).
 """
 
 from __future__ import annotations
@@ -28,6 +31,22 @@ def next_to_label(learned: Learned, features: TicketFeatures, n: int = 20, pool:
     pool: how many of the least certain tickets are considered (default 10 n); redundancy: how
     much likeness to a queued ticket (cosine, 0 to 1) counts against certainty's gap (0 to 1).
     """
+    queue = _answered(learned, features, n, pool, redundancy)
+    if len(queue) < n:      # too few answers yet (no run, and labels that answer little): the unanswered next
+        queue += _unanswered(learned, features, n - len(queue))
+    return queue
+
+
+def _unanswered(learned: Learned, features: TicketFeatures, n: int) -> list[int]:
+    """Up to n tickets with no answer yet and something to read, spread over the space where it has regions
+    (the regions the person's labels cover least first), else in row order."""
+    rows = np.flatnonzero((learned.sources != PERSON) & (learned.labels < 0) & ~features.blank)
+    if features.are_embeddings and len(rows):
+        return spread_over_regions(learned, features, rows, n)
+    return rows[:n].tolist()
+
+
+def _answered(learned: Learned, features: TicketFeatures, n: int, pool: int | None, redundancy: float) -> list[int]:
     open_rows = np.flatnonzero((learned.sources != PERSON) & (learned.labels >= 0))
     margin = learned.margin
     if features.are_embeddings:

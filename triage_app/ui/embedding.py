@@ -18,6 +18,7 @@ from triage_app.learn.language import MULTILINGUAL, mostly_not_english
 
 class Embedding(QObject):
     handed = Signal()       # learning has the open file's vectors
+    halted = Signal()       # the file's embedding stopped (Cancel) or failed before every ticket had its vector
 
     def __init__(self, window):
         """window: the MainWindow, whose texts, fields, learning and model panel this follows."""
@@ -31,6 +32,7 @@ class Embedding(QObject):
         self._asked: dict[str, list[str]] = {}  # field -> the label names its latest vectors were asked for
         self._pending = 0           # label-vector requests not answered yet
         self.refused = False        # no encoder: learning uses words, and Run does not ask again
+        self.halt = ""              # why the open file's embedding is not going on ("" while it is, or done)
         e, panel = self.embedder, window.model_panel
         # bound methods of objects on the UI thread: they run there, never on the engine's
         e.encoder_loaded.connect(panel.show_encoder)
@@ -44,7 +46,7 @@ class Embedding(QObject):
 
     def file_opened(self, texts: list[str]) -> None:
         """A new file or text column: its tickets are embedded (what the results database holds is read)."""
-        self._texts, self.complete, self._asked, self._pending = list(texts), False, {}, 0
+        self._texts, self.complete, self._asked, self._pending, self.halt = list(texts), False, {}, 0, ""
         english = not texts or not mostly_not_english(texts)
         self.window.model_panel.suggest_encoder("" if english else (
             f"These tickets are mostly not in English: a multilingual encoder ({MULTILINGUAL}) would read "
@@ -83,7 +85,7 @@ class Embedding(QObject):
 
     def _start(self) -> None:
         self.request = self.embedder.embed(self._texts, self.window.remembered.cleaning)
-        self.busy = True
+        self.busy, self.halt = True, ""
         self.window.update_actions()      # Cancel stops it
 
     def _progress(self, progress) -> None:
@@ -104,17 +106,19 @@ class Embedding(QObject):
 
     def _stopped(self, request: int) -> None:
         if request == self.request:
-            self.busy = False
+            self.busy, self.halt = False, "was stopped (Cancel)"
             self.window.model_panel.show_embedded("Embedding stopped: Run goes on with it",
                                                   "Until every ticket is embedded, learning uses words (TF-IDF)")
             self.window.update_actions()
+            self.halted.emit()
 
     def _failed(self, request: int, message: str) -> None:
         if request == self.request:
-            self.busy = False
+            self.busy, self.halt = False, f"failed ({message})"
             self.window.model_panel.show_embedded("Embedding failed: learning uses words", message)
             self.window.show_error(f"The tickets could not be embedded ({message}): learning uses words (TF-IDF) instead.")
             self.window.update_actions()
+            self.halted.emit()
 
     def _encoder_failed(self, message: str) -> None:
         self.busy, self.refused = False, True

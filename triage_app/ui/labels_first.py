@@ -25,8 +25,8 @@ class LabelsFirst(QObject):
         self.worker.moveToThread(window.engine.thread)
         self.worker.said.connect(self._said)
         self.worker.answered.connect(self._answered)
-        for change in (window.learning.changed, window.embedding.handed, window.tickets.axis_changed,
-                       window.file_loaded, window.labelling.changed):
+        for change in (window.learning.changed, window.embedding.handed, window.embedding.halted,
+                       window.tickets.axis_changed, window.file_loaded, window.labelling.changed):
             change.connect(self.refresh)
         self.refresh()
 
@@ -42,6 +42,9 @@ class LabelsFirst(QObject):
                     f"at least ({len(labelled)} so far).")
         if win.embedding.refused:
             return "it reads the sentence encoder's embeddings, and the encoder did not load."
+        if win.embedding.halt and not win.embedding.complete:
+            return (f"every ticket must be embedded first, and the embedding {win.embedding.halt}: Run (the model "
+                    "reading every ticket) goes on with it, and so does opening the file again.")
         if not win.embedding.complete or win.learning.lives.get(axis) is None \
                 or win.learning.lives[axis].encoded() is None:
             return "waiting for every ticket to be embedded (the model panel shows how far)."
