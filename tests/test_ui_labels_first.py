@@ -103,6 +103,11 @@ def test_labels_first_in_the_window_reads_what_run_labels_first_reads_and_answer
     qtbot.wait(200)
     save_shot(window, "window-labels-first.png", tmp_path)
 
+    # a hunt's finding: an edit of the field's labels drops what the model read, and the line about it stayed
+    window.labels_panel.labels.item(0, 0).setText(names[0] + " (renamed)")
+    qtbot.waitUntil(lambda: answers.read_by_model() is None and "read" not in window.run_panel.method_note.text(),
+                    timeout=60_000)
+
 
 def test_none_of_these_shows_and_exports_where_the_fitted_threshold_rejects_and_a_persons_label_wins(
         qtbot, make_window, tmp_path):

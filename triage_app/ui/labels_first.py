@@ -23,6 +23,7 @@ class LabelsFirst(QObject):
         self.window = window
         self.worker = LabelsFirstWorker(window.worker)     # on the engine's thread: its model, one request at a time
         self.worker.moveToThread(window.engine.thread)
+        self.answered_field = None      # the field the run panel's line about a labels-first run is about
         self.worker.said.connect(self._said)
         self.worker.answered.connect(self._answered)
         for change in (window.learning.changed, window.embedding.handed, window.embedding.halted,
@@ -51,8 +52,16 @@ class LabelsFirst(QObject):
         return ""
 
     def refresh(self, *_) -> None:
-        if not self.window.running:
-            self.window.run_panel.offer_labels_first(self.why_not())
+        win = self.window
+        if win.running:
+            return
+        field = self.answered_field
+        if field is not None and (not win.model.decisions.has(field)
+                                  or win.model.answers_of(field).read_by_model() is None):
+            # an edit of its labels dropped what the model read: the line about it would point at nothing
+            self.answered_field = None
+            win.run_panel.forget_labels_first()
+        win.run_panel.offer_labels_first(self.why_not())
 
     def start(self, limit: int | None):
         """A labels-first run of the current field (ui/running.py asks); returns (run id, field), or None
@@ -89,6 +98,7 @@ class LabelsFirst(QObject):
             return
         found = done.found
         win.model.apply_learned(found.learned, done.field)
+        self.answered_field = done.field
         read, rows = int(found.read.sum()), len(found.read)
         sent = (f"{read - found.unsure:,} you labelled, {found.unsure:,} your labels were under {100 * SURE:g}% sure "
                 "of" if not found.not_sent else f"the {read:,} you labelled")

@@ -130,6 +130,12 @@ class RunPanel(QGroupBox):
         self.method_note.show()
         self._why_not_shown = False
 
+    def forget_labels_first(self) -> None:
+        """What a labels-first run read is gone (its field's labels were edited): its line goes too."""
+        if not self._why_not_shown:
+            self.method_note.setText("")
+            self.method_note.hide()
+
     def start(self, rows_total: int) -> None:
         self.verify_result.hide()
         self._points.clear()
