@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from PySide6.QtCore import Qt
+from test_ui_axes import select
 from test_ui_embedding import Handed, embedded
 from ui_helpers import make_window, run_and_wait, save_shot, settings_file, with_model  # noqa: F401
 
@@ -129,6 +131,12 @@ def test_none_of_these_shows_and_exports_where_the_fitted_threshold_rejects_and_
     assert want and set(want).isdisjoint(labels) and set(want).isdisjoint(blank)
     assert np.flatnonzero(answers.misfit_mask()).tolist() == want
     assert [window.model.label_of(r) for r in want] == [NONE_OF_THESE] * len(want)
+    # a hunt's finding: Enter on such a row agreed with nothing, said nothing and moved on
+    select(window, want[0], field)
+    qtbot.keyClick(window.view, Qt.Key.Key_Return)
+    assert window.model.label_of(want[0]) == NONE_OF_THESE and want[0] not in answers.person_labels
+    assert window.view.selected_source_rows() == [want[0]]
+    assert "which is no label: press a label's key" in window.statusBar().currentMessage()
     window.summary.refresh()          # the accuracy tab counts "none of these" as an answer of no label
     assert f"{len(want)} {NONE_OF_THESE}" in window.tickets.counts.text()
     exported = pd.read_csv(window.export_to(tmp_path / "out.csv"))

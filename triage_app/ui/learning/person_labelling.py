@@ -45,6 +45,7 @@ class PersonLabelling(QObject):
         self.labels_panel, self.learning = labels_panel, learning
         model.person_label_changed.connect(self._person_label_changed)
         view.selectionModel().selectionChanged.connect(self._selection_changed)
+        view.said.connect(lambda line: self.message.emit(line, 10_000))
         labels_panel.example_requested.connect(self.use_as_example)
         labels_panel.renamed.connect(self.rename)
         labels_panel.rename_problem = self.rename_problem

@@ -10,10 +10,11 @@ selected last (the pane follows the current cell).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QSize, Qt
+from PySide6.QtCore import QItemSelectionModel, QSize, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFrame, QHeaderView, QStyle, QStyledItemDelegate,
                                QStyleOptionHeader, QTableView)
 
+from triage_app.learn.none_of_these import NONE_OF_THESE
 from triage_app.ui.table.cell_roles import PERSON_MARK
 from triage_app.ui.table.model import RESULT_HEADERS
 
@@ -117,6 +118,8 @@ class FrozenColumns(PaintsHoldingTheGil, QTableView):
 
 
 class TicketView(PaintsHoldingTheGil, QTableView):
+    said = Signal(str)      # one line for the status bar: why a key did nothing
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setVerticalHeader(RowNumbers(self))
@@ -230,7 +233,15 @@ class TicketView(PaintsHoldingTheGil, QTableView):
         return self._on_selected(lambda model, row: model.set_person_label(row, label))
 
     def confirm_selected(self) -> int:
-        """The answers shown on the selected rows become the person's labels (agreeing teaches too)."""
+        """The answers shown on the selected rows become the person's labels (agreeing teaches too). One row
+        with no label shown to agree with (no answer yet, or "none of these") keeps the cursor, and says so."""
+        rows, state = self.selected_source_rows(), self.model().sourceModel().state
+        shown = state.predicted_label(rows[0]) if len(rows) == 1 and not state.is_person_label(rows[0]) else ""
+        if shown is None or shown == NONE_OF_THESE:
+            has = "no answer yet" if shown is None else f"“{NONE_OF_THESE}”, which is no label"
+            self.said.emit(f"Enter agrees with the label shown, and this ticket has {has}: press a label's key "
+                           "(1–9) to label it.")
+            return 0
         return self._on_selected(lambda model, row: model.confirm(row))
 
     def _on_selected(self, change) -> int:
