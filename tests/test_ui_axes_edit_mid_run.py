@@ -139,3 +139,28 @@ def test_an_edit_of_a_field_the_run_does_not_classify_waits_for_run_under_direct
     qtbot.wait(200)
     assert ended == ["done"] and not window.running
     assert "Labels changed: Run again to label the tickets with them." in said
+
+
+def test_the_field_running_removed_and_another_added_the_end_counts_the_field_that_ran(
+        qtbot, two_fields, monkeypatch):
+    """A hunt's finding: the end counted the field added meanwhile (current, never run): "Done: 0 rows"."""
+    from triage_app.engine.labels import LabelSet
+
+    window = two_fields
+    window.remembered.method = "direct"
+    gate = held_field(monkeypatch, window.axes.named("priority").names)
+    progress, ended, said = Relay(window.worker.progress), [], []
+    window.run_ended.connect(ended.append)
+    window.statusBar().messageChanged.connect(said.append)
+
+    def halfway(step):
+        if window.latest.now == ("priority",) and step.rows_done and not gate.is_set():
+            window.labels_panel.add_axis("urgency", LabelSet.from_names(["now", "later"]))
+            window.labels_panel.remove_axis("priority")
+            gate.set()
+
+    progress.received.connect(halfway)
+    window.run()
+    qtbot.waitUntil(lambda: len(ended) == 1 and not window.running, timeout=120_000)
+    assert window.axes.names == ["queue", "urgency"] and window.model.answers_of("queue").rows_answered == N
+    assert window.run_panel.bar.format() != f"0 / {N} — done" and f"Done: {N} rows answered" in " ".join(said)

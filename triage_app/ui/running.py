@@ -312,8 +312,11 @@ class Running(QObject):
         self.settling.forget(ended)       # asked on their scores so far: the retrain that follows asks again
         for axis in ended:
             win.learning.run_done(axis)
-        # the fields it ran last (fields removed meanwhile left out): the slowest says how far it got
-        answered = [win.model.answers_of(axis) for axis in run.now if axis in win.model.axes]
+        # the fields it ran last (fields removed meanwhile left out; all of them: the fields it ran before),
+        # the slowest says how far it got; never a field it did not run (one added meanwhile is current)
+        kept = [axis for axis in run.now if axis in win.model.axes] or \
+            [axis for axis in run.fields if axis in win.model.axes]
+        answered = [win.model.answers_of(axis) for axis in kept]
         model = min(answered, key=lambda a: a.rows_answered) if answered else win.model.answers_of(None)
         self.ended_how = how
         line = win.run_panel.show_end(how, model.rows_answered)
