@@ -184,6 +184,34 @@ def test_eval_agrees_with_classify_on_the_same_file(tmp_path, capsys, bundled_mo
     assert "macro-F1" in stdout and "reliability" in stdout and "--temperature" in stdout
 
 
+def test_eval_limit_draws_from_every_gold_row_and_matches_gold_values_as_the_window_does(tmp_path, capsys,
+                                                                                          bundled_model):
+    # hunt findings: --limit read the file's first N rows (here: no gold value among them), and a gold value
+    # differing from a label by case was left out without a word
+    rows = [dict(r) for r in read_rows(RESOURCES / "helpdesk_tickets.csv")[:20]]
+    for r in rows[:5]:
+        r["queue"] = ""
+    rows[5]["queue"], rows[6]["queue"] = rows[5]["queue"].lower(), "Spam"
+    path = write_rows(tmp_path / "gold.csv", rows)
+    code, _, err = run_main(capsys, "eval", path, "--json", tmp_path / "eval.json", "--limit", "5", "--model",
+                            "smollm2-135m", "--labels-file", str(RESOURCES / "helpdesk_labels.json"),
+                            "--method", "direct")
+    assert code == 0, err
+    assert json.loads((tmp_path / "eval.json").read_text())["n"] == 5
+    assert "note: --gold-column queue: 1 row(s) hold a value that matches no label (Spam: 1): left out of the " \
+           "evaluation" in err
+
+
+def test_eval_takes_one_label_per_gold_value_whatever_its_case():
+    from argparse import Namespace
+
+    from triage_app.cli.evaluate import judged_label_set
+
+    # a hunt's finding: "shipping" beside "Shipping" made two labels, refused as not distinct
+    found = judged_label_set(Namespace(labels=None, labels_file=None), ["Shipping", "shipping", "Other", "", "Spam"])
+    assert found.names == ["Other", "Shipping", "Spam"]
+
+
 def test_eval_without_a_gold_column_says_so(tmp_path, capsys):
     path = tmp_path / "plain.csv"
     path.write_text("id,text\n1,hello\n", encoding="utf-8")

@@ -29,7 +29,7 @@ def run(args) -> int:
         return on_ray(args, settings, axes, review, cleaning)
     if Path(args.output).suffix.lower().lstrip(".") not in FORMATS:
         raise ValueError(f"{args.output}: the output must end in .{', .'.join(FORMATS)}")
-    table, texts = options.read_tickets(args)
+    table, texts = options.read_tickets(args, args.limit)      # --limit: the first N tickets
     taught = person_labels_in_columns(table, args.person_labels, axes)
     learning.check_learning_flags(args, axes, taught)
     gates = updates_gates(args, table, axes)

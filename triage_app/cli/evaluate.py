@@ -18,7 +18,7 @@ def run(args) -> int:
     options.at_least(args.examples_per_label, 0, "--examples-per-label")
     options.refuse_pruned_confidences(args, {"eval": True})   # its calibration and gates read confidences
     cleaning = options.cleaning(args)
-    table, texts = options.read_tickets(args)
+    table, texts = options.read_tickets(args)     # whole: --limit draws its tickets from every gold row
     axes = options.axes(args) if args.labels_file else None
     if axes is not None and not axes.is_plain:
         return run_axes(args, axes, table, texts, cleaning)
@@ -28,7 +28,7 @@ def run(args) -> int:
         raise reader.BadInput(f"{table.path.name}: no column of right answers found; name it with --gold-column")
     gold = table.frame[column].str.strip().tolist()
     label_set = judged_label_set(args, gold)
-    gold_set = gold_rows(args, texts, gold, label_set, cleaning)
+    gold_set = gold_rows(args, texts, gold, label_set, cleaning, column)
     check_gold_rows(args, gold_set, label_set, column)
     loaded = options.load_model(args)
     if args.learning_curve:
@@ -50,10 +50,11 @@ def run_axes(args, axes, table, texts, cleaning) -> int:
     columns = gold_columns(args, axes, table)
     golds = {axis.name: table.frame[columns[axis.name]].str.strip().tolist() for axis in axes}
     for axis in axes:
-        if not set(golds[axis.name]) & set(axis.names):
+        if not {g.lower() for g in golds[axis.name]} & {name.lower() for name in axis.names}:
             raise ValueError(f"--gold-column {axis.name}={columns[axis.name]}: no value is one of the axis's "
                              f"labels ({', '.join(axis.names)})")
-    gold_sets = {axis.name: gold_rows(args, texts, golds[axis.name], axis.label_set, cleaning) for axis in axes}
+    gold_sets = {axis.name: gold_rows(args, texts, golds[axis.name], axis.label_set, cleaning,
+                                      f"{axis.name}={columns[axis.name]}") for axis in axes}
     for axis in axes:
         check_gold_rows(args, gold_sets[axis.name], axis.label_set, f"{axis.name}={columns[axis.name]}")
     loaded = options.load_model(args)
@@ -86,13 +87,23 @@ def gold_columns(args, axes, table) -> dict[str, str]:
     return columns
 
 
-def gold_rows(args, texts, gold, label_set, cleaning):
-    """The rows with a ticket and a gold label of the set (--limit of them, drawn seeded), cleaned."""
+def gold_rows(args, texts, gold, label_set, cleaning, column: str):
+    """The rows with a ticket and a gold label of the set (--limit of them, drawn seeded), cleaned; the rows
+    whose gold value is no label are left out, and said (column: as --gold-column names it)."""
     import random
+    from collections import Counter
 
     from triage_app.quality.evaluate import GoldSet
 
+    # matched as the accuracy tab matches them (quality.metrics.evaluate): ignoring case and surrounding spaces
+    canon = {name.lower(): name for name in label_set.names}
+    gold = [canon.get(g.strip().lower(), g.strip()) for g in gold]
     keep = [r for r, (t, g) in enumerate(zip(texts, gold)) if t.strip() and g in label_set.names]
+    unmatched = Counter(g for t, g in zip(texts, gold) if t.strip() and g and g not in label_set.names)
+    if unmatched:
+        print(f"note: --gold-column {column}: {sum(unmatched.values())} row(s) hold a value that matches no label "
+              f"({', '.join(f'{g}: {n}' for g, n in unmatched.most_common(5))}"
+              f"{', …' if len(unmatched) > 5 else ''}): left out of the evaluation", file=sys.stderr)
     if args.limit and args.limit < len(keep):
         keep = sorted(random.Random(0).sample(keep, args.limit))
     return GoldSet([texts[r] for r in keep], [gold[r] for r in keep]).cleaned(cleaning)
@@ -231,7 +242,11 @@ def judged_label_set(args, gold):
 
     if args.labels or args.labels_file:
         return options.label_set(args)
-    found = sorted(set(g for g in gold if g))
+    spelled: dict[str, str] = {}
+    for g in gold:        # one label per value whatever its case, as the values are matched (gold_rows)
+        if g:
+            spelled.setdefault(g.lower(), g)
+    found = sorted(spelled.values())
     default = LabelSet.default()
     return default if set(found) <= set(default.names) else LabelSet.from_names(found)
 

@@ -143,11 +143,11 @@ def classifier(args, run_settings: config.RunSettings, labels=None, loaded=None)
     return classifier_for(loaded or load_model(args), labels or label_set(args), run_settings)
 
 
-def read_tickets(args):
-    """The table (its first --limit rows) and its ticket texts, opened as the window opens a file."""
+def read_tickets(args, first: int | None = None):
+    """The table (its first `first` rows; None: all) and its ticket texts, opened as the window opens a file."""
     from triage_app.files.opening import open_tickets
 
-    opened = open_tickets(args.input, args.sheet, args.text_column, guess=False, limit=getattr(args, "limit", None))
+    opened = open_tickets(args.input, args.sheet, args.text_column, guess=False, limit=first)
     table = opened.table
     for note in opened.notes:
         print(f"note: {note}", file=sys.stderr)
