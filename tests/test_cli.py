@@ -181,7 +181,8 @@ def test_eval_agrees_with_classify_on_the_same_file(tmp_path, capsys, bundled_mo
     assert report["report"]["accuracy"] == pytest.approx(right / 12)
     confusion = [[sum(r["queue"] == g and r["label"] == p for r in out) for p in labels] for g in labels]
     assert report["report"]["confusion"] == confusion
-    assert "macro-F1" in stdout and "reliability" in stdout and "--temperature" in stdout
+    assert "macro-F1" in stdout and "reliability" in stdout
+    assert "temperature: none to use, " in stdout and " on 12 row(s)" in stdout      # too few rows to fit one
 
 
 def test_eval_limit_draws_from_every_gold_row_and_matches_gold_values_as_the_window_does(tmp_path, capsys,
@@ -200,6 +201,15 @@ def test_eval_limit_draws_from_every_gold_row_and_matches_gold_values_as_the_win
     assert json.loads((tmp_path / "eval.json").read_text())["n"] == 5
     assert "note: --gold-column queue: 1 row(s) hold a value that matches no label (Spam: 1): left out of the " \
            "evaluation" in err
+
+
+def test_eval_on_too_few_rows_to_fit_a_temperature_recommends_none(tmp_path, capsys, bundled_model):
+    # a hunt's finding: one row "fitted" 20.00, the end of the search's range, and eval said to use it
+    path = write_rows(tmp_path / "one.csv", read_rows(RESOURCES / "helpdesk_tickets.csv")[:1])
+    code, stdout, err = run_main(capsys, "eval", path, "--model", "smollm2-135m", "--labels-file",
+                                 str(RESOURCES / "helpdesk_labels.json"), "--method", "direct")
+    assert code == 0, err
+    assert "temperature: none to use" in stdout and "use it with --temperature" not in stdout
 
 
 def test_eval_takes_one_label_per_gold_value_whatever_its_case():

@@ -252,7 +252,7 @@ def judged_label_set(args, gold):
 
 
 def print_eval(out, reliability_plot):
-    from triage_app.quality.metrics import Report
+    from triage_app.quality.metrics import TEMPERATURE_ROWS, TEMPERATURES, Report
 
     r = out["report"]
     report = Report.from_dict(r)
@@ -267,9 +267,13 @@ def print_eval(out, reliability_plot):
     print("confidence gates (applied at or above, the rest to a person): " + "; ".join(
         f"{g['threshold']:.2f}: {100 * g['applied']:.0f}% applied"
         + (f", {100 * g['accuracy']:.1f}% right" if g["accuracy"] is not None else "") for g in r.get("gates", [])))
-    print(f"temperature fitted on the gold column: {out['fitted_temperature']:.2f} "
-          f"(ECE {r['ece']:.3f} -> {out['ece_after_temperature']:.3f}, cross-fitted on halves); "
-          f"use it with --temperature {out['fitted_temperature']:.2f}")
+    fitted = out["fitted_temperature"]
+    if r["n"] < TEMPERATURE_ROWS or any(abs(fitted / bound - 1) < 0.01 for bound in TEMPERATURES):
+        print(f"temperature: none to use, {fitted:.2f} fitted on {r['n']} row(s) (too few, or too one-sided: "
+              f"{TEMPERATURE_ROWS} at least, and a fit inside {TEMPERATURES[0]:g}-{TEMPERATURES[1]:g})")
+    else:
+        print(f"temperature fitted on the gold column: {fitted:.2f} (ECE {r['ece']:.3f} -> "
+              f"{out['ece_after_temperature']:.3f}, cross-fitted on halves); use it with --temperature {fitted:.2f}")
     if "scoring_grid" in out:
         print("\nscoring choices (same run):")
         for name, b in out["scoring_grid"].items():

@@ -139,6 +139,10 @@ def reliability_plot(bins: list[dict], width: int = 40) -> str:
     return "\n".join(lines)
 
 
+TEMPERATURES = (0.05, 20.0)     # the range fit_temperature searches
+TEMPERATURE_ROWS = 20           # fewer gold rows than this fit their own noise: eval recommends no temperature
+
+
 def fit_temperature(log_probs: list[list[float]], gold: list[int]) -> float:
     """The temperature T minimising the negative log-likelihood of softmax(log_probs / T)."""
     def nll(t: float) -> float:
@@ -150,7 +154,7 @@ def fit_temperature(log_probs: list[list[float]], gold: list[int]) -> float:
         return total
 
     # golden-section search on log T: NLL is unimodal in T for a fixed ranking
-    lo, hi = math.log(0.05), math.log(20.0)
+    lo, hi = (math.log(t) for t in TEMPERATURES)
     ratio = (math.sqrt(5) - 1) / 2
     a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
     fa, fb = nll(math.exp(a)), nll(math.exp(b))
