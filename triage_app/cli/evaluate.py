@@ -100,7 +100,7 @@ def gold_rows(args, texts, gold, label_set, cleaning, column: str):
     gold = [canon.get(g.strip().lower(), g.strip()) for g in gold]
     keep = [r for r, (t, g) in enumerate(zip(texts, gold)) if t.strip() and g in label_set.names]
     unmatched = Counter(g for t, g in zip(texts, gold) if t.strip() and g and g not in label_set.names)
-    if unmatched:
+    if unmatched and keep:          # none matching: the wrong column, refused in one line (check_gold_rows)
         print(f"note: --gold-column {column}: {sum(unmatched.values())} row(s) hold a value that matches no label "
               f"({', '.join(f'{g}: {n}' for g, n in unmatched.most_common(5))}"
               f"{', …' if len(unmatched) > 5 else ''}): left out of the evaluation", file=sys.stderr)
