@@ -34,7 +34,7 @@ from triage_app.engine.config import is_checked
 from triage_app.files import field_renames
 from triage_app.files.field_renames import RenameRefused, followed, label_names, label_refusal, labels_now, refusal
 from triage_app.files.label_places import FILE, PERSON, TAKEN_BACK, FileLabels, place, placed_from_file
-from triage_app.files.store_errors import LOCK_TIMEOUT_S, StoreUnavailable, make_private, reported
+from triage_app.files.store_errors import LOCK_TIMEOUT_S, StoreUnavailable, make_private, reported, set_wal
 from triage_app.paths import user_data_dir
 
 _SCHEMA = """
@@ -124,7 +124,7 @@ class ResultStore:
                 # WAL: readers never block the writer. synchronous=FULL: a batch is on disk when its
                 # commit returns, power loss included; NORMAL would only sync at checkpoints and can
                 # lose the last batches. fullfsync: on macOS a plain fsync stops at the drive's cache.
-                self._db.execute("PRAGMA journal_mode=WAL")
+                set_wal(self._db, self.timeout)
                 self._db.execute("PRAGMA synchronous=FULL")
                 self._db.execute("PRAGMA fullfsync=ON")
                 self._db.executescript(_SCHEMA + field_renames.SCHEMA)

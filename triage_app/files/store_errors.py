@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -98,3 +99,18 @@ def make_private(path: Path) -> None:
                 os.chmod(file, 0o600)
     except OSError:
         pass        # a folder or file we may not change: SQLite's own open says why, if it fails
+
+
+def set_wal(db: sqlite3.Connection, timeout: float) -> None:
+    """WAL mode, set once per file (it stays). Setting it needs the file to itself, and SQLite answers
+    "locked" at once, without its busy wait, while another connection reads it (processes opening a file
+    from before WAL at the same moment): asked again until the timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorcode", 0) & 0xFF != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
