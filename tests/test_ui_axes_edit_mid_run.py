@@ -98,24 +98,34 @@ def test_an_edit_of_the_field_running_drops_what_it_has_left_and_runs_it_again(q
     assert window.model.answers_of("priority").rows_answered == N
 
 
-def queue_renamed_while_priority_runs(window, gate):
-    """A progress slot: once priority has answered rows, queue's first label is renamed, then priority goes on."""
+def edited_while_priority_runs(window, monkeypatch, edit) -> tuple[list, list, Relay]:
+    """Direct scoring; once priority has answered rows, edit() runs, then priority goes on. Returns the list
+    the run's ends go to, the one the status lines go to, and the relay to keep while the run goes on (the
+    test starts the run)."""
+    window.remembered.method = "direct"
+    gate = held_field(monkeypatch, window.axes.named("priority").names)
+    progress, ended, said = Relay(window.worker.progress), [], []
+    window.run_ended.connect(ended.append)
+    window.statusBar().messageChanged.connect(said.append)
+
     def halfway(step):
         if window.latest.now == ("priority",) and step.rows_done and not gate.is_set():
-            window.labels_panel.choose_axis("queue")
-            window.labels_panel.labels.item(0, 0).setText("Deliveries")
+            edit()
             gate.set()
-    return halfway
+    progress.received.connect(halfway)
+    return ended, said, progress
+
+
+def rename_queues_first_label(window) -> None:
+    window.labels_panel.choose_axis("queue")
+    window.labels_panel.labels.item(0, 0).setText("Deliveries")
 
 
 def test_a_label_renamed_mid_run_under_direct_runs_that_field_again_after(qtbot, two_fields, monkeypatch):
     """The issue's case: direct scoring, a queue label renamed while priority runs."""
     window = two_fields
-    window.remembered.method = "direct"
-    gate = held_field(monkeypatch, window.axes.named("priority").names)
-    fields, progress, ended = Relay(window.worker.fields_started), Relay(window.worker.progress), []
-    window.run_ended.connect(ended.append)
-    progress.received.connect(queue_renamed_while_priority_runs(window, gate))
+    fields = Relay(window.worker.fields_started)
+    ended, _, _progress = edited_while_priority_runs(window, monkeypatch, lambda: rename_queues_first_label(window))
     window.run()
     wait_for_the_runs(qtbot, window, ended)
     assert ended == ["done", "done"] and [f.names for f in fields.seen] == [["queue"], ["priority"], ["queue"]]
@@ -128,12 +138,8 @@ def test_an_edit_of_a_field_the_run_does_not_classify_waits_for_run_under_direct
     """A run of priority alone: a direct queue edit meanwhile is left to Run, as with no run going, never
     queued behind it as a full run nobody asked for (review of issue 32 item 14)."""
     window = two_fields
-    window.remembered.method = "direct"
-    gate = held_field(monkeypatch, window.axes.named("priority").names)
-    progress, ended, said = Relay(window.worker.progress), [], []
-    window.run_ended.connect(ended.append)
-    window.statusBar().messageChanged.connect(said.append)
-    progress.received.connect(queue_renamed_while_priority_runs(window, gate))
+    ended, said, _progress = edited_while_priority_runs(window, monkeypatch,
+                                                        lambda: rename_queues_first_label(window))
     window.runs.start(fields=["priority"])
     qtbot.waitUntil(lambda: len(ended) == 1, timeout=120_000)
     qtbot.wait(200)
@@ -147,19 +153,12 @@ def test_the_field_running_removed_and_another_added_the_end_counts_the_field_th
     from triage_app.engine.labels import LabelSet
 
     window = two_fields
-    window.remembered.method = "direct"
-    gate = held_field(monkeypatch, window.axes.named("priority").names)
-    progress, ended, said = Relay(window.worker.progress), [], []
-    window.run_ended.connect(ended.append)
-    window.statusBar().messageChanged.connect(said.append)
 
-    def halfway(step):
-        if window.latest.now == ("priority",) and step.rows_done and not gate.is_set():
-            window.labels_panel.add_axis("urgency", LabelSet.from_names(["now", "later"]))
-            window.labels_panel.remove_axis("priority")
-            gate.set()
+    def add_one_remove_priority():
+        window.labels_panel.add_axis("urgency", LabelSet.from_names(["now", "later"]))
+        window.labels_panel.remove_axis("priority")
 
-    progress.received.connect(halfway)
+    ended, said, _progress = edited_while_priority_runs(window, monkeypatch, add_one_remove_priority)
     window.run()
     qtbot.waitUntil(lambda: len(ended) == 1 and not window.running, timeout=120_000)
     assert window.axes.names == ["queue", "urgency"] and window.model.answers_of("queue").rows_answered == N
