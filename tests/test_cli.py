@@ -187,20 +187,24 @@ def test_eval_agrees_with_classify_on_the_same_file(tmp_path, capsys, bundled_mo
 
 def test_eval_limit_draws_from_every_gold_row_and_matches_gold_values_as_the_window_does(tmp_path, capsys,
                                                                                           bundled_model):
-    # hunt findings: --limit read the file's first N rows (here: no gold value among them), and a gold value
-    # differing from a label by case was left out without a word
-    rows = [dict(r) for r in read_rows(RESOURCES / "helpdesk_tickets.csv")[:20]]
-    for r in rows[:5]:
+    # hunt findings: --limit read the file's first N rows (here: no gold value among them); a gold value
+    # differing from a label by case, or matching none, was left out without a word (the window counts it wrong)
+    rows = [dict(r) for r in read_rows(RESOURCES / "helpdesk_tickets.csv")[:30]]
+    gold = [r["queue"] for r in rows]
+    for r in rows[:10] + rows[15:]:
         r["queue"] = ""
-    rows[5]["queue"], rows[6]["queue"] = rows[5]["queue"].lower(), "Spam"
+    rows[10]["queue"], rows[11]["queue"] = gold[10].lower(), "Spam"
     path = write_rows(tmp_path / "gold.csv", rows)
     code, _, err = run_main(capsys, "eval", path, "--json", tmp_path / "eval.json", "--limit", "5", "--model",
                             "smollm2-135m", "--labels-file", str(RESOURCES / "helpdesk_labels.json"),
                             "--method", "direct")
     assert code == 0, err
-    assert json.loads((tmp_path / "eval.json").read_text())["n"] == 5
-    assert "note: --gold-column queue: 1 row(s) hold a value that matches no label (Spam: 1): left out of the " \
-           "evaluation" in err
+    report = json.loads((tmp_path / "eval.json").read_text())
+    assert report["n"] == 5 and report["report"]["gold_values"][-1] == "Spam"
+    labels = report["report"]["labels"]
+    assert sum(report["report"]["confusion"][labels.index(gold[10])]) >= 1         # "shipping" is Shipping
+    assert "note: --gold-column queue: 1 row(s) hold a value that matches no label (Spam: 1): they count as " \
+           "wrong, as in the window" in err
 
 
 def test_eval_on_too_few_rows_to_fit_a_temperature_recommends_none(tmp_path, capsys, bundled_model):

@@ -88,22 +88,25 @@ def gold_columns(args, axes, table) -> dict[str, str]:
 
 
 def gold_rows(args, texts, gold, label_set, cleaning, column: str):
-    """The rows with a ticket and a gold label of the set (--limit of them, drawn seeded), cleaned; the rows
-    whose gold value is no label are left out, and said (column: as --gold-column names it)."""
+    """The rows with a ticket and a gold value (--limit of them, drawn seeded), cleaned. Values match labels
+    as the accuracy tab matches them (quality.metrics.evaluate: ignoring case and surrounding spaces), and
+    one that matches no label counts as wrong, as there, and is said; a learning curve learns from the
+    labels alone (column: as --gold-column names it)."""
     import random
     from collections import Counter
 
     from triage_app.quality.evaluate import GoldSet
 
-    # matched as the accuracy tab matches them (quality.metrics.evaluate): ignoring case and surrounding spaces
     canon = {name.lower(): name for name in label_set.names}
     gold = [canon.get(g.strip().lower(), g.strip()) for g in gold]
-    keep = [r for r, (t, g) in enumerate(zip(texts, gold)) if t.strip() and g in label_set.names]
+    keep = [r for r, (t, g) in enumerate(zip(texts, gold))
+            if t.strip() and g and (g in label_set.names or not args.learning_curve)]
     unmatched = Counter(g for t, g in zip(texts, gold) if t.strip() and g and g not in label_set.names)
-    if unmatched and keep:          # none matching: the wrong column, refused in one line (check_gold_rows)
+    if unmatched and len(unmatched) < len({g for g in gold if g}):   # none matching: refused (check_gold_rows)
         print(f"note: --gold-column {column}: {sum(unmatched.values())} row(s) hold a value that matches no label "
-              f"({', '.join(f'{g}: {n}' for g, n in unmatched.most_common(5))}"
-              f"{', …' if len(unmatched) > 5 else ''}): left out of the evaluation", file=sys.stderr)
+              f"({', '.join(f'{g}: {n}' for g, n in unmatched.most_common(5))}{', …' if len(unmatched) > 5 else ''}):"
+              f" {'left out of the learning curve' if args.learning_curve else 'they count as wrong, as in the window'}",
+              file=sys.stderr)
     if args.limit and args.limit < len(keep):
         keep = sorted(random.Random(0).sample(keep, args.limit))
     return GoldSet([texts[r] for r in keep], [gold[r] for r in keep]).cleaned(cleaning)
@@ -114,7 +117,7 @@ def check_gold_rows(args, gold_set, label_set, column: str) -> None:
     examples that hold out every gold row (quality/evaluate.run_eval holds out the same rows)."""
     from triage_app.quality.evaluate import FEW_SHOT_COUNTS, examples_from
 
-    if not gold_set.texts:
+    if not set(gold_set.gold) & set(label_set.names):
         raise ValueError(f"--gold-column {column}: no value is one of the labels ({', '.join(label_set.names)})")
     if args.learning_curve:
         return

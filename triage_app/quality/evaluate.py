@@ -90,14 +90,18 @@ def cross_fitted_temperature(scores: torch.Tensor, gold: list[str], names: list[
     The second is what the ECE after temperature is measured on: a temperature judged on the
     rows it was fitted to would flatter itself.
     """
-    target = [names.index(g) for g in gold]
+    target = {i: names.index(g) for i, g in enumerate(gold) if g in names}   # a value that is no label fits none
+    fitted = list(target)
     rows = scores.tolist()
-    halves = [list(range(0, len(rows), 2)), list(range(1, len(rows), 2))]
+    halves = [fitted[0::2], fitted[1::2]]
     tempered = scores.clone()
     for fit, apply in (halves, halves[::-1]):
         t = fit_temperature([rows[i] for i in fit], [target[i] for i in fit])
         tempered[apply] = (scores[apply] / t).log_softmax(dim=1)
-    return fit_temperature(rows, target), tempered
+    t = fit_temperature([rows[i] for i in fitted], [target[i] for i in fitted])
+    others = [i for i in range(len(rows)) if i not in target]
+    tempered[others] = (scores[others] / t).log_softmax(dim=1)
+    return t, tempered
 
 
 def examples_from(gold: GoldSet, names: list[str], per_label: int, pool: int, seed: int = 0
@@ -116,7 +120,7 @@ def examples_from(gold: GoldSet, names: list[str], per_label: int, pool: int, se
             held[label].append(row)
     examples = [Example(gold.texts[r], name) for name in names for r in held[name][:per_label]]
     out = {r for rows in held.values() for r in rows}
-    return examples, [r for r in range(len(gold.texts)) if r not in out and gold.gold[r] in names]
+    return examples, [r for r in range(len(gold.texts)) if r not in out and gold.gold[r]]
 
 
 def scoring_grid(scored: Scored, gold: list[str], names: list[str]) -> dict[str, Report]:
@@ -156,7 +160,7 @@ def promote_corrections(label_set: LabelSet, gold: GoldSet, scores: torch.Tensor
     taken: dict[str, list[int]] = {name: [] for name in names}
     for r in queue:
         label = gold.gold[r]
-        if names[int(probs[r].argmax())] != label and len(taken[label]) < per_label:
+        if label in taken and names[int(probs[r].argmax())] != label and len(taken[label]) < per_label:
             taken[label].append(r)
     rows = [r for rs in taken.values() for r in rs]
     promoted = [Example(gold.texts[r], gold.gold[r]) for r in rows]
