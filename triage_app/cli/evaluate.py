@@ -96,13 +96,13 @@ def gold_rows(args, texts, gold, label_set, cleaning, column: str):
     from collections import Counter
 
     from triage_app.quality.evaluate import GoldSet
+    from triage_app.quality.metrics import as_labels
 
-    canon = {name.lower(): name for name in label_set.names}
-    gold = [canon.get(g.strip().lower(), g.strip()) for g in gold]
+    gold = as_labels(gold, label_set.names)
     keep = [r for r, (t, g) in enumerate(zip(texts, gold))
             if t.strip() and g and (g in label_set.names or not args.learning_curve)]
     unmatched = Counter(g for t, g in zip(texts, gold) if t.strip() and g and g not in label_set.names)
-    if unmatched and len(unmatched) < len({g for g in gold if g}):   # none matching: refused (check_gold_rows)
+    if unmatched and set(gold) & set(label_set.names):    # none matching: refused (check_gold_rows)
         print(f"note: --gold-column {column}: {sum(unmatched.values())} row(s) hold a value that matches no label "
               f"({', '.join(f'{g}: {n}' for g, n in unmatched.most_common(5))}{', …' if len(unmatched) > 5 else ''}):"
               f" {'left out of the learning curve' if args.learning_curve else 'they count as wrong, as in the window'}",

@@ -217,7 +217,7 @@ def _learn(features, lm_scores, labels, names, config, similarity, prototypes) -
     if text is None:
         scores = z.copy()
     else:
-        text = np.where(features.blank[:, None], np.nan, text)       # nothing to read: no answer learned
+        text[features.blank] = np.nan       # nothing to read: no answer learned (text: _not_the_model's own array)
         scores = _combined(weights, z, text)
     sources = np.full(features.n, LEARNED if text is not None and weights.is_learning else MODEL, dtype=object)
     sources[features.blank] = MODEL

@@ -54,6 +54,13 @@ class Report:
         return "\n".join(lines)
 
 
+def as_labels(gold: list, labels: list[str]) -> list[str]:
+    """Each gold value as the label it names, matched ignoring case and surrounding spaces; a value that
+    is no label stays itself, stripped ("" for a blank one)."""
+    canon = {name.lower(): name for name in labels}
+    return [canon.get(str(g).strip().lower(), str(g).strip()) for g in gold]
+
+
 def evaluate(gold: list[str], predicted: list[str | None], labels: list[str],
              confidence: list[float | None] | None = None, bins: int = 10) -> Report:
     """Compare a model's labels with gold ones.
@@ -62,10 +69,8 @@ def evaluate(gold: list[str], predicted: list[str | None], labels: list[str],
     or no model answer do not count; a gold value that is no label counts as wrong and gets its
     own row in the confusion matrix.
     """
-    canon = {name.lower(): name for name in labels}
-    rows = [(canon.get(str(g).strip().lower(), str(g).strip()), p, c)
-            for g, p, c in zip(gold, predicted, confidence or [None] * len(gold))
-            if p is not None and str(g).strip()]
+    rows = [(g, p, c) for g, p, c in zip(as_labels(gold, labels), predicted, confidence or [None] * len(gold))
+            if p is not None and g]
     gold_values = labels + sorted({g for g, _, _ in rows} - set(labels))
     row_of = {g: k for k, g in enumerate(gold_values)}
     col_of = {name: k for k, name in enumerate(labels)}

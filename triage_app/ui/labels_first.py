@@ -56,8 +56,7 @@ class LabelsFirst(QObject):
         if win.running:
             return
         field = self.answered_field
-        if field is not None and (not win.model.decisions.has(field)
-                                  or win.model.answers_of(field).read_by_model() is None):
+        if field is not None and (field not in win.model.axes or win.model.answers_of(field).read_by_model() is None):
             # an edit of its labels dropped what the model read: the line about it would point at nothing
             self.answered_field = None
             win.run_panel.forget_labels_first()

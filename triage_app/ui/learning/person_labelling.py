@@ -87,22 +87,17 @@ class PersonLabelling(QObject):
         if not_found:
             said.append(f"{not_found:,} of your labels are for tickets this file no longer holds: they are kept, "
                         "in case the ticket comes back.")
-        aside = sum((self.person_of(axis).set_aside(names) for axis, names in self._names().items()), Counter())
+        asides = {axis: self.person_of(axis).set_aside(names) for axis, names in self._names().items()}
+        aside = sum(asides.values(), Counter())
         if aside:
             said.append(self._aside_line(aside))
-        said += self._renamed_lines()
-        return " ".join(said)
-
-    def _renamed_lines(self) -> list[str]:
-        """Labels set aside under the name a label shown here was given since (the label set was saved before
-        the rename, by another window): how to show them."""
-        said = []
+        # set aside under the name a label shown here was given since (another window's rename, after this
+        # label set was saved): how to show them
         for axis, names in self._names().items():
             person = self.person_of(axis)
-            for now in person.set_aside(names):
-                said += [f"“{old}” was renamed “{now}” on this file since this label set was saved: rename "
-                         f"it “{now}” here to show its labels." for old in person.renamed_from(names, now)]
-        return said
+            said += [f"“{old}” was renamed “{now}” on this file since this label set was saved: rename it “{now}” "
+                     "here to show its labels." for now in asides[axis] for old in person.renamed_from(names, now)]
+        return " ".join(said)
 
     @staticmethod
     def _aside_line(aside: Counter) -> str:
