@@ -96,5 +96,5 @@ def test_a_long_sheet_read_lets_other_threads_take_their_turn(tmp_path):
     took = time.perf_counter() - began
     assert len(read[0].frame) == 30_000
     # the lock held for the whole read would make one wait about the whole read; half leaves room for a
-    # scheduler's pause on a shared 2-core machine (a wait of 0.40 s in a 1.18 s read was seen once)
+    # scheduler's pause on a shared 2-core machine (a quarter once failed there: docs/testing.md)
     assert max(waits) < took / 2, f"a turn waited {max(waits):.2f} s of a {took:.2f} s read"
