@@ -67,3 +67,20 @@ def test_a_language_model_the_labels_find_right_still_counts(banking6):
     alone = np.argmax(learned.text_model.log_probs(features.rows(test)), axis=1)
     assert learned.weights.lm > 0
     assert np.mean(learned.labels[test] == truth) > np.mean(alone == truth)
+
+
+def test_a_few_rows_every_part_answers_right_do_not_make_every_answer_certain():
+    # a hunt's finding: six labelled rows the learned part answered right pushed its weight to the bound,
+    # and every answer, the wrong ones too, to 0.9999: past review, past labels first's language model
+    targets = np.array([0, 1, 2, 0, 1, 2])
+    p = np.log(np.full((6, 3), 0.05))
+    p[np.arange(6), targets] = np.log(0.9)
+    z = np.full((6, 3), -np.log(3))                                                   # a model that says nothing
+    weights = fit_weights(z, p, targets, max_weight=50.0)
+    assert 0 < weights.learned < 10
+    sure = np.exp(log_softmax(weights.learned * p, axis=1)).max(axis=1)
+    assert np.allclose(sure, 7 / 8, atol=0.01)          # Laplace's rule of succession: (6 + 1) / (6 + 2)
+    # with hundreds of rows right the answers may be as sure as that many rows say
+    many = np.tile(targets, 100)
+    weights = fit_weights(np.tile(z, (100, 1)), np.tile(p, (100, 1)), many, max_weight=50.0)
+    assert np.exp(log_softmax(weights.learned * p, axis=1)).max(axis=1).min() > 0.99

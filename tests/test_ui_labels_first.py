@@ -30,23 +30,27 @@ UNSURE_TOO = 14      # tickets a queue where five labels a queue leave some unsu
 
 
 BLANK = ["", "   "]      # tickets with nothing to read
+# tickets no queue of the helpdesk's is for
+ASTRAY = ["Who won the football match on Saturday? My brother says it was a draw.",
+          "Can you recommend a good recipe for banana bread with walnuts?"]
 
 
-def opened_and_embedded(qtbot, window, tmp_path, per_queue: int = PER_QUEUE, blank: list[str] = ()):
-    """The helpdesk sample, per_queue tickets a queue, and these blank tickets after them, open and
-    embedded: (texts, embeddings, field, label vectors, gold)."""
+def opened_and_embedded(qtbot, window, tmp_path, per_queue: int = PER_QUEUE, blank: list[str] = (),
+                        astray: list[str] = ()):
+    """The helpdesk sample, per_queue tickets a queue, then these tickets of no queue, then these blank
+    tickets, open and embedded: (texts, embeddings, field, label vectors, gold)."""
     frame = pd.read_csv(RESOURCES / "helpdesk_tickets.csv").groupby("queue", sort=False).head(per_queue)
     path = tmp_path / "tickets.csv"
     with path.open("w", newline="", encoding="utf-8") as f:      # the queue: the accuracy tab's gold column
         csv.writer(f).writerows([["text", "queue"], *zip(frame["customer_message"], frame["queue"]),
-                                 *([text, ""] for text in blank)])
+                                 *([text, ""] for text in [*astray, *blank])])
     window.labels_panel.set_label_set(LabelSet.load(RESOURCES / "helpdesk_labels.json"))
     handed = Handed(window.learning)
     embedded(qtbot, window, lambda: window.open_file(path))
     qtbot.waitUntil(lambda: window.embedding.settled and bool(handed.label_vectors), timeout=120_000)
     texts, vectors = handed.embeddings[-1]
     field, prototypes, *_ = handed.label_vectors[-1]
-    return texts, vectors, field, prototypes, frame["queue"].tolist() + [""] * len(blank)
+    return texts, vectors, field, prototypes, frame["queue"].tolist() + [""] * (len(astray) + len(blank))
 
 
 def teach(qtbot, window, field: str, gold: list[str]) -> dict[int, str]:
@@ -114,7 +118,7 @@ def test_labels_first_in_the_window_reads_what_run_labels_first_reads_and_answer
 def test_none_of_these_shows_and_exports_where_the_fitted_threshold_rejects_and_a_persons_label_wins(
         qtbot, make_window, tmp_path):
     window = make_window()        # no language model: the labels and the encoder answer alone
-    texts, _, field, _, gold = opened_and_embedded(qtbot, window, tmp_path, blank=BLANK)
+    texts, _, field, _, gold = opened_and_embedded(qtbot, window, tmp_path, blank=BLANK, astray=ASTRAY)
     blank = list(range(len(texts) - len(BLANK), len(texts)))
     labels = teach(qtbot, window, field, gold)
     answers = window.model.answers_of(field)
@@ -146,7 +150,8 @@ def test_none_of_these_shows_and_exports_where_the_fitted_threshold_rejects_and_
     qtbot.wait(200)             # the new lines laid out before the picture
     save_shot(window, "window-none-of-these.png", tmp_path)
 
-    row, queue = want[0], gold[want[0]]
+    row = want[0]
+    queue = gold[row] or window.label_set.names[0]        # a ticket of no queue: the person files it anyway
     assert window.model.set_person_label(row, queue)
     assert window.model.label_of(row) == queue
     live = window.learning.lives[field]

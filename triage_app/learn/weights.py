@@ -6,6 +6,13 @@ three parts fitted on a few dozen rows fits their noise too, and was measured be
 alone (docs/learning/embeddings.md, "The parts' weighing"). Each candidate (the learned part alone,
 with the similarity, with the language model, all three) is fitted on some rows and judged on the
 others; the simplest within one standard error of the best is taken, then fitted on every row.
+
+The weights are fitted to Platt's targets, not to 0 and 1: a row's label is aimed at (T+1)/(T+2) for T
+rows fitted on (Laplace's rule of succession), the rest spread over the other labels. A handful of rows
+that the parts all answer right would otherwise push the weights to their bound and every answer, wrong
+ones too, to a certainty of 0.9999 that skips review and labels first's language model
+(docs/learning/calibration.md); with hundreds of rows the targets are within a fraction of a percent of 1.
+The candidates are judged on the held-out rows' true labels.
 """
 
 from __future__ import annotations
@@ -79,16 +86,25 @@ def held_out_losses(parts, chosen, targets, max_weight, seed) -> np.ndarray:
     return out
 
 
+def platt_targets(targets: np.ndarray, n_labels: int) -> np.ndarray:
+    """[T, L] each row's label at (T+1)/(T+2), the other labels sharing the rest (Platt, 1999)."""
+    rows = len(targets)
+    out = np.full((rows, n_labels), 1.0 / ((rows + 2) * max(n_labels - 1, 1)))
+    out[np.arange(rows), targets] = (rows + 1) / (rows + 2)
+    return out
+
+
 def _minimised(parts: list[np.ndarray], targets: np.ndarray, max_weight: float, start: list[float]) -> np.ndarray:
-    """The weights >= 0 minimising the mean log-loss of softmax(sum w_i part_i). The loss is convex in
-    the weights (a linear map into a softmax), so the bounded optimum is found from any start."""
-    picked = np.arange(len(targets)), targets
+    """The weights >= 0 minimising the mean cross-entropy of softmax(sum w_i part_i) against the rows' Platt
+    targets. The loss is convex in the weights (a linear map into a softmax), so the bounded optimum is
+    found from any start."""
+    aimed = platt_targets(targets, parts[0].shape[1])                                # [T, L]
 
     def loss(w):
         logits = sum(weight * part for weight, part in zip(w, parts))               # [T, L]
         probs = np.exp(log_softmax(logits, axis=1))
-        value = np.mean(logsumexp(logits, axis=1) - logits[picked])
-        return value, np.array([np.mean((probs * part).sum(axis=1) - part[picked]) for part in parts])
+        value = np.mean(logsumexp(logits, axis=1) - (aimed * logits).sum(axis=1))
+        return value, np.array([np.mean(((probs - aimed) * part).sum(axis=1)) for part in parts])
 
     return optimize.minimize(loss, np.array(start), jac=True, method="L-BFGS-B",
                              bounds=[(0.0, max_weight)] * len(parts)).x
