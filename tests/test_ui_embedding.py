@@ -17,6 +17,7 @@ from ui_helpers import (Relay, make_window, open_file, sample_rows, save_shot, s
 from triage_app.files.clean import model_texts
 from triage_app.files.embeddings import EmbeddingCache
 from triage_app.learn.similarity import label_texts, label_vectors
+from triage_app.ui.settings import SettingsDialog
 
 pytestmark = pytest.mark.model      # the encoder loads in the worker: no fixture says so
 MANY = 240      # tickets for the tests that need embedding to last: 30 batches of 8
@@ -229,3 +230,31 @@ def test_the_encoder_is_named_beside_the_model_and_a_french_file_gets_the_multil
     save_shot(window, "window-encoder-french.png", tmp_path)
     embedded(qtbot, window, lambda: open_file(qtbot, window, write_tickets(tmp_path / "en.csv", sample_texts(6))))
     assert not panel.language.isVisible()
+
+
+def test_another_text_cleaning_in_settings_embeds_the_tickets_as_the_model_now_reads_them(
+        qtbot, make_window, tmp_path, monkeypatch):
+    # a hunt's finding: the window kept the vectors of the old cleaning while runs read the new one
+    texts = sample_texts(12)
+    texts += [f"<p>{texts[0]}</p>", f"<b>{texts[1]}</b> thanks"]
+    path = write_tickets(tmp_path / "tickets.csv", texts)
+    window = make_window()
+    handed = Handed(window.learning)
+    embedded(qtbot, window, lambda: open_file(qtbot, window, path))
+    assert window.remembered.cleaning.html
+
+    def accepted_without_html(dialog):
+        dialog.cleaning["html"].setChecked(False)
+        return True
+    monkeypatch.setattr(SettingsDialog, "exec", accepted_without_html)
+    found = embedded(qtbot, window, window.settings_dialog)
+    assert not window.remembered.cleaning.html
+    cleaned = model_texts(texts, window.remembered.cleaning)
+    assert cleaned[12].startswith("<p>") and (found.total, found.fresh) == (14, 2)   # the 12 others read back
+    rows, vectors = handed.embeddings[-1]
+    assert rows == window.texts
+    np.testing.assert_allclose(vectors, bundled_encoder().embed(cleaned), atol=2e-3, rtol=0)
+    before = len(handed.embeddings)
+    window.settings_dialog()            # the same cleaning accepted again: nothing is embedded again
+    qtbot.wait(200)
+    assert len(handed.embeddings) == before and not window.embedding.busy

@@ -29,6 +29,7 @@ class Embedding(QObject):
         self.busy = False           # that request is in flight
         self.complete = False       # learning has its vectors
         self._texts: list[str] = []
+        self._cleaning = None       # the text cleaning the open file's request embeds with
         self._asked: dict[str, list[str]] = {}  # field -> the label names its latest vectors were asked for
         self._pending = 0           # label-vector requests not answered yet
         self.refused = False        # no encoder: learning uses words, and Run does not ask again
@@ -43,6 +44,7 @@ class Embedding(QObject):
         e.failed.connect(self._failed)
         e.label_vectors.connect(self._label_vectors)
         window.labels_panel.changed.connect(self.labels_changed)
+        window.session.configured.connect(self._settings_changed)
 
     def file_opened(self, texts: list[str]) -> None:
         """A new file or text column: its tickets are embedded (what the results database holds is read)."""
@@ -83,8 +85,15 @@ class Embedding(QObject):
             self._pending += 1
             self.embedder.embed_labels(axis.name, axis.label_set)
 
+    def _settings_changed(self) -> None:
+        """Another text cleaning: the tickets are embedded again as the model now reads them (a cleaned text
+        the results database holds a vector of is read back, not embedded)."""
+        if self._texts and not self.refused and self.window.remembered.cleaning != self._cleaning:
+            self.file_opened(self._texts)
+
     def _start(self) -> None:
-        self.request = self.embedder.embed(self._texts, self.window.remembered.cleaning)
+        self._cleaning = self.window.remembered.cleaning
+        self.request = self.embedder.embed(self._texts, self._cleaning)
         self.busy, self.halt = True, ""
         self.window.update_actions()      # Cancel stops it
 

@@ -16,6 +16,7 @@ class ModelSession(QObject):
     busy = Signal()                 # a load was asked for or began: Load waits until it ends
     ready = Signal(object)          # the worker's ModelInfo
     failed = Signal(str, bool)      # one line, and whether to offer the bundled model (a Hub model not here)
+    configured = Signal()           # the settings dialog was accepted (the text cleaning may have changed)
 
     def __init__(self, worker, panel: ModelPanel, remembered: Remembered, parent=None):
         super().__init__(parent)
@@ -59,6 +60,7 @@ class ModelSession(QObject):
             return False
         if dialog.apply_to(self.remembered) and info is not None:
             self.load(info.spec, remember=False)   # the same model, placed anew
+        self.configured.emit()
         return True
 
     def adopt(self, loaded) -> None:
