@@ -86,7 +86,9 @@ def test_stopping_between_batches_keeps_finished_results(smollm2, sample_rows):
 
 def test_verify_reports_agreement(smollm2, sample_rows):
     classifier = Classifier(smollm2, LabelSet.default())
-    report = verify(classifier, [r["text"] for r in sample_rows[:60]], probes=6)
+    # first sentences: verify's report is what is tested; whole tickets only make the reference slower
+    # (the law over the length range is tests/test_channel.py's and tests/test_direct.py's)
+    report = verify(classifier, [first_sentence(r["text"]) for r in sample_rows[:60]], probes=6)
     assert report.ok and report.probes == 6 and report.agree == 6
     assert report.max_score_diff < report.tolerance
     assert "6/6 labels identical" in report.summary()
