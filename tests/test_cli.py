@@ -38,6 +38,17 @@ def tickets_csv(tmp_path_factory, sample_rows, smollm2):  # smollm2: the convert
     return write_rows(tmp_path_factory.mktemp("cli") / "tickets.csv", rows)
 
 
+@pytest.fixture(scope="module")
+def short_tickets_csv(tmp_path_factory, tickets_csv):
+    """The same rows, each ticket's first sentence: for the commands that run the reference loop, whose
+    passes per label on whole tickets were those tests' time (the law over the length range: tests/test_direct.py
+    and tests/test_channel.py)."""
+    from triage_app.bench.workloads import first_sentence
+
+    rows = [dict(r, text=first_sentence(r["text"])) for r in read_rows(tickets_csv)]
+    return write_rows(tmp_path_factory.mktemp("cli") / "short.csv", rows)
+
+
 def test_classify_keeps_every_row_and_column_and_adds_predictions(tickets_csv, tmp_path, capsys, bundled_model):
     out, stats = tmp_path / "out.csv", tmp_path / "stats.json"
     code, _, err = run_main(capsys, "classify", tickets_csv, "-o", out, "--model", "smollm2-135m", "--dtype", "float32",
@@ -64,12 +75,12 @@ def test_classify_keeps_every_row_and_column_and_adds_predictions(tickets_csv, t
     assert "padding" in "\n".join(err) and "items/s" in "\n".join(err)  # progress and summary on stderr
 
 
-def test_reference_and_fast_write_the_same_labels(tickets_csv, tmp_path, capsys, bundled_model):
+def test_reference_and_fast_write_the_same_labels(short_tickets_csv, tmp_path, capsys, bundled_model):
     fast, ref = tmp_path / "fast.csv", tmp_path / "ref.csv"
     common = ["--model", "smollm2-135m", "--dtype", "float32", "--labels", "billing,technical,account",
               "--limit", "6", "--db", tmp_path / "r.db"]    # the blank ticket (row 3) included
     for out, mode in ((fast, ["--no-buckets", "--full-head"]), (ref, ["--reference"])):
-        code, _, err = run_main(capsys, "classify", tickets_csv, "-o", out, *common, *mode)
+        code, _, err = run_main(capsys, "classify", short_tickets_csv, "-o", out, *common, *mode)
         assert code == 0, err
     def read(path):
         with open(path, newline="", encoding="utf-8") as f:
@@ -77,8 +88,8 @@ def test_reference_and_fast_write_the_same_labels(tickets_csv, tmp_path, capsys,
     assert read(fast) == read(ref)
 
 
-def test_verify_command(tickets_csv, capsys, bundled_model):
-    code, out, err = run_main(capsys, "verify", tickets_csv, "--probes", "4", "--model", "smollm2-135m",
+def test_verify_command(short_tickets_csv, capsys, bundled_model):
+    code, out, err = run_main(capsys, "verify", short_tickets_csv, "--probes", "4", "--model", "smollm2-135m",
                               "--dtype", "float32")
     assert code == 0, err
     assert "4/4 labels identical" in out and "OK" in out
