@@ -86,22 +86,31 @@ def test_a_field_s_fingerprint_changes_with_any_field_s_labels_and_other_methods
     assert "Urgent" not in kept.method.prompt.text and "Shipping" in kept.method.prompt.text
 
 
-def test_one_pass_gives_each_field_its_own_run_and_its_reference_alone(helpdesk):
+@pytest.fixture(scope="module")
+def passed(helpdesk):
+    """The tickets the pass tests read, and each field's own run of them: what a pass must give."""
     classifiers, texts = helpdesk
     by_length = sorted(texts, key=len)
     # 6, 98 and 164 tokens, and a blank: each field's reference passes on a long ticket were this test's time
     texts = [by_length[0], by_length[15], by_length[20], ""]
+    return texts, [collect(c, texts, RunConfig()) for c in classifiers]
+
+
+def test_one_pass_gives_each_field_its_own_run_and_its_reference_alone(helpdesk, passed):
+    classifiers, _ = helpdesk
+    texts, alone = passed
     found, stats = one_pass(classifiers, texts, RunConfig(batch_size=2))
     assert stats.fallbacks == 0
-    for classifier, axis in zip(classifiers, found):
-        assert_same(collect(classifier, texts, RunConfig()), axis)
+    for classifier, axis, own in zip(classifiers, found, alone):
+        assert_same(own, axis)
         assert_same(collect(classifier, texts, RunConfig(reference=True)), axis)
         assert axis[3].scores is None
 
 
-def test_a_ticket_whose_cue_cut_is_not_clean_runs_each_field_alone(helpdesk, monkeypatch):
-    classifiers, texts = helpdesk
-    texts = texts[:2]
+def test_a_ticket_whose_cue_cut_is_not_clean_runs_each_field_alone(helpdesk, passed, monkeypatch):
+    classifiers, _ = helpdesk
+    texts, alone = passed
+    texts = texts[:2]   # 6 and 98 tokens; the second's cut is broken below
     prompt = classifiers[1].method.prompt
     ticket = prompt.encode([texts[1]])[0]
     # the check: the ticket's tokens must end where the cue's begin, or there is no ticket part
@@ -110,7 +119,7 @@ def test_a_ticket_whose_cue_cut_is_not_clean_runs_each_field_alone(helpdesk, mon
     assert prompt.ticket_part(merged) is None
     assert prompt.ticket_part(replace(ticket, suffix_ids=None)) is None
     # a ticket without a clean cut in one field runs alone in every field, as those fields' own runs
-    expected = [collect(c, texts, RunConfig()) for c in classifiers]
+    expected = [{i: own[i] for i in range(len(texts))} for own in alone]
     real = type(prompt).ticket_part
     monkeypatch.setattr(type(prompt), "ticket_part",
                         lambda self, t: None if self is prompt and t.full_ids == ticket.full_ids else real(self, t))
