@@ -40,9 +40,9 @@ def tickets_csv(tmp_path_factory, sample_rows, smollm2):  # smollm2: the convert
 
 @pytest.fixture(scope="module")
 def short_tickets_csv(tmp_path_factory, tickets_csv):
-    """The same rows, each ticket's first sentence: for the commands that run the reference loop, whose
-    passes per label on whole tickets were those tests' time (the law over the length range: tests/test_direct.py
-    and tests/test_channel.py)."""
+    """The same rows, each ticket's first sentence: for a command that runs the reference loop, whose passes
+    per label on whole tickets were its time, and whose check compares scores too (the law over the length
+    range: tests/test_direct.py and tests/test_channel.py)."""
     from triage_app.bench.workloads import first_sentence
 
     rows = [dict(r, text=first_sentence(r["text"])) for r in read_rows(tickets_csv)]
@@ -88,8 +88,8 @@ def test_reference_and_fast_write_the_same_labels(short_tickets_csv, tmp_path, c
     assert read(fast) == read(ref)
 
 
-def test_verify_command(short_tickets_csv, capsys, bundled_model):
-    code, out, err = run_main(capsys, "verify", short_tickets_csv, "--probes", "4", "--model", "smollm2-135m",
+def test_verify_command(tickets_csv, capsys, bundled_model):
+    code, out, err = run_main(capsys, "verify", tickets_csv, "--probes", "4", "--model", "smollm2-135m",
                               "--dtype", "float32")
     assert code == 0, err
     assert "4/4 labels identical" in out and "OK" in out
