@@ -124,3 +124,27 @@ def test_plot_without_the_learning_curve_is_refused(tmp_path, capsys):
     assert code == 2 and err == ["triage-app: --plot and --draws go with --learning-curve"]
     code, _, err = run_main(capsys, "eval", path, "--learning-curve", "--plot", tmp_path / "c.svg")
     assert code == 2 and err == [f"triage-app: {tmp_path / 'c.svg'}: the plot is a PNG; name it .png"]
+
+
+def test_a_file_mostly_not_in_english_is_told_which_encoder_reads_it_better(tmp_path, capsys, tiny_model):
+    # a hunt's finding: the window said so, the command line learned on the English encoder in silence
+    french = ["Bonjour, je n'ai pas reçu ma carte bancaire et je voudrais savoir quand elle arrivera.",
+              "Je voudrais annuler mon abonnement et être remboursé du dernier mois, merci.",
+              "Le paiement a été débité deux fois sur ma carte, pouvez-vous me rembourser ?",
+              "Mon mot de passe ne fonctionne plus depuis ce matin, je ne peux pas me connecter."]
+    path = write_csv(tmp_path / "fr.csv", ["id", "text", "queue"],
+                     [[0, french[0], "billing"], [1, french[1], "account"], [2, french[2], ""], [3, french[3], ""]])
+    code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
+                            "--person-labels", "queue", *LABELS)
+    assert code == 0, err
+    said = [line for line in err if "mostly not in English" in line]
+    assert len(said) == 1 and "paraphrase-multilingual-MiniLM-L12-v2" in said[0] and "--encoder" in said[0]
+    english = ["I have not received my bank card yet and would like to know when it will arrive.",
+               "I would like to cancel my subscription and get a refund for the last month, thanks.",
+               "The payment was taken twice from my card, can you refund one of them?",
+               "My password has not worked since this morning and I cannot log in."]
+    path = write_csv(tmp_path / "en.csv", ["id", "text", "queue"],
+                     [[r, t, g] for r, (t, g) in enumerate(zip(english, ["billing", "account", "", ""]))])
+    code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out2.csv", "--db", tmp_path / "r.db",
+                            "--person-labels", "queue", *LABELS)
+    assert code == 0 and not any("mostly not in English" in line for line in err)

@@ -220,10 +220,12 @@ def curve_embeddings(args, encoder, gold_set, label_set, progress) -> dict:
     """learning_curve_eval's encoder part, built by the function classify --person-labels builds its own
     with (run/embedded.py): the tickets' vectors through the results database's embedding cache, and the
     labels' similarity with their prototypes. So the curve's combined column is the product's answer."""
+    from triage_app.cli.learning import say_encoder_advice
     from triage_app.files.clean import TextCleaning
     from triage_app.files.embeddings import EmbeddingCache
     from triage_app.run.embedded import file_embeddings
 
+    say_encoder_advice(encoder, gold_set.texts)
     with EmbeddingCache(args.db) as cache:
         print(f"embedding cache: {cache.path}", file=sys.stderr)
         # the gold set's texts are cleaned already (GoldSet.cleaned): cleaning them again could change them

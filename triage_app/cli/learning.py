@@ -16,6 +16,15 @@ def _say(line: str) -> None:
     print(line, file=sys.stderr)
 
 
+def say_encoder_advice(encoder, texts: list[str]) -> None:
+    """A file mostly not in English, read by the bundled encoder: which encoder would read it better."""
+    from triage_app.engine.encoder import MINILM
+    from triage_app.learn.language import encoder_advice
+
+    if encoder.name == MINILM and (advice := encoder_advice(texts)):
+        _say(f"note: {advice} Give its folder to --encoder.")
+
+
 def learning_parts(encoder, store_path, texts: list[str], cleaning, axes, taught: dict) -> tuple[object, dict]:
     """The features the person's labels are learned on, and per axis the encoder's similarity (None with
     TF-IDF, encoder None): the file's cleaned texts embedded once, through --db's embedding cache
@@ -24,6 +33,7 @@ def learning_parts(encoder, store_path, texts: list[str], cleaning, axes, taught
 
     if encoder is None or not taught:
         return (TicketFeatures(texts) if taught else None), {axis.name: None for axis in axes}
+    say_encoder_advice(encoder, texts)
     from tqdm import tqdm
 
     from triage_app.files.embeddings import EmbeddingCache

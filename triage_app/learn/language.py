@@ -38,3 +38,11 @@ def mostly_not_english(texts: Sequence[str], sample: int = SAMPLE) -> bool:
     spread = [texts[k * len(texts) // n] for k in range(n)]
     told = [english for english in map(reads_as_english, spread) if english is not None]
     return bool(told) and sum(told) < len(told) / 2
+
+
+def encoder_advice(texts: Sequence[str]) -> str:
+    """The line a file mostly not in English gets where the bundled encoder (English) reads it, "" otherwise."""
+    if not texts or not mostly_not_english(texts):
+        return ""
+    return (f"These tickets are mostly not in English: a multilingual encoder ({MULTILINGUAL}) would read them "
+            f"better than the bundled one.")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from triage_app.learn.language import MULTILINGUAL, mostly_not_english
+from triage_app.learn.language import encoder_advice
 
 
 class Embedding(QObject):
@@ -49,10 +49,7 @@ class Embedding(QObject):
     def file_opened(self, texts: list[str]) -> None:
         """A new file or text column: its tickets are embedded (what the results database holds is read)."""
         self._texts, self.complete, self._asked, self._pending, self.halt = list(texts), False, {}, 0, ""
-        english = not texts or not mostly_not_english(texts)
-        self.window.model_panel.suggest_encoder("" if english else (
-            f"These tickets are mostly not in English: a multilingual encoder ({MULTILINGUAL}) would read "
-            f"them better than the bundled one."))
+        self.window.model_panel.suggest_encoder(encoder_advice(texts))
         if self._texts:         # no text column chosen: nothing to embed
             self._start()
 
