@@ -258,3 +258,54 @@ def test_another_text_cleaning_in_settings_embeds_the_tickets_as_the_model_now_r
     window.settings_dialog()            # the same cleaning accepted again: nothing is embedded again
     qtbot.wait(200)
     assert len(handed.embeddings) == before and not window.embedding.busy
+
+
+def another_encoder(folder):
+    """MiniLM's files with a configuration of two layers: an encoder of its own (other vectors, 384 of them)."""
+    import json
+    import os
+
+    from triage_app.engine.encoder import bundled_folder
+
+    folder.mkdir()
+    for path in bundled_folder().iterdir():
+        if path.is_file() and path.name != "config.json":
+            os.symlink(path, folder / path.name)
+    config = json.loads((bundled_folder() / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps(config | {"num_hidden_layers": 2}))
+    return folder
+
+
+def test_an_encoder_folder_chosen_in_settings_embeds_the_file_and_its_labels_with_it_and_is_remembered(
+        qtbot, make_window, tmp_path, monkeypatch):
+    # a hunt's finding: the window suggested a multilingual encoder but could only ever load the bundled one
+    from triage_app.engine.encoder import SentenceEncoder
+
+    texts = sample_texts(12)
+    path = write_tickets(tmp_path / "tickets.csv", texts)
+    window = make_window()
+    handed = Handed(window.learning)
+    embedded(qtbot, window, lambda: open_file(qtbot, window, path))
+    qtbot.waitUntil(lambda: window.embedding.settled, timeout=30_000)
+    folder = another_encoder(tmp_path / "two-layers")
+
+    def accepted_with_the_folder(dialog):
+        dialog.encoder.setText(str(folder))
+        return True
+    monkeypatch.setattr(SettingsDialog, "exec", accepted_with_the_folder)
+    found = embedded(qtbot, window, window.settings_dialog)
+    assert (found.total, found.fresh) == (12, 12)                     # nothing of the bundled one's is reused
+    assert window.model_panel.encoder.text() == f"Sentence encoder: two-layers ({folder})"
+    chosen = SentenceEncoder.load(folder)
+    cleaned = model_texts(texts, window.remembered.cleaning)
+    np.testing.assert_allclose(handed.embeddings[-1][1], chosen.embed(cleaned), atol=2e-3, rtol=0)
+    assert np.abs(handed.embeddings[-1][1] - bundled_encoder().embed(cleaned)).max() > 0.1
+    qtbot.waitUntil(lambda: window.embedding.settled, timeout=30_000)
+    axis, vectors, names = handed.label_vectors[-1]
+    label_texts_, owners = label_texts(window.axes.named(axis).label_set)
+    np.testing.assert_allclose(vectors, label_vectors(chosen.embed(label_texts_), owners, len(names)), atol=1e-5)
+
+    again = make_window()                       # a restart: the folder is remembered, its vectors stored
+    found = embedded(qtbot, again, lambda: open_file(qtbot, again, path))
+    assert (found.total, found.fresh) == (12, 0) and again.remembered.encoder == str(folder)
+    assert again.model_panel.encoder.text() == f"Sentence encoder: two-layers ({folder})"

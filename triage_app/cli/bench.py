@@ -85,7 +85,7 @@ def _taught(args) -> int:
     dtype = args.dtype if args.dtype.endswith("-checked") else "bfloat16-checked"
     loaded = options.load_model(argparse.Namespace(**{**vars(args), "dtype": dtype}))
     result = compare_taught(loaded, args.n, args.method, log=lambda line: print(line, file=sys.stderr),
-                            encoder=options.load_encoder(argparse.Namespace(encoder="bundled")))
+                            encoder=options.load_encoder(argparse.Namespace()))   # the bundled one
     print(report(result))
     if args.json:
         options.write_json(args.json, result)

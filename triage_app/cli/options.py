@@ -18,7 +18,7 @@ def load_encoder(args):
     """The sentence encoder --encoder names (run/embedded.py): None to learn on TF-IDF."""
     from triage_app.run.embedded import load_encoder as load
 
-    return load(getattr(args, "encoder", "bundled"), log=lambda line: print(line, file=sys.stderr))
+    return load(getattr(args, "encoder", config.BUNDLED_ENCODER), log=lambda line: print(line, file=sys.stderr))
 
 
 def model_choice(args) -> config.ModelChoice:

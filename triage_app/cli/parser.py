@@ -139,7 +139,7 @@ def learn_args(p):
 
 
 def encoder_arg(p):
-    p.add_argument("--encoder", default="bundled", metavar="bundled|none|FOLDER",
+    p.add_argument("--encoder", default=config.BUNDLED_ENCODER, metavar="bundled|none|FOLDER",
                    help="learn a person's labels on this sentence encoder's embeddings: the bundled all-MiniLM-L6-v2 "
                         "(default), a folder of your own, or none (TF-IDF words)")
 

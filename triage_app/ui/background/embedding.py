@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QObject, Qt, Signal, Slot
@@ -26,6 +27,7 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 # What the engine's thread runs here is imported on the main thread: with the window, or, for what needs
 # torch (the window imports none), with the engine's modules before it (app._import_engine): an import on
 # the engine's thread goes through PySide's import hook while the UI thread runs Python.
+from triage_app.engine.config import BUNDLED_ENCODER
 from triage_app.files.clean import model_texts
 from triage_app.files.store import StoreUnavailable, text_hash
 from triage_app.learn.similarity import label_texts, label_vectors
@@ -39,7 +41,7 @@ CHUNK = 512             # distinct texts looked up and token-counted in one step
 @dataclass(frozen=True, slots=True)
 class EncoderInfo:
     name: str           # all-MiniLM-L6-v2
-    source: str         # where its files came from and how they were checked: "bundled, checked"
+    source: str         # where its files came from: "bundled, checked", or the folder
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +152,7 @@ class EmbeddingWorker(QObject):
 
     _embed_requested = Signal(object)               # a TicketEmbedding, new or resumed
     _labels_requested = Signal(str, object)         # field, its LabelSet
+    _encoder_requested = Signal(str)                # bundled, or a folder: the encoder of the requests after it
 
     encoder_loaded = Signal(object)     # EncoderInfo
     encoder_failed = Signal(str)        # why there is no encoder, one line: learning uses words
@@ -165,6 +168,7 @@ class EmbeddingWorker(QObject):
         super().__init__()
         self.engine, self.db = engine, db
         self._encoder = None
+        self._spec = BUNDLED_ENCODER        # which encoder: the bundled one, or a folder
         self._refused = ""                  # the one line, once the encoder could not be had
         self._next = 0
         self._cancelled_up_to = 0
@@ -172,6 +176,7 @@ class EmbeddingWorker(QObject):
         # queued even when emitted on this thread: a job that steps aside is posted behind the request
         self._embed_requested.connect(self._embed, Qt.ConnectionType.QueuedConnection)
         self._labels_requested.connect(self._labels)
+        self._encoder_requested.connect(self._use)
 
     # requests (call from the main thread)
     def embed(self, texts: list[str], cleaning) -> int:
@@ -186,6 +191,10 @@ class EmbeddingWorker(QObject):
         """A field's label prototypes: its names, descriptions and examples embedded (learn.label_texts)."""
         self._labels_asked += 1
         self._labels_requested.emit(axis, label_set)
+
+    def use_encoder(self, spec: str) -> None:
+        """The requests after this one embed with this encoder (bundled, or a folder), loaded at the first."""
+        self._encoder_requested.emit(spec)
 
     def cancel(self) -> None:
         """Stop every embedding asked for so far after the batch in flight; thread-safe."""
@@ -246,19 +255,25 @@ class EmbeddingWorker(QObject):
             vectors = None
         self.label_vectors.emit(LabelVectors(axis, list(label_set.names), vectors))
 
+    @Slot(str)
+    def _use(self, spec: str) -> None:
+        if spec != self._spec:
+            self._spec, self._encoder, self._refused = spec, None, ""
+
     def _encoder_here(self):
         """The encoder, loaded at the first request; None (said) when it is missing or refused."""
         if self._encoder is None and not self._refused:
-            from triage_app.engine.encoder import MINILM, EncoderRefused, SentenceEncoder
+            from triage_app.engine.encoder import EncoderRefused, SentenceEncoder
 
             try:
-                self._encoder = SentenceEncoder.bundled()
+                self._encoder = (SentenceEncoder.bundled() if self._spec == BUNDLED_ENCODER
+                                 else SentenceEncoder.load(Path(self._spec)))
             except Exception as exc:    # EncoderRefused, or a folder that transformers cannot read
                 known = isinstance(exc, EncoderRefused)
                 self._refused = str(exc) if known else one_line("it could not be read", exc)
             else:
-                checked = "bundled, checked" if self._encoder.name == MINILM else "checked"
-                self.encoder_loaded.emit(EncoderInfo(self._encoder.name, checked))
+                source = "bundled, checked" if self._spec == BUNDLED_ENCODER else self._spec
+                self.encoder_loaded.emit(EncoderInfo(self._encoder.name, source))
         if self._encoder is None:       # said for every file: each one's learning goes on with words
             self.encoder_failed.emit(self._refused)
         return self._encoder

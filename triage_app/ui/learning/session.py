@@ -106,6 +106,11 @@ class LearningSession(QObject):
         the person's, they are the zero-shot rule. Vectors for names the field no longer has are ignored."""
         self._live(axis).set_label_vectors(self.model.names_of(axis) if names is None else names, vectors)
 
+    def forget_label_vectors(self) -> None:
+        """Another encoder: the label vectors of the old one say nothing of its tickets' vectors."""
+        for live in self.lives.values():
+            live.set_label_vectors([], np.zeros((0, 0)))     # vectors of no label: none of the current ones
+
     def axis_chosen(self, axis: str) -> None:
         """The current field is another: its status line, and its Next to label queue if shown."""
         self.status.setText(self._status_line(axis))
