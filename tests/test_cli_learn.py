@@ -148,3 +148,18 @@ def test_a_file_mostly_not_in_english_is_told_which_encoder_reads_it_better(tmp_
     code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "out2.csv", "--db", tmp_path / "r.db",
                             "--person-labels", "queue", *LABELS)
     assert code == 0 and not any("mostly not in English" in line for line in err)
+
+
+def test_eval_learning_curve_leaves_out_a_k_some_label_cannot_teach_and_says_so(tmp_path, capsys, tiny_model, qapp):
+    # a hunt's finding: with 3 rows of a label, k=10 and k=20 were printed, each teaching that label 2
+    texts, gold = tickets(90, seed=3)
+    kept = [r for r, g in enumerate(gold) if g != "account" or r < 24]         # 8 rows of account
+    path = write_csv(tmp_path / "g.csv", ["text", "category"], [[texts[r], gold[r]] for r in kept])
+    code, stdout, err = run_main(capsys, "eval", path, "--learning-curve", "--draws", "1",
+                                 "--json", tmp_path / "curve.json", *LABELS)
+    assert code == 0, err
+    table = [line for line in stdout.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert [int(line.split("|")[1]) for line in table] == [0, 2, 5]
+    assert [p["k"] for p in json.loads((tmp_path / "curve.json").read_text())["points"]] == [0, 2, 5]
+    assert "k=10, 20 left out: account has 7 to teach from" in err
+    assert any(line.startswith("note: few tickets to test on (account 1)") for line in err)

@@ -24,6 +24,7 @@ from triage_app.learn.similarity import LabelSimilarity
 from triage_app.quality.metrics import evaluate
 
 KS = (0, 2, 5, 10, 20)
+FEW_TESTED = 10     # test tickets of a label under which its accuracy moves by 10 points a ticket
 PARTS = ("zero_shot", "learned", "combined")
 # with sentence embeddings, the learned part on each kind of features side by side ("learned": embeddings)
 SIDE_BY_SIDE = ("zero_shot", "tfidf", "learned", "both", "combined")
@@ -141,7 +142,12 @@ def learning_curve(texts: list[str], gold: list[str], lm_scores: np.ndarray, nam
     others = {} if embeddings is None else {"tfidf": TicketFeatures(texts), "both": TicketFeatures.both(texts, embeddings)}
     z = np.asarray(lm_scores, dtype=np.float64)
     pools, test = split(gold, names, max(ks), test_share, seed)
+    ks = _teachable(ks, pools, names, log)
     truth = [gold[r] for r in test]
+    few = {name: n for name in names if (n := truth.count(name)) < FEW_TESTED}
+    if few and log:
+        log(f"note: few tickets to test on ({', '.join(f'{name} {n}' for name, n in few.items())}): "
+            f"one ticket moves a label's accuracy by {100 / min(few.values()):.0f} points")
     parts = PARTS if embeddings is None else SIDE_BY_SIDE
     curve = Curve(list(names), test.tolist(), draws, parts=parts, encoder=encoder if embeddings is not None else None)
     zero = _scores(truth, learn(features, z, {}, names, config, similarity=similarity).labels[test], names)
@@ -163,6 +169,17 @@ def learning_curve(texts: list[str], gold: list[str], lm_scores: np.ndarray, nam
         if log:
             log(f"k={k}: " + ", ".join(f"{part} {_fmt(point.mean(part))}" for part in parts))
     return curve
+
+
+def _teachable(ks, pools: dict[int, np.ndarray], names: list[str], log) -> tuple[int, ...]:
+    """The ks every label's training pool can teach: a k that some label has fewer rows for would teach it
+    fewer and still be called k, so it is left out, said with the labels short of it."""
+    smallest = min(len(rows) for rows in pools.values())
+    if log and (short := [k for k in ks if k > smallest]):
+        log(f"k={', '.join(map(str, short))} left out: "
+            + ", ".join(f"{names[label]} has {len(rows)} to teach from" for label, rows in pools.items()
+                        if len(rows) < max(short)))
+    return tuple(k for k in ks if k <= smallest)
 
 
 def _alone(model: TextModel | None, features: TicketFeatures, rows: np.ndarray) -> np.ndarray | None:
