@@ -162,4 +162,13 @@ def test_eval_learning_curve_leaves_out_a_k_some_label_cannot_teach_and_says_so(
     assert [int(line.split("|")[1]) for line in table] == [0, 2, 5]
     assert [p["k"] for p in json.loads((tmp_path / "curve.json").read_text())["points"]] == [0, 2, 5]
     assert "k=10, 20 left out: account has 7 to teach from" in err
-    assert any(line.startswith("note: few tickets to test on (account 1)") for line in err)
+    assert any(line.startswith("note: few tickets to test on (account 3)") for line in err)
+    # a second hunt's finding: a label with no ticket divided by zero, and one with one ticket left k=0 alone
+    for rows_of_account in (1, 0):
+        kept = [r for r, g in enumerate(gold) if g != "account" or r < 3 * rows_of_account]
+        path = write_csv(tmp_path / f"g{rows_of_account}.csv", ["text", "category"], [[texts[r], gold[r]] for r in kept])
+        code, stdout, err = run_main(capsys, "eval", path, "--learning-curve", "--draws", "1", *LABELS)
+        assert code == 0, err
+        table = [line for line in stdout.splitlines() if line.startswith("| ") and line[2].isdigit()]
+        assert [int(line.split("|")[1]) for line in table] == [0, 2, 5, 10, 20]
+        assert f"note: account ({rows_of_account}): too few tickets to teach and test, never taught in the curve" in err

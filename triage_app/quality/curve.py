@@ -141,10 +141,10 @@ def learning_curve(texts: list[str], gold: list[str], lm_scores: np.ndarray, nam
     features = TicketFeatures(texts, embeddings)
     others = {} if embeddings is None else {"tfidf": TicketFeatures(texts), "both": TicketFeatures.both(texts, embeddings)}
     z = np.asarray(lm_scores, dtype=np.float64)
-    pools, test = split(gold, names, max(ks), test_share, seed)
-    ks = _teachable(ks, pools, names, log)
+    ks = _teachable(ks, gold, names, log)
+    pools, test = split(gold, names, max(ks, default=0), test_share, seed)
     truth = [gold[r] for r in test]
-    few = {name: n for name in names if (n := truth.count(name)) < FEW_TESTED}
+    few = {name: n for name in names if 0 < (n := truth.count(name)) < FEW_TESTED}
     if few and log:
         log(f"note: few tickets to test on ({', '.join(f'{name} {n}' for name, n in few.items())}): "
             f"one ticket moves a label's accuracy by {100 / min(few.values()):.0f} points")
@@ -171,15 +171,19 @@ def learning_curve(texts: list[str], gold: list[str], lm_scores: np.ndarray, nam
     return curve
 
 
-def _teachable(ks, pools: dict[int, np.ndarray], names: list[str], log) -> tuple[int, ...]:
-    """The ks every label's training pool can teach: a k that some label has fewer rows for would teach it
-    fewer and still be called k, so it is left out, said with the labels short of it."""
-    smallest = min(len(rows) for rows in pools.values())
-    if log and (short := [k for k in ks if k > smallest]):
+def _teachable(ks, gold: list[str], names: list[str], log) -> tuple[int, ...]:
+    """The ks every label can teach (a label of n tickets teaches up to n - 1, one held out to test): a k that
+    a label has fewer for would teach it fewer and still be called k, so it is left out, said with the labels
+    short of it. A label of fewer than 2 tickets is never taught (said), and does not shorten the curve."""
+    counts = {name: gold.count(name) for name in names}
+    if log and (rare := [name for name, n in counts.items() if n < 2]):
+        log(f"note: {', '.join(f'{name} ({counts[name]})' for name in rare)}: too few tickets to teach and test, "
+            f"never taught in the curve")
+    most = min((n - 1 for n in counts.values() if n >= 2), default=0)
+    if log and (short := [k for k in ks if k > most]):
         log(f"k={', '.join(map(str, short))} left out: "
-            + ", ".join(f"{names[label]} has {len(rows)} to teach from" for label, rows in pools.items()
-                        if len(rows) < max(short)))
-    return tuple(k for k in ks if k <= smallest)
+            + ", ".join(f"{name} has {n - 1} to teach from" for name, n in counts.items() if 2 <= n <= max(short)))
+    return tuple(k for k in ks if k <= most)
 
 
 def _alone(model: TextModel | None, features: TicketFeatures, rows: np.ndarray) -> np.ndarray | None:
