@@ -309,3 +309,37 @@ def test_an_encoder_folder_chosen_in_settings_embeds_the_file_and_its_labels_wit
     found = embedded(qtbot, again, lambda: open_file(qtbot, again, path))
     assert (found.total, found.fresh) == (12, 0) and again.remembered.encoder == str(folder)
     assert again.model_panel.encoder.text() == f"Sentence encoder: two-layers ({folder})"
+
+
+def test_a_folder_refused_then_there_is_loaded_when_settings_are_accepted_again(qtbot, make_window, tmp_path, monkeypatch):
+    # a hunt's findings: a refused folder stayed refused for the session, the line said "words" while learning
+    # kept the earlier encoder's vectors, and the panel named the bundled encoder for a remembered folder
+    path = write_tickets(tmp_path / "tickets.csv", sample_texts(8))
+    window = make_window()
+    handed = Handed(window.learning)
+    embedded(qtbot, window, lambda: open_file(qtbot, window, path))
+    folder = tmp_path / "two-layers"                                   # not there yet: refused
+    monkeypatch.setattr(SettingsDialog, "exec", lambda dialog: dialog.encoder.setText(str(folder)) or True)
+    failed = Relay(window.engine.embedder.encoder_failed)
+    with qtbot.waitSignal(failed.received, timeout=60_000):
+        window.settings_dialog()
+    assert window.embedding.refused and len(handed.embeddings) == 1
+    assert window.model_panel.encoder.text() == ("Sentence encoder: not loaded. "
+                                                 "Learning goes on with the earlier encoder's vectors.")
+    assert window.banner_text.text().endswith("learning goes on with the earlier encoder's vectors.")
+    another_encoder(folder)                                            # there now: the same folder, accepted again
+    found = embedded(qtbot, window, window.settings_dialog)
+    assert not window.embedding.refused and found.fresh == found.total == 8
+    assert window.model_panel.encoder.text() == f"Sentence encoder: two-layers ({folder})"
+    fresh = make_window()                                              # remembered: named before any file opens
+    assert fresh.model_panel.encoder.text() == f"Sentence encoder: two-layers ({folder}), loads when a file is opened."
+
+
+def test_an_encoder_chosen_before_answering_late_is_not_taken_for_the_one_chosen_now(qtbot, make_window, tmp_path):
+    window = make_window()
+    embedded(qtbot, window, lambda: open_file(qtbot, window, write_tickets(tmp_path / "t.csv", sample_texts(4))))
+    shown = window.model_panel.encoder.text()
+    window.engine.embedder.encoder_failed.emit(str(tmp_path / "chosen-before"), "not a sentence encoder folder")
+    qtbot.wait(50)
+    assert not window.embedding.refused and window.model_panel.encoder.text() == shown
+    assert "not a sentence encoder folder" not in window.banner_text.text()

@@ -31,14 +31,15 @@ class Embedding(QObject):
         self.complete = False       # learning has its vectors
         self._texts: list[str] = []
         self._cleaning = None       # the text cleaning the open file's request embeds with
-        self._encoder = window.remembered.encoder   # bundled, or a folder: what the embedder loads
+        self._encoder = chosen_encoder(window.remembered)   # bundled, or a folder: what the embedder loads
+        self.kept = False           # learning holds vectors of the open file (from this encoder or an earlier one)
         self._asked: dict[str, list[str]] = {}  # field -> the label names its latest vectors were asked for
         self._pending = 0           # label-vector requests not answered yet
         self.refused = False        # no encoder: learning uses words, and Run does not ask again
         self.halt = ""              # why the open file's embedding is not going on ("" while it is, or done)
         e, panel = self.embedder, window.model_panel
         # bound methods of objects on the UI thread: they run there, never on the engine's
-        e.encoder_loaded.connect(panel.show_encoder)
+        e.encoder_loaded.connect(self._encoder_loaded)
         e.encoder_failed.connect(self._encoder_failed)
         e.progress.connect(self._progress)
         e.embedded.connect(self._embedded)
@@ -48,9 +49,14 @@ class Embedding(QObject):
         window.labels_panel.changed.connect(self.labels_changed)
         window.session.configured.connect(self._settings_changed)
         self.embedder.use_encoder(self._encoder)
+        panel.show_encoder_chosen(self._encoder)
 
     def file_opened(self, texts: list[str]) -> None:
         """A new file or text column: its tickets are embedded (what the results database holds is read)."""
+        self.kept = False
+        self._embed_again(texts)
+
+    def _embed_again(self, texts: list[str]) -> None:
         self._texts, self.complete, self._asked, self._pending, self.halt = list(texts), False, {}, 0, ""
         advice = encoder_advice(texts) if self._encoder == BUNDLED_ENCODER else ""   # another was chosen
         self.window.model_panel.suggest_encoder(advice and f"{advice} Settings ▸ Sentence encoder takes its folder.")
@@ -91,13 +97,14 @@ class Embedding(QObject):
         model now reads them (a cleaned text the results database holds this encoder's vector of is read back).
         Until then learning goes on with the vectors it has, and without the old encoder's label vectors."""
         remembered = self.window.remembered
-        another = remembered.encoder != self._encoder
+        another = chosen_encoder(remembered) != self._encoder or self.refused    # refused: tried again
         if another:
-            self._encoder, self.refused = remembered.encoder, False
+            self._encoder, self.refused = chosen_encoder(remembered), False
             self.embedder.use_encoder(self._encoder)
             self.window.learning.forget_label_vectors()
-        if self._texts and not self.refused and (another or remembered.cleaning != self._cleaning):
-            self.file_opened(self._texts)
+            self.window.model_panel.show_encoder_chosen(self._encoder)
+        if self._texts and (another or remembered.cleaning != self._cleaning):
+            self._embed_again(self._texts)
 
     def _start(self) -> None:
         self._cleaning = self.window.remembered.cleaning
@@ -112,7 +119,7 @@ class Embedding(QObject):
     def _embedded(self, result) -> None:
         if result.request != self.request:
             return
-        self.busy, self.complete = False, True
+        self.busy, self.complete, self.kept = False, True, True
         self.window.learning.set_embeddings(self._texts, result.vectors)
         kept = f" ({result.total - result.fresh:,} kept from before)" if result.fresh < result.total else ""
         self.window.model_panel.show_embedded(f"All {result.total:,} tickets embedded{kept}",
@@ -137,11 +144,17 @@ class Embedding(QObject):
             self.window.update_actions()
             self.halted.emit()
 
-    def _encoder_failed(self, message: str) -> None:
+    def _encoder_loaded(self, info) -> None:
+        if info.spec == self._encoder:      # not one chosen before, answering late
+            self.window.model_panel.show_encoder(info)
+
+    def _encoder_failed(self, spec: str, message: str) -> None:
+        if spec != self._encoder:
+            return
         self.busy, self.refused = False, True
-        self.window.model_panel.show_encoder_failed(message)
-        self.window.show_error(f"The sentence encoder was not loaded ({message}): learning uses words (TF-IDF) "
-                               "instead.")
+        goes_on = "learning goes on with the earlier encoder's vectors" if self.kept else "learning uses words (TF-IDF) instead"
+        self.window.model_panel.show_encoder_failed(message, goes_on)
+        self.window.show_error(f"The sentence encoder was not loaded ({message}): {goes_on}.")
         self.window.update_actions()
 
     def _label_vectors(self, found) -> None:
@@ -149,3 +162,8 @@ class Embedding(QObject):
         if found.vectors is None or self._asked.get(found.axis) != found.names:
             return      # edited since: the vectors of the set as it is now are on their way
         self.window.learning.set_label_vectors(found.axis, found.vectors, found.names)
+
+
+def chosen_encoder(remembered) -> str:
+    """The encoder Settings names: bundled, or a folder (a blank setting, edited by hand, is the bundled one)."""
+    return remembered.encoder.strip() or BUNDLED_ENCODER

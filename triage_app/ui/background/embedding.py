@@ -42,6 +42,7 @@ CHUNK = 512             # distinct texts looked up and token-counted in one step
 class EncoderInfo:
     name: str           # all-MiniLM-L6-v2
     source: str         # where its files came from: "bundled, checked", or the folder
+    spec: str           # the encoder asked for: bundled, or the folder
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +156,7 @@ class EmbeddingWorker(QObject):
     _encoder_requested = Signal(str)                # bundled, or a folder: the encoder of the requests after it
 
     encoder_loaded = Signal(object)     # EncoderInfo
-    encoder_failed = Signal(str)        # why there is no encoder, one line: learning uses words
+    encoder_failed = Signal(str, str)   # the encoder asked for, why there is none (one line)
     progress = Signal(object)           # EmbeddingProgress, after every step
     embedded = Signal(object)           # Embedded: every ticket of the request has its vector
     stopped = Signal(int)               # request: cancelled, or another file came; what was stored stays
@@ -258,7 +259,8 @@ class EmbeddingWorker(QObject):
     @Slot(str)
     def _use(self, spec: str) -> None:
         if spec != self._spec:
-            self._spec, self._encoder, self._refused = spec, None, ""
+            self._spec, self._encoder = spec, None
+        self._refused = ""                  # asked again: a folder refused before may be there now
 
     def _encoder_here(self):
         """The encoder, loaded at the first request; None (said) when it is missing or refused."""
@@ -273,9 +275,9 @@ class EmbeddingWorker(QObject):
                 self._refused = str(exc) if known else one_line("it could not be read", exc)
             else:
                 source = "bundled, checked" if self._spec == BUNDLED_ENCODER else self._spec
-                self.encoder_loaded.emit(EncoderInfo(self._encoder.name, source))
+                self.encoder_loaded.emit(EncoderInfo(self._encoder.name, source, self._spec))
         if self._encoder is None:       # said for every file: each one's learning goes on with words
-            self.encoder_failed.emit(self._refused)
+            self.encoder_failed.emit(self._spec, self._refused)
         return self._encoder
 
     def _cache(self):

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QGroupBox, QHBoxLayout, Q
                                QPushButton, QVBoxLayout)
 
 from triage_app.engine import models
+from triage_app.engine.config import BUNDLED_ENCODER
 
 QWEN = "qwen2.5-0.5b"
 SMOLLM2 = "smollm2-135m"
@@ -20,6 +21,8 @@ CHOICES = (
 )
 NOT_DOWNLOADED = {QWEN: "Qwen2.5-0.5B-Instruct (recommended; not downloaded yet)"}
 ENCODER = "all-MiniLM-L6-v2"      # the sentence encoder named before it loads (engine/encoder.py MINILM)
+ENCODER_TIP = ("Reads each ticket once, so that your labels teach the rest by meaning, not by shared words; "
+               "the vectors are kept with the file's results. Settings ▸ Sentence encoder chooses another.")
 _FOLDER, _GGUF = "<folder>", "<gguf>"
 
 
@@ -60,8 +63,7 @@ class ModelPanel(QGroupBox):
         self.encoder = QLabel(f"Sentence encoder: {ENCODER}, loads when a file is opened.")
         self.encoder.setWordWrap(True)
         self.encoder.setTextFormat(Qt.TextFormat.PlainText)     # a refusal names a path
-        self.encoder.setToolTip("Reads each ticket once, so that your labels teach the rest by meaning, "
-                                "not by shared words; the vectors are kept with the file's results")
+        self.encoder.setToolTip(ENCODER_TIP)
         layout.addWidget(self.encoder)
         self.embedding = QProgressBar()
         self.embedding.setMaximumHeight(14)
@@ -130,9 +132,18 @@ class ModelPanel(QGroupBox):
         self.status.setStyleSheet("color: #a00;")
 
     # the sentence encoder
+    def show_encoder_chosen(self, spec: str) -> None:
+        """Before it loads: the bundled encoder by name, or the folder chosen in Settings."""
+        named = ENCODER if spec == BUNDLED_ENCODER else f"{Path(spec).name} ({spec})"
+        self._encoder_line(f"Sentence encoder: {named}, loads when a file is opened.")
+
     def show_encoder(self, info) -> None:
         """info: the embedder's EncoderInfo (name, where its files came from and how they were checked)."""
-        self.encoder.setText(f"Sentence encoder: {info.name} ({info.source})")
+        self._encoder_line(f"Sentence encoder: {info.name} ({info.source})")
+
+    def _encoder_line(self, line: str) -> None:
+        self.encoder.setText(line)
+        self.encoder.setToolTip(ENCODER_TIP)
         self.encoder.setStyleSheet("")
 
     def show_embedding(self, progress) -> None:
@@ -150,9 +161,10 @@ class ModelPanel(QGroupBox):
         self.embedding.setToolTip(tip)
         self.embedding.show()
 
-    def show_encoder_failed(self, message: str) -> None:
+    def show_encoder_failed(self, message: str, goes_on: str) -> None:
+        """message: why (its tooltip); goes_on: what learning reads instead."""
         self.embedding.hide()
-        self.encoder.setText("Sentence encoder: not loaded. Learning uses words (TF-IDF) instead.")
+        self.encoder.setText(f"Sentence encoder: not loaded. {goes_on[0].upper()}{goes_on[1:]}.")
         self.encoder.setToolTip(message)
         self.encoder.setStyleSheet("color: #a00;")
 
