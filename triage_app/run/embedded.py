@@ -27,6 +27,7 @@ from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.embeddings import EmbeddingCache, embedded
 from triage_app.learn import LabelSimilarity, TicketFeatures, label_texts, label_vectors
 
+
 @dataclass(frozen=True, slots=True)
 class FileEmbeddings:
     """What a file's embeddings give learning: its features, and per label set (by name) the encoder's

@@ -152,7 +152,8 @@ class Embedding(QObject):
         if spec != self._encoder:
             return
         self.busy, self.refused = False, True
-        goes_on = "learning goes on with the earlier encoder's vectors" if self.kept else "learning uses words (TF-IDF) instead"
+        goes_on = ("learning goes on with the earlier encoder's vectors" if self.kept
+                   else "learning uses words (TF-IDF) instead")
         self.window.model_panel.show_encoder_failed(message, goes_on)
         self.window.show_error(f"The sentence encoder was not loaded ({message}): {goes_on}.")
         self.window.update_actions()
