@@ -70,6 +70,7 @@ def test_embeddings_must_match_the_tickets_in_one_line():
         TicketFeatures(["a", "b", "c"], embeddings=np.zeros((2, 384), np.float32))
 
 
+@pytest.mark.slow      # its bounds are speed goals, a benchmark's (scripts/test -m slow), not the suite's
 def test_a_retrain_on_100000_embedded_tickets_stays_fast():
     vectors, gold = clustered(100_000, seed=2)
     features = TicketFeatures([""] * len(gold), embeddings=vectors)
