@@ -159,3 +159,14 @@ def test_a_tokenizer_that_cannot_pad_is_refused_at_load(tmp_path):
     with pytest.raises(EncoderRefused, match="no padding token") as refused:
         SentenceEncoder.load(tmp_path)
     assert "\n" not in str(refused.value)
+
+
+def test_a_hugging_face_cache_snapshot_is_named_by_its_model_not_its_commit(tmp_path):
+    # a hunt's finding: the multilingual encoder from the Hugging Face cache showed as a 40-character hash
+    snapshot = tmp_path / "models--sentence-transformers--paraphrase-multilingual-MiniLM-L12-v2" / "snapshots" / ("a" * 40)
+    snapshot.mkdir(parents=True)
+    folder = copy_with(snapshot, "README.md", b"a copy")
+    (folder / "tokenizer.json").unlink()
+    (folder / "tokenizer.json").write_bytes(b"{}")                    # not MiniLM's: named by its folder
+    assert encoder_module.identity_of(folder, {})[0] == "paraphrase-multilingual-MiniLM-L12-v2"
+    assert encoder_module.name_of(tmp_path / "my-encoder") == "my-encoder"

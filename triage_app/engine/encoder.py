@@ -96,7 +96,16 @@ def identity_of(folder: Path, checked: dict[str, str]) -> tuple[str, str]:
              for path in sorted(folder.iterdir()) if path.suffix in READ_BY_LOAD and path.is_file()}
     if all(files.get(file) == sha for file, sha in MINILM_FILES.items()):
         return MINILM, MINILM_FILES["model.safetensors"]
-    return folder.name, hashlib.sha256("".join(f"{file} {sha}\n" for file, sha in files.items()).encode()).hexdigest()
+    return name_of(folder), hashlib.sha256("".join(f"{file} {sha}\n" for file, sha in files.items()).encode()).hexdigest()
+
+
+def name_of(folder: Path) -> str:
+    """The folder's name, or for a Hugging Face cache snapshot (models--org--name/snapshots/<commit>) the
+    model's name, not its commit's hash."""
+    hub = folder.parent.parent.name
+    if folder.parent.name == "snapshots" and hub.startswith("models--"):
+        return hub.split("--")[-1]
+    return folder.name
 
 
 _LOADED: dict[str, SentenceEncoder] = {}     # the bundled folder -> its encoder, loaded once
