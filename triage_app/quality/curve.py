@@ -13,6 +13,7 @@ It lives on the side that measures: learn/ teaches, quality/ judges it, and lear
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from html import escape
 
@@ -144,7 +145,8 @@ def learning_curve(texts: list[str], gold: list[str], lm_scores: np.ndarray, nam
     ks = _teachable(ks, gold, names, log)
     pools, test = split(gold, names, max(ks, default=0), test_share, seed)
     truth = [gold[r] for r in test]
-    few = {name: n for name in names if 0 < (n := truth.count(name)) < FEW_TESTED}
+    tested = Counter(truth)
+    few = {name: tested[name] for name in names if 0 < tested[name] < FEW_TESTED}
     if few and log:
         log(f"note: few tickets to test on ({', '.join(f'{name} {n}' for name, n in few.items())}): "
             f"one ticket moves a label's accuracy by {100 / min(few.values()):.0f} points")
@@ -175,7 +177,8 @@ def _teachable(ks, gold: list[str], names: list[str], log) -> tuple[int, ...]:
     """The ks every label can teach (a label of n tickets teaches up to n - 1, one held out to test): a k that
     a label has fewer for would teach it fewer and still be called k, so it is left out, said with the labels
     short of it. A label of fewer than 2 tickets is never taught (said), and does not shorten the curve."""
-    counts = {name: gold.count(name) for name in names}
+    every = Counter(gold)
+    counts = {name: every[name] for name in names}
     if log and (rare := [name for name, n in counts.items() if n < 2]):
         log(f"note: {', '.join(f'{name} ({counts[name]})' for name in rare)}: too few tickets to teach and test, "
             f"never taught in the curve")

@@ -96,10 +96,10 @@ class Embedding(QObject):
         """Another encoder, or another text cleaning: the tickets are embedded again, by that encoder, as the
         model now reads them (a cleaned text the results database holds this encoder's vector of is read back).
         Until then learning goes on with the vectors it has, and without the old encoder's label vectors."""
-        remembered = self.window.remembered
-        another = chosen_encoder(remembered) != self._encoder or self.refused    # refused: tried again
+        remembered, chosen = self.window.remembered, chosen_encoder(self.window.remembered)
+        another = chosen != self._encoder or self.refused    # refused: tried again
         if another:
-            self._encoder, self.refused = chosen_encoder(remembered), False
+            self._encoder, self.refused = chosen, False
             self.embedder.use_encoder(self._encoder)
             self.window.learning.forget_label_vectors()
             self.window.model_panel.show_encoder_chosen(self._encoder)

@@ -87,13 +87,14 @@ class PersonLabelling(QObject):
         if not_found:
             said.append(f"{not_found:,} of your labels are for tickets this file no longer holds: they are kept, "
                         "in case the ticket comes back.")
-        asides = {axis: self.person_of(axis).set_aside(names) for axis, names in self._names().items()}
+        shown = self._names()
+        asides = {axis: self.person_of(axis).set_aside(names) for axis, names in shown.items()}
         aside = sum(asides.values(), Counter())
         if aside:
             said.append(self._aside_line(aside))
         # set aside under the name a label shown here was given since (another window's rename, after this
         # label set was saved): how to show them
-        for axis, names in self._names().items():
+        for axis, names in shown.items():
             person = self.person_of(axis)
             said += [f"“{old}” was renamed “{now}” on this file since this label set was saved: rename it “{now}” "
                      "here to show its labels." for now in asides[axis] for old in person.renamed_from(names, now)]
