@@ -278,7 +278,9 @@ class EngineWorker(QObject):
         finally:
             if store is not None:
                 store.close()
-        self.finished.emit(run_id)
+        # every field dropped (edited) ends the parts without another step: a Cancel that came meanwhile
+        # still ends the run as cancelled, not done
+        (self.cancelled if self.stopping(run_id) else self.finished).emit(run_id)
 
     def _show_step(self, run_id: int, event) -> None:
         """One step of a part (run/fields.py FieldsStep): each field's finished rows, then the progress."""
