@@ -327,12 +327,38 @@ def test_a_folder_refused_then_there_is_loaded_when_settings_are_accepted_again(
     assert window.model_panel.encoder.text() == ("Sentence encoder: not loaded. "
                                                  "Learning goes on with the earlier encoder's vectors.")
     assert window.banner_text.text().endswith("learning goes on with the earlier encoder's vectors.")
+    for row, label in {0: "billing", 1: "account"}.items():
+        window.model.set_person_label(row, label)
+    assert window.labels_first.why_not() == ""                         # it reads the vectors learning goes on with
     another_encoder(folder)                                            # there now: the same folder, accepted again
     found = embedded(qtbot, window, window.settings_dialog)
     assert not window.embedding.refused and found.fresh == found.total == 8
     assert window.model_panel.encoder.text() == f"Sentence encoder: two-layers ({folder})"
     fresh = make_window()                                              # remembered: named before any file opens
     assert fresh.model_panel.encoder.text() == f"Sentence encoder: two-layers ({folder}), loads when a file is opened."
+
+
+def test_none_chosen_in_settings_learns_on_words_says_so_and_is_no_error(qtbot, make_window, tmp_path, monkeypatch):
+    # a hunt's finding: the command line's --encoder none, typed in Settings, was read as a folder and refused
+    path = write_tickets(tmp_path / "tickets.csv", sample_texts(8))
+    window = make_window()
+    embedded(qtbot, window, lambda: open_file(qtbot, window, path))
+    axis = window.fields.current
+    qtbot.waitUntil(lambda: window.learning.lives[axis].encoded() is not None, timeout=30_000)
+    monkeypatch.setattr(SettingsDialog, "exec", lambda dialog: dialog.encoder.setText("none") or True)
+    failed = Relay(window.engine.embedder.encoder_failed)
+    with qtbot.waitSignal(failed.received, timeout=60_000):
+        window.settings_dialog()
+    none_line = "Sentence encoder: none (Settings): your labels teach by shared words (TF-IDF)."
+    assert window.model_panel.encoder.text() == none_line and not window.banner_text.text()
+    assert window.learning.lives[axis].encoded() is None                # the bundled one's vectors are gone
+    for row, label in {0: "billing", 1: "account"}.items():
+        window.model.set_person_label(row, label)
+    assert "none is chosen" in window.labels_first.why_not()
+    qtbot.wait(50)                                                     # laid out, as a person sees it
+    save_shot(window, "window-encoder-none.png", tmp_path)
+    fresh = make_window()                                              # remembered: said before any file opens
+    assert fresh.remembered.encoder == "none" and fresh.model_panel.encoder.text() == none_line
 
 
 def test_an_encoder_chosen_before_answering_late_is_not_taken_for_the_one_chosen_now(qtbot, make_window, tmp_path):

@@ -21,6 +21,8 @@ from transformers import AutoModel, AutoTokenizer, BertModel  # noqa: F401
 from transformers.models.auto.tokenization_auto import tokenizer_class_from_name
 
 from triage_app.engine.batches import plan_buckets
+from triage_app.engine.config import BUNDLED_ENCODER, NO_ENCODER
+from triage_app.engine.models import name_of
 
 # all-MiniLM-L6-v2 is a BERT: the modules AutoModel and AutoTokenizer would import inside its load are
 # imported here, with this module. Imported on the main thread before the window (app._import_engine, as
@@ -99,15 +101,6 @@ def identity_of(folder: Path, checked: dict[str, str]) -> tuple[str, str]:
     return name_of(folder), hashlib.sha256("".join(f"{file} {sha}\n" for file, sha in files.items()).encode()).hexdigest()
 
 
-def name_of(folder: Path) -> str:
-    """The folder's name, or for a Hugging Face cache snapshot (models--org--name/snapshots/<commit>) the
-    model's name, not its commit's hash."""
-    hub = folder.parent.parent.name
-    if folder.parent.name == "snapshots" and hub.startswith("models--"):
-        return hub.split("--")[-1]
-    return folder.name
-
-
 _LOADED: dict[str, SentenceEncoder] = {}     # the bundled folder -> its encoder, loaded once
 _LOADING = threading.Lock()
 
@@ -135,6 +128,14 @@ class SentenceEncoder:
             if folder not in _LOADED:
                 _LOADED[folder] = cls.load()
             return _LOADED[folder]
+
+    @classmethod
+    def chosen(cls, spec: str) -> SentenceEncoder | None:
+        """spec as the command line and Settings name it: bundled, none (None: learning reads words), or a
+        folder. Missing or refused files raise EncoderRefused."""
+        if spec == NO_ENCODER:
+            return None
+        return cls.bundled() if spec == BUNDLED_ENCODER else cls.load(Path(spec))
 
     @classmethod
     def load(cls, folder: Path | None = None, expected: dict[str, str] | None = None) -> SentenceEncoder:

@@ -143,6 +143,15 @@ def is_local(spec: str) -> bool:
     return folder is not None and is_complete(folder)
 
 
+def name_of(folder: Path) -> str:
+    """The folder's name, or for a Hugging Face cache snapshot (models--org--name/snapshots/<commit>) the
+    model's name, not its commit's hash."""
+    hub = folder.parent.parent.name
+    if folder.parent.name == "snapshots" and hub.startswith("models--"):
+        return hub.split("--")[-1]
+    return folder.name
+
+
 def first_available(preferred: Iterable[str]) -> str:
     """The model to start on: the first preferred one that is on this machine, else the bundled one,
     so a first run works offline and a larger model is used once it is in the cache."""

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from triage_app.engine.config import BUNDLED_ENCODER, NO_ENCODER
+from triage_app.engine.config import BUNDLED_ENCODER
 from triage_app.engine.encoder import BATCH, EncoderRefused, SentenceEncoder
 from triage_app.engine.labels import LabelSet
 from triage_app.files.clean import TextCleaning, model_texts
@@ -40,13 +39,11 @@ class FileEmbeddings:
 def load_encoder(spec: str, log: Callable[[str], None] = lambda line: None) -> SentenceEncoder | None:
     """spec: bundled, none, or a folder. None: learn on TF-IDF (asked for, or the bundled one missing,
     said in a line); a folder that cannot load raises EncoderRefused."""
-    if spec == NO_ENCODER:
-        return None
-    if spec != BUNDLED_ENCODER:
-        return SentenceEncoder.load(Path(spec))
     try:
-        return SentenceEncoder.bundled()
+        return SentenceEncoder.chosen(spec)
     except EncoderRefused as exc:
+        if spec != BUNDLED_ENCODER:
+            raise
         log(f"note: {exc}; learning on TF-IDF instead")
         return None
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from triage_app.engine.config import BUNDLED_ENCODER
+from triage_app.engine.config import BUNDLED_ENCODER, NO_ENCODER
 from triage_app.learn.language import encoder_advice
 
 
@@ -67,6 +67,10 @@ class Embedding(QObject):
         """A run asked: an embedding cancelled earlier goes on behind it."""
         if self._texts and not (self.complete or self.busy or self.refused):
             self._start()
+
+    @property
+    def none_chosen(self) -> bool:
+        return self._encoder == NO_ENCODER
 
     @property
     def settled(self) -> bool:
@@ -152,6 +156,13 @@ class Embedding(QObject):
         if spec != self._encoder:
             return
         self.busy, self.refused = False, True
+        if spec == NO_ENCODER:      # chosen, not a failure: learning reads words, the earlier vectors go too
+            self.kept = self.complete = False
+            self.window.learning.forget_embeddings()
+            self.window.model_panel.show_encoder_chosen(spec)
+            self.window.update_actions()
+            return
+        self.complete = self.kept   # what learning goes on with is every ticket's, as labels first needs
         goes_on = ("learning goes on with the earlier encoder's vectors" if self.kept
                    else "learning uses words (TF-IDF) instead")
         self.window.model_panel.show_encoder_failed(message, goes_on)
@@ -166,5 +177,6 @@ class Embedding(QObject):
 
 
 def chosen_encoder(remembered) -> str:
-    """The encoder Settings names: bundled, or a folder (a blank setting, edited by hand, is the bundled one)."""
+    """The encoder Settings names: bundled, none, or a folder (a blank setting, edited by hand, is the
+    bundled one)."""
     return remembered.encoder.strip() or BUNDLED_ENCODER

@@ -41,8 +41,10 @@ class LabelsFirst(QObject):
         if len(set(labelled.values())) < 2:
             return (f"label a few tickets of {axis if len(win.axes) > 1 else 'this file'} first, on two labels "
                     f"at least ({len(labelled)} so far).")
-        if win.embedding.refused:
-            return "it reads the sentence encoder's embeddings, and the encoder did not load."
+        if win.embedding.refused and not win.embedding.kept:
+            return ("it reads the sentence encoder's embeddings, and "
+                    + ("none is chosen (Settings ▸ Sentence encoder)." if win.embedding.none_chosen
+                       else "the encoder did not load."))
         if win.embedding.halt and not win.embedding.complete:
             return (f"every ticket must be embedded first, and the embedding {win.embedding.halt}: Run (the model "
                     "reading every ticket) goes on with it, and so does opening the file again.")

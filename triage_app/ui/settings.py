@@ -10,7 +10,7 @@ from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
-from triage_app.engine.config import (BUNDLED_ENCODER, DEFAULT_BATCH_SIZE, DEFAULT_METHOD, DEFAULT_MODEL,
+from triage_app.engine.config import (BUNDLED_ENCODER, DEFAULT_BATCH_SIZE, DEFAULT_METHOD, DEFAULT_MODEL, NO_ENCODER,
                                       DEFAULT_TOKEN_BUDGET, DEVICES, DTYPES, METHODS, ModelChoice, RunConfig,
                                       RunSettings, Scoring)
 from triage_app.engine.axes import Axes
@@ -230,8 +230,9 @@ class SettingsDialog(QDialog):
         layout.setContentsMargins(0, 0, 0, 0)
         self.encoder = QLineEdit(encoder)
         self.encoder.setPlaceholderText(BUNDLED_ENCODER)
-        self.encoder.setToolTip(f"{BUNDLED_ENCODER}: all-MiniLM-L6-v2, English. Or a folder holding another sentence "
-                                "encoder, e.g. paraphrase-multilingual-MiniLM-L12-v2 for tickets not in English.")
+        self.encoder.setToolTip(f"{BUNDLED_ENCODER}: all-MiniLM-L6-v2, English. {NO_ENCODER}: your labels teach by shared "
+                                "words (TF-IDF). Or a folder holding another sentence encoder, e.g. "
+                                "paraphrase-multilingual-MiniLM-L12-v2 for tickets not in English.")
         pick = QPushButton("Folder…")
         pick.clicked.connect(self._pick_encoder)
         layout.addWidget(self.encoder, 1)

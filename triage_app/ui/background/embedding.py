@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QObject, Qt, Signal, Slot
@@ -268,14 +267,16 @@ class EmbeddingWorker(QObject):
             from triage_app.engine.encoder import EncoderRefused, SentenceEncoder
 
             try:
-                self._encoder = (SentenceEncoder.bundled() if self._spec == BUNDLED_ENCODER
-                                 else SentenceEncoder.load(Path(self._spec)))
+                self._encoder = SentenceEncoder.chosen(self._spec)
             except Exception as exc:    # EncoderRefused, or a folder that transformers cannot read
                 known = isinstance(exc, EncoderRefused)
                 self._refused = str(exc) if known else one_line("it could not be read", exc)
             else:
-                source = "bundled, checked" if self._spec == BUNDLED_ENCODER else self._spec
-                self.encoder_loaded.emit(EncoderInfo(self._encoder.name, source, self._spec))
+                if self._encoder is None:
+                    self._refused = "none was chosen in Settings"
+                else:
+                    source = "bundled, checked" if self._spec == BUNDLED_ENCODER else self._spec
+                    self.encoder_loaded.emit(EncoderInfo(self._encoder.name, source, self._spec))
         if self._encoder is None:       # said for every file: each one's learning goes on with words
             self.encoder_failed.emit(self._spec, self._refused)
         return self._encoder

@@ -159,6 +159,13 @@ class LiveLearning(QObject):
         if self.table.person_labels or self._vectors() is not None:
             self.request()
 
+    def forget_embeddings(self) -> None:
+        if self._closed or self._embeddings is None:
+            return
+        self._embeddings = None
+        if self.table.person_labels:
+            self.request()
+
     def set_label_vectors(self, names: list[str], vectors: np.ndarray) -> None:
         """[L, D] the prototypes of these label names (learn.label_vectors): with embeddings, the
         encoder's similarity is weighed from now on. Vectors for names that are not the current ones

@@ -100,6 +100,12 @@ class LearningSession(QObject):
         for live in self.lives.values():
             live.embeddings_changed()
 
+    def forget_embeddings(self) -> None:
+        """No encoder chosen: every field learns on words (TF-IDF) from now on, and retrains where it has labels."""
+        self.thread.embedded = None
+        for live in self.lives.values():
+            live.forget_embeddings()
+
     def set_label_vectors(self, axis: str, vectors: np.ndarray, names: list[str] | None = None) -> None:
         """[L, D] a field's label prototypes (learn.label_vectors) for `names` (None: the field's label names
         now): with embeddings, its answers weigh the encoder's similarity to each label; with no label of

@@ -11,7 +11,8 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QGroupBox, QHBoxLayout, Q
                                QPushButton, QVBoxLayout)
 
 from triage_app.engine import models
-from triage_app.engine.config import BUNDLED_ENCODER
+from triage_app.engine.config import BUNDLED_ENCODER, NO_ENCODER
+from triage_app.ui.panels.wrapped import show_wrapped
 
 QWEN = "qwen2.5-0.5b"
 SMOLLM2 = "smollm2-135m"
@@ -134,7 +135,11 @@ class ModelPanel(QGroupBox):
     # the sentence encoder
     def show_encoder_chosen(self, spec: str) -> None:
         """Before it loads: the bundled encoder by name, or the folder chosen in Settings."""
-        named = ENCODER if spec == BUNDLED_ENCODER else f"{Path(spec).name} ({spec})"
+        if spec == NO_ENCODER:
+            self.embedding.hide()       # a bar of the earlier encoder's would say the tickets are embedded
+            self._encoder_line("Sentence encoder: none (Settings): your labels teach by shared words (TF-IDF).")
+            return
+        named = ENCODER if spec == BUNDLED_ENCODER else f"{models.name_of(Path(spec))} ({spec})"
         self._encoder_line(f"Sentence encoder: {named}, loads when a file is opened.")
 
     def show_encoder(self, info) -> None:
@@ -170,10 +175,7 @@ class ModelPanel(QGroupBox):
 
     def suggest_encoder(self, line: str) -> None:
         """One line under the encoder ("" hides it)."""
-        self.language.setText(line)
-        self.language.setVisible(bool(line))
-        # a wrapped label set once the column is laid out kept its old height, its second line cut off
-        self.language.setMinimumHeight(self.language.heightForWidth(max(self.language.width(), 300)) if line else 0)
+        show_wrapped(self.language, line)
 
     def _picked(self, k: int) -> None:
         data = self.picker.itemData(k)

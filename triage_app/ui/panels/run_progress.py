@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QComboBox, QGridLayout, QGroupBox, QHBoxLayout, Q
                                QVBoxLayout)
 
 from triage_app.ui.words import duration
+from triage_app.ui.panels.wrapped import show_wrapped
 
 _STATS = (
     ("items_per_s", "Tickets/s", "how many tickets a second, over the run so far"),
@@ -118,23 +119,20 @@ class RunPanel(QGroupBox):
         if why_not and self.labels_first:
             self.method.setCurrentIndex(EVERY_TICKET)
         if why_not or self._why_not_shown:      # what a labels-first run did stays until there is a why-not
-            self.method_note.setText(f"Labels first: {why_not}" if why_not else "")
-            self.method_note.setVisible(bool(why_not))
+            show_wrapped(self.method_note, f"Labels first: {why_not}" if why_not else "")
         self._why_not_shown = bool(why_not)
 
     def show_labels_first(self, line: str, short: str) -> None:
         """A labels-first run ended: how many tickets the model read (short: on the bar), and why (line)."""
         self.bar.setValue(self.bar.maximum())     # its last part counted the unsure alone: the run is whole
         self.bar.setFormat(short)
-        self.method_note.setText(line)
-        self.method_note.show()
+        show_wrapped(self.method_note, line)
         self._why_not_shown = False
 
     def forget_labels_first(self) -> None:
         """What a labels-first run read is gone (its field's labels were edited): its line goes too."""
         if not self._why_not_shown:
-            self.method_note.setText("")
-            self.method_note.hide()
+            show_wrapped(self.method_note, "")
 
     def start(self, rows_total: int) -> None:
         self.verify_result.hide()
