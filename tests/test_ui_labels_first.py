@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 from test_ui_axes import select
 from test_ui_embedding import Handed, embedded
-from ui_helpers import make_window, run_and_wait, save_shot, settings_file, with_model  # noqa: F401
+from ui_helpers import Relay, make_window, run_and_wait, save_shot, settings_file, with_model  # noqa: F401
 
 from triage_app.cli import learning as cli_learning
 from triage_app.engine.classifier import Prediction
@@ -22,6 +22,7 @@ from triage_app.engine.labels import LabelSet
 from triage_app.learn import NONE_OF_THESE, LabelSimilarity, TicketFeatures
 from triage_app.run.labels_first import labels_first
 from triage_app.ui.panels.run_progress import LABELS_FIRST
+from triage_app.ui.settings import SettingsDialog
 
 pytestmark = pytest.mark.model      # the encoder loads in the worker: no fixture says so
 RESOURCES = Path(__file__).resolve().parents[1] / "resources"
@@ -39,18 +40,24 @@ def opened_and_embedded(qtbot, window, tmp_path, per_queue: int = PER_QUEUE, bla
                         astray: list[str] = ()):
     """The helpdesk sample, per_queue tickets a queue, then these tickets of no queue, then these blank
     tickets, open and embedded: (texts, embeddings, field, label vectors, gold)."""
+    path, gold = helpdesk_file(window, tmp_path, per_queue, blank, astray)
+    handed = Handed(window.learning)
+    embedded(qtbot, window, lambda: window.open_file(path))
+    qtbot.waitUntil(lambda: window.embedding.settled and bool(handed.label_vectors), timeout=120_000)
+    texts, vectors = handed.embeddings[-1]
+    field, prototypes, *_ = handed.label_vectors[-1]
+    return texts, vectors, field, prototypes, gold
+
+
+def helpdesk_file(window, tmp_path, per_queue: int, blank: list[str] = (), astray: list[str] = ()):
+    """opened_and_embedded's file, written, and its queues the window's label set: (path, gold)."""
     frame = pd.read_csv(RESOURCES / "helpdesk_tickets.csv").groupby("queue", sort=False).head(per_queue)
     path = tmp_path / "tickets.csv"
     with path.open("w", newline="", encoding="utf-8") as f:      # the queue: the accuracy tab's gold column
         csv.writer(f).writerows([["text", "queue"], *zip(frame["customer_message"], frame["queue"]),
                                  *([text, ""] for text in [*astray, *blank])])
     window.labels_panel.set_label_set(LabelSet.load(RESOURCES / "helpdesk_labels.json"))
-    handed = Handed(window.learning)
-    embedded(qtbot, window, lambda: window.open_file(path))
-    qtbot.waitUntil(lambda: window.embedding.settled and bool(handed.label_vectors), timeout=120_000)
-    texts, vectors = handed.embeddings[-1]
-    field, prototypes, *_ = handed.label_vectors[-1]
-    return texts, vectors, field, prototypes, frame["queue"].tolist() + [""] * (len(astray) + len(blank))
+    return path, frame["queue"].tolist() + [""] * (len(astray) + len(blank))
 
 
 def teach(qtbot, window, field: str, gold: list[str]) -> dict[int, str]:
@@ -113,6 +120,32 @@ def test_labels_first_in_the_window_reads_what_run_labels_first_reads_and_answer
     window.labels_panel.labels.item(0, 0).setText(names[0] + " (renamed)")
     qtbot.waitUntil(lambda: answers.read_by_model() is None and "read" not in window.run_panel.method_note.text(),
                     timeout=60_000)
+
+
+def test_labels_first_with_no_encoder_reads_words_as_the_command_lines_does(qtbot, make_window, tmp_path, smollm2,
+                                                                            monkeypatch):
+    # `classify --encoder none --labels-first` learns on words; the window refused to run
+    window = make_window()
+    window.remembered.method = "direct"     # one pass a ticket: the test's time, not what it checks
+    with_model(qtbot, window, smollm2)
+    monkeypatch.setattr(SettingsDialog, "exec", lambda dialog: dialog.encoder.setText("none") or True)
+    window.settings_dialog()
+    path, gold = helpdesk_file(window, tmp_path, PER_QUEUE)
+    failed = Relay(window.engine.embedder.encoder_failed)
+    with qtbot.waitSignal(failed.received, timeout=60_000):
+        window.open_file(path)
+    field, texts = window.fields.current, list(window.texts)
+    labels = teach(qtbot, window, field, gold)
+    assert window.labels_first.why_not() == ""
+    window.run_panel.method.setCurrentIndex(LABELS_FIRST)
+    assert run_and_wait(qtbot, window, timeout=600_000) == "done"
+    answers = window.model.answers_of(field)
+    read = answers.read_by_model()
+    want = labels_first(TicketFeatures(texts), window.label_set.names, labels,
+                        lambda rows: [answers.prediction(r) for r in rows])
+    assert np.array_equal(read, want.read) and read[list(labels)].all()
+    assert [window.model.label_of(r) for r in range(len(texts))] == \
+        [labels.get(r, window.label_set.names[k]) for r, k in enumerate(want.learned.labels)]
 
 
 def test_none_of_these_shows_and_exports_where_the_fitted_threshold_rejects_and_a_persons_label_wins(

@@ -69,8 +69,9 @@ class Embedding(QObject):
             self._start()
 
     @property
-    def none_chosen(self) -> bool:
-        return self._encoder == NO_ENCODER
+    def on_words(self) -> bool:
+        """No encoder (none chosen, or it did not load) and no earlier vectors: learning reads words (TF-IDF)."""
+        return self.refused and not self.kept
 
     @property
     def settled(self) -> bool:

@@ -41,10 +41,8 @@ class LabelsFirst(QObject):
         if len(set(labelled.values())) < 2:
             return (f"label a few tickets of {axis if len(win.axes) > 1 else 'this file'} first, on two labels "
                     f"at least ({len(labelled)} so far).")
-        if win.embedding.refused and not win.embedding.kept:
-            return ("it reads the sentence encoder's embeddings, and "
-                    + ("none is chosen (Settings ▸ Sentence encoder)." if win.embedding.none_chosen
-                       else "the encoder did not load."))
+        if win.embedding.on_words:
+            return ""       # learning reads words, as the command line's labels first does without an encoder
         if win.embedding.halt and not win.embedding.complete:
             return (f"every ticket must be embedded first, and the embedding {win.embedding.halt}: Run (the model "
                     "reading every ticket) goes on with it, and so does opening the file again.")
@@ -72,11 +70,11 @@ class LabelsFirst(QObject):
             win.show_error(f"Labels first cannot run yet: {why}")
             return None
         axis = win.fields.current
-        embeddings, similarity = win.learning.lives[axis].encoded()
+        embeddings, similarity = (None, None) if win.embedding.on_words else win.learning.lives[axis].encoded()
         labels = win.model.answers_of(axis).person_labels
         texts = win.texts[:limit] if limit else win.texts
         if limit:
-            embeddings = embeddings[:limit]
+            embeddings = None if embeddings is None else embeddings[:limit]
             similarity = None if similarity is None else type(similarity)(similarity.scores[:limit],
                                                                           similarity.prototypes)
             labels = {row: label for row, label in labels.items() if row < limit}
