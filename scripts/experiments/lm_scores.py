@@ -77,7 +77,7 @@ def load_set(name: str) -> tuple[list[str], list[str], list[str]]:
     return [texts[r] for r in keep], [gold[r] for r in keep], names
 
 
-def lm_scores(texts: list[str], names: list[str]) -> tuple[np.ndarray, float, str]:
+def lm_scores(texts: list[str], names: list[str], dtype: str = "float32") -> tuple[np.ndarray, float, str]:
     from triage_app.engine import device, models
     from triage_app.engine.classifier import Classifier
     from triage_app.engine.config import RunConfig
@@ -86,7 +86,7 @@ def lm_scores(texts: list[str], names: list[str]) -> tuple[np.ndarray, float, st
     from triage_app.quality.evaluate import score
 
     scoring = Scoring()
-    loaded = models.load(models.SMOLLM2, device.choose("cpu", "float32"))
+    loaded = models.load(models.SMOLLM2, device.choose("cpu", dtype))
     classifier = Classifier(loaded, LabelSet.from_names(names), scoring=scoring)
     scored = score(classifier, texts, RunConfig())
     return scored.scores(scoring).double().numpy(), scored.seconds, loaded.name
