@@ -48,8 +48,8 @@ class LabelsFirstWorker(QObject):
     def run(self, texts: list[str], axes, field: str, settings, cleaning, labels: dict[int, str], embeddings,
             similarity) -> int:
         """Answer field labels first: labels {row: label} the person's, embeddings [N, D] the texts' sentence
-        embeddings (None: learning reads words), similarity the encoder's part (a learn.LabelSimilarity; None: none). Returns the run id
-        the engine worker's signals carry."""
+        embeddings (None: learning reads words), similarity the encoder's part (a learn.LabelSimilarity;
+        None: none). Returns the run id the engine worker's signals carry."""
         request = self.engine.new_request()
         self._requested.emit(request, list(texts), axes, field, settings, cleaning, dict(labels), embeddings,
                              similarity)

@@ -160,6 +160,7 @@ class LiveLearning(QObject):
             self.request()
 
     def forget_embeddings(self) -> None:
+        """No encoder now: learning reads words, retrained at once where it has labels."""
         if self._closed or self._embeddings is None:
             return
         self._embeddings = None
