@@ -330,6 +330,10 @@ def test_a_folder_refused_then_there_is_loaded_when_settings_are_accepted_again(
     for row, label in {0: "billing", 1: "account"}.items():
         window.model.set_person_label(row, label)
     assert window.labels_first.why_not() == ""                         # it reads the vectors learning goes on with
+    errors = Relay(window.error_shown)
+    window.labels_panel.add_label()      # no encoder for the labels' vectors: not asked, the error not said again
+    qtbot.wait(300)
+    assert window.embedding.settled and not errors.seen
     another_encoder(folder)                                            # there now: the same folder, accepted again
     found = embedded(qtbot, window, window.settings_dialog)
     assert not window.embedding.refused and found.fresh == found.total == 8
@@ -338,24 +342,58 @@ def test_a_folder_refused_then_there_is_loaded_when_settings_are_accepted_again(
     assert fresh.model_panel.encoder.text() == f"Sentence encoder: two-layers ({folder}), loads when a file is opened."
 
 
-def test_none_chosen_in_settings_learns_on_words_says_so_and_is_no_error(qtbot, make_window, tmp_path, monkeypatch):
+def test_none_chosen_in_settings_learns_on_words_says_so_and_is_no_error(qtbot, make_window, tmp_path, monkeypatch,
+                                                                         smollm2):
     # the command line's --encoder none, typed in Settings, was read as a folder and refused
-    path = write_tickets(tmp_path / "tickets.csv", sample_texts(8))
-    window = make_window()
-    embedded(qtbot, window, lambda: open_file(qtbot, window, path))
-    axis = window.fields.current
-    qtbot.waitUntil(lambda: window.learning.lives[axis].encoded() is not None, timeout=30_000)
+    from ui_helpers import run_and_wait, with_model, write_slice
+
+    window = make_window(autoload=False)
+    window.remembered.method = "direct"     # one pass a ticket: the test's time, not what it checks
+    with_model(qtbot, window, smollm2)
+    handed = Handed(window.learning)
+    embedded(qtbot, window, lambda: open_file(qtbot, window, write_slice(tmp_path, 40)))
+    qtbot.waitUntil(lambda: window.embedding.settled and bool(handed.label_vectors), timeout=60_000)
+    assert run_and_wait(qtbot, window) == "done"
+    axis, answers, live = window.fields.current, window.model.answers_of(window.fields.current), None
+    live = window.learning.lives[axis]
+
+    def moved() -> list[int]:
+        """Rows whose shown answer is not the model's own: the encoder's similarity moved them (no labels yet)."""
+        qtbot.waitUntil(lambda: not live.busy, timeout=30_000)
+        names = window.label_set.names
+        return [r for r in range(40) if names[int(np.argmax(answers.prediction(r).scores))] != window.model.label_of(r)]
+    qtbot.waitUntil(lambda: bool(moved()), timeout=30_000)
     monkeypatch.setattr(SettingsDialog, "exec", lambda dialog: dialog.encoder.setText("none") or True)
-    failed = Relay(window.engine.embedder.encoder_failed)
-    with qtbot.waitSignal(failed.received, timeout=60_000):
-        window.settings_dialog()
+    window.settings_dialog()
     none_line = "Sentence encoder: none (Settings): your labels teach by shared words (TF-IDF)."
     assert window.model_panel.encoder.text() == none_line and not window.banner_text.text()
-    assert window.learning.lives[axis].encoded() is None                # the bundled one's vectors are gone
+    assert window.embedding.on_words and live.encoded() is None         # at once: the bundled one's vectors are gone
+    qtbot.waitUntil(lambda: not moved(), timeout=30_000)                  # the model's own answers, as with no encoder
     qtbot.wait(50)                                                     # laid out, as a person sees it
     save_shot(window, "window-encoder-none.png", tmp_path)
+    window.open_file(write_slice(tmp_path, 6, start=50, name="other.csv"))
+    window.settings_dialog()                                           # OK again, none still chosen
+    assert window.embedding.on_words and window.embedding.request == 0     # decided here: nothing asked of the worker
+    window.cancel()         # a Cancel did not read as "embedding stopped" for a request that waited behind a run
+    assert not window.embedding.halt and window.model_panel.embedding.isHidden()
     fresh = make_window()                                              # remembered: said before any file opens
     assert fresh.remembered.encoder == "none" and fresh.model_panel.encoder.text() == none_line
+
+
+def test_none_chosen_while_embedding_offers_labels_first_at_once(qtbot, make_window, tmp_path, monkeypatch):
+    # a hunt's finding: the offer waited "for every ticket to be embedded" until the next label given
+    from triage_app.ui.panels.run_progress import LABELS_FIRST
+
+    window = make_window()
+    open_file(qtbot, window, write_tickets(tmp_path / "tickets.csv", sample_texts(MANY)))
+    window.model.set_person_label(0, "billing")
+    window.model.set_person_label(1, "account")
+    note, item = window.run_panel.method_note, window.run_panel.method.model().item(LABELS_FIRST)
+    qtbot.waitUntil(lambda: "waiting for every ticket" in note.text(), timeout=10_000)
+    assert window.embedding.busy
+    monkeypatch.setattr(SettingsDialog, "exec", lambda dialog: dialog.encoder.setText("none") or True)
+    window.settings_dialog()
+    assert item.isEnabled() and note.isHidden()
 
 
 def test_an_encoder_chosen_before_answering_late_is_not_taken_for_the_one_chosen_now(qtbot, make_window, tmp_path):

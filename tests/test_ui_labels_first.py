@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 from test_ui_axes import select
 from test_ui_embedding import Handed, embedded
-from ui_helpers import Relay, make_window, run_and_wait, save_shot, settings_file, with_model  # noqa: F401
+from ui_helpers import make_window, run_and_wait, save_shot, settings_file, with_model  # noqa: F401
 
 from triage_app.cli import learning as cli_learning
 from triage_app.engine.classifier import Prediction
@@ -131,9 +131,9 @@ def test_labels_first_with_no_encoder_reads_words_as_the_command_lines_does(qtbo
     monkeypatch.setattr(SettingsDialog, "exec", lambda dialog: dialog.encoder.setText("none") or True)
     window.settings_dialog()
     path, gold = helpdesk_file(window, tmp_path, PER_QUEUE)
-    failed = Relay(window.engine.embedder.encoder_failed)
-    with qtbot.waitSignal(failed.received, timeout=60_000):
+    with qtbot.waitSignal(window.file_loaded, timeout=20_000):
         window.open_file(path)
+    assert window.embedding.on_words
     field, texts = window.fields.current, list(window.texts)
     labels = teach(qtbot, window, field, gold)
     assert window.labels_first.why_not() == ""

@@ -20,6 +20,7 @@ from triage_app.learn.language import encoder_advice
 class Embedding(QObject):
     handed = Signal()       # learning has the open file's vectors
     halted = Signal()       # the file's embedding stopped (Cancel) or failed before every ticket had its vector
+    encoder_changed = Signal()  # none chosen, or the encoder did not load: learning reads what it has
 
     def __init__(self, window):
         """window: the MainWindow, whose texts, fields, learning and model panel this follows."""
@@ -35,7 +36,7 @@ class Embedding(QObject):
         self.kept = False           # learning holds vectors of the open file (from this encoder or an earlier one)
         self._asked: dict[str, list[str]] = {}  # field -> the label names its latest vectors were asked for
         self._pending = 0           # label-vector requests not answered yet
-        self.refused = False        # no encoder: learning uses words, and Run does not ask again
+        self.refused = self._encoder == NO_ENCODER     # no encoder: learning uses words, Run does not ask again
         self.halt = ""              # why the open file's embedding is not going on ("" while it is, or done)
         e, panel = self.embedder, window.model_panel
         # bound methods of objects on the UI thread: they run there, never on the engine's
@@ -60,7 +61,9 @@ class Embedding(QObject):
         self._texts, self.complete, self._asked, self._pending, self.halt = list(texts), False, {}, 0, ""
         advice = encoder_advice(texts) if self._encoder == BUNDLED_ENCODER else ""   # another was chosen
         self.window.model_panel.suggest_encoder(advice and f"{advice} Settings ▸ Sentence encoder takes its folder.")
-        if self._texts:         # no text column chosen: nothing to embed
+        if self._encoder == NO_ENCODER:
+            self._words_chosen()
+        elif self._texts:       # no text column chosen: nothing to embed
             self._start()
 
     def resume(self) -> None:
@@ -90,7 +93,7 @@ class Embedding(QObject):
     def labels_changed(self, *_) -> None:
         """Every field's label set embedded (again) and handed to its learning, which starts over from
         the label set after an edit: a few texts per label, cheaper than telling which field changed."""
-        if not self.complete:
+        if not self.complete or self.refused:   # refused: kept vectors, but no encoder for the labels'
             return
         for axis in self.window.axes:
             self._asked[axis.name] = list(axis.names)
@@ -102,6 +105,13 @@ class Embedding(QObject):
         model now reads them (a cleaned text the results database holds this encoder's vector of is read back).
         Until then learning goes on with the vectors it has, and without the old encoder's label vectors."""
         remembered, chosen = self.window.remembered, chosen_encoder(self.window.remembered)
+        if chosen == NO_ENCODER:        # nothing to embed, whatever the cleaning
+            if chosen != self._encoder:
+                self._encoder = chosen
+                self.embedder.use_encoder(chosen)
+                self.window.learning.forget_label_vectors()
+                self._words_chosen()
+            return
         another = chosen != self._encoder or self.refused    # refused: tried again
         if another:
             self._encoder, self.refused = chosen, False
@@ -110,6 +120,17 @@ class Embedding(QObject):
             self.window.model_panel.show_encoder_chosen(self._encoder)
         if self._texts and (another or remembered.cleaning != self._cleaning):
             self._embed_again(self._texts)
+
+    def _words_chosen(self) -> None:
+        """None chosen: decided here, never queued behind a run or a model load (a Cancel meanwhile would
+        read as embedding stopped); learning reads words, and the earlier encoder's vectors go."""
+        if self.busy:
+            self.embedder.cancel()
+        self.request, self.busy, self.refused, self.kept, self.complete, self.halt = 0, False, True, False, False, ""
+        self.window.learning.forget_embeddings()
+        self.window.model_panel.show_encoder_chosen(NO_ENCODER)
+        self.window.update_actions()
+        self.encoder_changed.emit()
 
     def _start(self) -> None:
         self._cleaning = self.window.remembered.cleaning
@@ -156,19 +177,17 @@ class Embedding(QObject):
     def _encoder_failed(self, spec: str, message: str) -> None:
         if spec != self._encoder:
             return
-        self.busy, self.refused = False, True
-        if spec == NO_ENCODER:      # chosen, not a failure: learning reads words, the earlier vectors go too
-            self.kept = self.complete = False
-            self.window.learning.forget_embeddings()
-            self.window.model_panel.show_encoder_chosen(spec)
-            self.window.update_actions()
+        if spec == NO_ENCODER:      # chosen, not a failure (decided on this thread: the worker never says so)
+            self._words_chosen()
             return
+        self.busy, self.refused = False, True
         self.complete = self.kept   # what learning goes on with is every ticket's, as labels first needs
         goes_on = ("learning goes on with the earlier encoder's vectors" if self.kept
                    else "learning uses words (TF-IDF) instead")
         self.window.model_panel.show_encoder_failed(message, goes_on)
         self.window.show_error(f"The sentence encoder was not loaded ({message}): {goes_on}.")
         self.window.update_actions()
+        self.encoder_changed.emit()
 
     def _label_vectors(self, found) -> None:
         self._pending = max(0, self._pending - 1)

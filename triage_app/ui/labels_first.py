@@ -27,6 +27,7 @@ class LabelsFirst(QObject):
         self.worker.said.connect(self._said)
         self.worker.answered.connect(self._answered)
         for change in (window.learning.changed, window.embedding.handed, window.embedding.halted,
+                       window.embedding.encoder_changed,
                        window.tickets.axis_changed, window.file_loaded, window.labelling.changed):
             change.connect(self.refresh)
         self.refresh()

@@ -164,7 +164,7 @@ class LiveLearning(QObject):
         if self._closed or self._embeddings is None:
             return
         self._embeddings = None
-        if self.table.person_labels:
+        if self.table.person_labels or self._last is not None:     # answers the encoder's similarity moved
             self.request()
 
     def set_label_vectors(self, names: list[str], vectors: np.ndarray) -> None:
@@ -174,8 +174,9 @@ class LiveLearning(QObject):
         vectors = np.asarray(vectors)
         if vectors.ndim != 2 or len(vectors) != len(names):
             raise ValueError(f"label vectors of shape {vectors.shape} for {len(names)} label names: one row per label")
+        before = self._vectors()
         self._label_vectors = (list(names), vectors)
-        if self._vectors() is not None:
+        if self._vectors() is not None or before is not None:      # weighed now, or weighed no more
             self.request()
 
     def request(self) -> None:
