@@ -91,8 +91,9 @@ def passed(helpdesk):
     """The tickets the pass tests read, and each field's own run of them: what a pass must give."""
     classifiers, texts = helpdesk
     by_length = sorted(texts, key=len)
-    # 6, 98 and 164 tokens, and a blank: each field's reference passes on a long ticket were this test's time
-    texts = [by_length[0], by_length[15], by_length[20], ""]
+    # 6 and 164 tokens, and a blank: one batch of mixed lengths in the pass test; each field's reference passes,
+    # every label's over the whole prompt, were its time, and a ticket between these two adds no case
+    texts = [by_length[0], by_length[20], ""]
     return texts, [collect(c, texts, RunConfig()) for c in classifiers]
 
 
@@ -104,13 +105,13 @@ def test_one_pass_gives_each_field_its_own_run_and_its_reference_alone(helpdesk,
     for classifier, axis, own in zip(classifiers, found, alone):
         assert_same(own, axis)
         assert_same(collect(classifier, texts, RunConfig(reference=True)), axis)
-        assert axis[3].scores is None
+        assert axis[2].scores is None
 
 
 def test_a_ticket_whose_cue_cut_is_not_clean_runs_each_field_alone(helpdesk, passed, monkeypatch):
     classifiers, _ = helpdesk
     texts, alone = passed
-    texts = texts[:2]   # 6 and 98 tokens; the second's cut is broken below
+    texts = texts[:2]   # 6 and 164 tokens; the second's cut is broken below
     prompt = classifiers[1].method.prompt
     ticket = prompt.encode([texts[1]])[0]
     # the check: the ticket's tokens must end where the cue's begin, or there is no ticket part
