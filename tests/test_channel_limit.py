@@ -41,6 +41,18 @@ def by_row(steps) -> dict:
     return {p.index: p for s in steps for p in s.predictions}
 
 
+@pytest.fixture(scope="module")
+def at_128(smollm2):
+    """Every ticket on channel's fast path at its own limit, by row: what more than one test below compares with."""
+    return by_row(classifier_for(smollm2, LABELS, RunSettings()).run(TEXTS, RunConfig()))
+
+
+@pytest.fixture(scope="module")
+def at_1024(smollm2):
+    """Every ticket as the model reads it (cleaned), read to 1024: every run's limit before channel had its own."""
+    return by_row(Classifier(smollm2, LABELS).run(model_texts(TEXTS, TextCleaning()), RunConfig()))
+
+
 def test_the_tickets_are_as_the_tests_need(smollm2):
     assert all(tokens(smollm2, t) <= 128 for t in SHORT)
     assert all(136 < tokens(smollm2, t) <= DEFAULT_MAX_TICKET_TOKENS for t in LONG)
@@ -66,15 +78,16 @@ def test_a_limit_a_person_sets_applies_to_channel_too_and_its_cuts_are_flagged(s
     assert [t.truncated for t in own.method.encode(TEXTS)] == [False] * 4 + [True] * 2
 
 
-def test_the_fast_path_at_channels_own_limit_reads_the_references_tokens_and_gives_its_scores(smollm2):
+def test_the_fast_path_at_channels_own_limit_reads_the_references_tokens_and_gives_its_scores(smollm2, at_128,
+                                                                                             at_1024):
     classifier = classifier_for(smollm2, LABELS, RunSettings())
     encoded = classifier.method.encode(LONG)
     starts = classifier.method.starts
     # the ticket's head after each label's prompt: 128 tokens, give or take a merge where the head ends
     assert all(120 <= len(ids) - start <= 128 for t in encoded for ids, start in zip(t.full_ids, starts))
-    fast = by_row(classifier.run(LONG, RunConfig()))
     reference = by_row(classifier.run(LONG, RunConfig(reference=True)))
-    whole = by_row(Classifier(smollm2, LABELS).run(LONG, RunConfig()))   # the same tickets, read to 1024
+    fast = {i: at_128[len(SHORT) + i] for i in range(len(LONG))}
+    whole = {i: at_1024[len(SHORT) + i] for i in range(len(LONG))}   # the same tickets, read to 1024
     for i in range(len(LONG)):
         assert fast[i].label == reference[i].label
         assert fast[i].scores == pytest.approx(reference[i].scores, abs=1e-3)
@@ -83,7 +96,7 @@ def test_the_fast_path_at_channels_own_limit_reads_the_references_tokens_and_giv
 
 
 def test_a_database_written_at_1024_answers_the_short_tickets_and_scores_again_exactly_the_long_ones(smollm2,
-                                                                                                   tmp_path):
+                                                                                                   tmp_path, at_128):
     before = Classifier(smollm2, LABELS)   # the limit every run had before channel had its own
     now = classifier_for(smollm2, LABELS, RunSettings())
     with ResultStore(tmp_path / "r.db") as store:
@@ -92,7 +105,7 @@ def test_a_database_written_at_1024_answers_the_short_tickets_and_scores_again_e
         assert steps[0].resumed == len(SHORT)                   # the short ones, from the store
         assert steps[-1].pairs == len(LONG) * len(LABELS.names)  # the long ones alone went to the model
         again = by_row(steps)
-        alone = by_row(now.run(TEXTS, RunConfig()))
+        alone = at_128
         for i in range(len(SHORT)):
             assert again[i].scores == then[i].scores            # stored, exactly
         for i in range(len(SHORT), len(TEXTS)):
@@ -145,13 +158,13 @@ def test_the_export_flags_only_the_tickets_a_persons_limit_cut(tmp_path, capsys,
         assert json.loads(stats.read_text())["truncated"] == len(flagged)
 
 
-def test_whole_set_answers_stored_before_labels_had_keys_still_answer_the_short_tickets(smollm2, tmp_path):
+def test_whole_set_answers_stored_before_labels_had_keys_still_answer_the_short_tickets(smollm2, tmp_path, at_1024):
     """A channel database from before each label had its own key holds whole-set answers under the
     1024 classifier's run key: a run at channel's own limit still finds the short tickets' there."""
     before = Classifier(smollm2, LABELS)
     now = classifier_for(smollm2, LABELS, RunSettings())
     read = model_texts(TEXTS, TextCleaning())
-    rows = by_row(before.run(read, RunConfig()))
+    rows = at_1024
     answers = {text_hash(t): rows[i] for i, t in enumerate(read)}
     with ResultStore(tmp_path / "r.db") as store:
         store.save(run_key(before, TextCleaning()),
