@@ -56,8 +56,10 @@ def test_the_score_is_the_tickets_log_likelihood_after_the_label(smollm2, channe
 
 @pytest.fixture(scope="module")
 def both_paths(channel, sample_rows):
-    """Token log-probs [N, L, 1] (and the content-free ones) of the same tickets from both paths."""
-    texts = [r["text"] for r in sample_rows[::150]] + AMBIGUOUS
+    """Token log-probs [N, L, 1] (and the content-free ones) of the same tickets from both paths: two sample
+    tickets (the longer past 600 characters) and the near-ties, in batches of mixed lengths; each ticket is a
+    reference pass per label, and the length range is test_direct.py's and the other tests' here."""
+    texts = [r["text"] for r in sample_rows[::300]] + AMBIGUOUS
 
     def run(config):
         parts = {}
