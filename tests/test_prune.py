@@ -73,10 +73,10 @@ def test_many_labels_pruned_give_the_whole_tries_labels_with_far_fewer_label_tok
 
 @pytest.fixture(scope="module")
 def shared_run(tiny_qwen, sample_rows):
-    """Random weights, labels sharing leading tokens, 120 tickets: near-ties, every label's nodes fed
+    """Random weights, labels sharing leading tokens, 60 tickets: near-ties, every label's nodes fed
     over the rounds (a random model's labels all stay in reach: the pruning is the 77-label test's)."""
     classifier = Classifier(tiny_qwen, LabelSet.from_names(SHARED), scoring=Scoring(calibrate=False, method="direct"))
-    texts = [r["text"] for r in sample_rows[:120]]
+    texts = [r["text"] for r in sample_rows[:60]]
     return classifier, texts
 
 
