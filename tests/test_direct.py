@@ -85,7 +85,7 @@ def test_multi_token_labels_with_shared_leading_tokens(smollm2, sample_rows):
     assert ids[2] == ids[3][: len(ids[2])] and len(ids[3]) > len(ids[2])
     # the label tree is what is tested; the length range is the first test's, so first sentences here: a
     # ticket's reference passes, one per path through the tree, were this test's time
-    texts = spread([dict(r, text=first_sentence(r["text"])) for r in sample_rows[:100]], 6)
+    texts = spread([dict(r, text=first_sentence(r["text"])) for r in sample_rows[:100]], 4)
     reference = collect(classifier, texts, RunConfig(reference=True))
     assert_same(reference, collect(classifier, texts, RunConfig()))
     assert_same(reference, collect(classifier, texts, RunConfig(full_head=True, buckets=False)))
