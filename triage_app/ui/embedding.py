@@ -127,6 +127,7 @@ class Embedding(QObject):
         if self.busy:
             self.embedder.cancel()
         self.request, self.busy, self.refused, self.kept, self.complete, self.halt = 0, False, True, False, False, ""
+        self._asked, self._pending = {}, 0      # label vectors still on their way are the earlier encoder's
         self.window.learning.forget_embeddings()
         self.window.model_panel.show_encoder_chosen(NO_ENCODER)
         self.window.update_actions()
