@@ -354,8 +354,8 @@ def test_none_chosen_in_settings_learns_on_words_says_so_and_is_no_error(qtbot, 
     embedded(qtbot, window, lambda: open_file(qtbot, window, write_slice(tmp_path, 40)))
     qtbot.waitUntil(lambda: window.embedding.settled and bool(handed.label_vectors), timeout=60_000)
     assert run_and_wait(qtbot, window) == "done"
-    axis, answers, live = window.fields.current, window.model.answers_of(window.fields.current), None
-    live = window.learning.lives[axis]
+    axis = window.fields.current
+    answers, live = window.model.answers_of(axis), window.learning.lives[axis]
 
     def moved() -> list[int]:
         """Rows whose shown answer is not the model's own: the encoder's similarity moved them (no labels yet)."""

@@ -105,20 +105,17 @@ class Embedding(QObject):
         model now reads them (a cleaned text the results database holds this encoder's vector of is read back).
         Until then learning goes on with the vectors it has, and without the old encoder's label vectors."""
         remembered, chosen = self.window.remembered, chosen_encoder(self.window.remembered)
-        if chosen == NO_ENCODER:        # nothing to embed, whatever the cleaning
-            if chosen != self._encoder:
-                self._encoder = chosen
-                self.embedder.use_encoder(chosen)
-                self.window.learning.forget_label_vectors()
-                self._words_chosen()
-            return
-        another = chosen != self._encoder or self.refused    # refused: tried again
+        # refused: tried again (none is never refused, only chosen)
+        another = chosen != self._encoder or (self.refused and chosen != NO_ENCODER)
         if another:
             self._encoder, self.refused = chosen, False
             self.embedder.use_encoder(self._encoder)
             self.window.learning.forget_label_vectors()
             self.window.model_panel.show_encoder_chosen(self._encoder)
-        if self._texts and (another or remembered.cleaning != self._cleaning):
+        if chosen == NO_ENCODER:        # nothing to embed, whatever the cleaning
+            if another:
+                self._words_chosen()
+        elif self._texts and (another or remembered.cleaning != self._cleaning):
             self._embed_again(self._texts)
 
     def _words_chosen(self) -> None:
@@ -129,7 +126,7 @@ class Embedding(QObject):
         self.request, self.busy, self.refused, self.kept, self.complete, self.halt = 0, False, True, False, False, ""
         self._asked, self._pending = {}, 0      # label vectors still on their way are the earlier encoder's
         self.window.learning.forget_embeddings()
-        self.window.model_panel.show_encoder_chosen(NO_ENCODER)
+        self.window.model_panel.show_encoder_chosen(NO_ENCODER)     # hides an earlier encoder's bar
         self.window.update_actions()
         self.encoder_changed.emit()
 

@@ -61,15 +61,15 @@ class ModelPanel(QGroupBox):
         self.status = QLabel("No model loaded.")
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
-        self.encoder = QLabel(f"Sentence encoder: {ENCODER}, loads when a file is opened.")
+        self.encoder = QLabel()
         self.encoder.setWordWrap(True)
         self.encoder.setTextFormat(Qt.TextFormat.PlainText)     # a refusal names a path
-        self.encoder.setToolTip(ENCODER_TIP)
         layout.addWidget(self.encoder)
         self.embedding = QProgressBar()
         self.embedding.setMaximumHeight(14)
         self.embedding.hide()
         layout.addWidget(self.embedding)
+        self.show_encoder_chosen(BUNDLED_ENCODER)
         self.language = QLabel()                # a file mostly not in English: the encoder that suits it
         self.language.setWordWrap(True)
         self.language.setTextFormat(Qt.TextFormat.PlainText)
