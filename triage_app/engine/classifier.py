@@ -6,7 +6,7 @@ import hashlib
 import json
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import astuple, dataclass, replace
 
 import torch
 
@@ -59,6 +59,8 @@ class Classifier:
         self.prompt = PromptPrefix(loaded.tokenizer, label_set, style, loaded.context_tokens, limit)
         self.method: ScoringMethod = method_class(scoring.method)(loaded, self.prompt, limit, scoring)
         self._prefixes: dict[tuple[int, ...], PrefixCache] = {}   # by the prompt's token ids
+        # by the run config: every run() and eval's score() ask again, and a prompt never changes
+        self._content_free: dict[tuple, torch.Tensor] = {}
 
     @property
     def model(self):
@@ -171,7 +173,14 @@ class Classifier:
                         else self._run_fast(method, tickets, config, stats, start, first=n == 0))
 
     def content_free(self, config: RunConfig = RunConfig()) -> torch.Tensor:
-        """Token log-probs [N, L, D] of tickets that say nothing, run the same way as real ones."""
+        """Token log-probs [N, L, D] of tickets that say nothing, run the same way as real ones: once per
+        run config."""
+        key = astuple(config)
+        if key not in self._content_free:
+            self._content_free[key] = self._run_content_free(config)
+        return self._content_free[key]
+
+    def _run_content_free(self, config: RunConfig) -> torch.Tensor:
         free = self._encode(list(CONTENT_FREE))
         scratch = RunStats(total=len(free))
         run = (self._run_reference(self.method, free, scratch, time.perf_counter()) if config.reference

@@ -205,7 +205,8 @@ def run_eval(make_classifier, gold: GoldSet, label_set: LabelSet, scoring: Scori
     out["few_shot"] = {}
     for k in FEW_SHOT_COUNTS:
         shots, _ = examples_from(gold, names, k, pool)
-        run = score(make_classifier(label_set.with_examples(shots), scoring), held.texts, config, progress)
+        few = label_set.with_examples(shots)
+        run = scored if few == chosen else score(make_classifier(few, scoring), held.texts, config, progress)
         out["few_shot"][k] = dict(_brief(report(run.scores(scoring), held.gold, names)),
                                   prefix_tokens=run.prefix_tokens, seconds=run.seconds)
         log(f"  {k} example(s) per label: accuracy {out['few_shot'][k]['accuracy']:.3f}")
