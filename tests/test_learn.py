@@ -120,6 +120,30 @@ def test_a_label_with_one_example(ticket_file):
     assert not learned.skip_advice().offer and "the fewest has 1" in learned.skip_advice().reason
 
 
+@pytest.mark.parametrize("lone", NAMES[:2])
+def test_two_labels_one_of_them_once_the_estimate_rests_on_rows_a_model_answered(ticket_file, lone):
+    """Every fold that holds out the lone label's one row trains on the other label alone: no model answers
+    that row, and it must not count (as right where its label comes first, as a tie's argmax would have it)."""
+    from triage_app.learn.regression import held_out
+    from triage_app.learn.teaching import Teaching
+
+    _, gold, features, _ = ticket_file
+    names = NAMES[:2]
+    other = next(name for name in names if name != lone)
+    rows = [r for r in range(300) if gold[r] == other][:2] + [next(r for r in range(300) if gold[r] == lone)]
+    taught = {r: gold[r] for r in rows}
+    unscored = np.full((features.n, len(names)), np.nan)     # labels given before any run
+    p, _ = held_out(features, Teaching.from_labels(taught, names), LearnConfig())
+    answered = np.isfinite(p).all(axis=1)
+    assert np.allclose(np.exp(p[answered]).sum(axis=1), 1)   # distributions: means over the repeats that answered
+    lone_row = list(Teaching.from_labels(taught, names).rows).index(rows[-1])
+    assert not answered[lone_row]
+    learned = learn(features, unscored, taught, names)
+    assert learned.estimate.n == int(answered.sum()) < len(taught) and learned.estimate.fewest == 0
+    assert len(learned.cross_validated[1]) == learned.estimate.n
+    assert not learned.skip_advice().offer
+
+
 def test_one_example_of_each_label_cannot_be_cross_validated_so_nothing_changes(ticket_file):
     _, gold, features, z = ticket_file
     learned = learn(features, z, {0: gold[0], 1: gold[1], 2: gold[2]}, NAMES)

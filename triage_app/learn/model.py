@@ -267,9 +267,10 @@ def _weighed(z, s, held_out, teaching, config) -> tuple[Weights, Estimate | None
     if held_out is None:
         return (Weights() if s is None else Weights(similarity=ZERO_SHOT_WEIGHT)), None, None
     rows, targets = teaching.rows, teaching.targets
-    scored = np.isfinite(z[rows]).all(axis=1)
+    answered = np.isfinite(held_out).all(axis=1)       # NaN: no fold could answer the row (regression.held_out)
+    scored = np.isfinite(z[rows]).all(axis=1) & answered
     has_lm = bool(scored.any())   # else the labels (and the similarity) are all there is, for now
-    lm, scored = (z[rows], scored) if has_lm else (np.zeros_like(held_out), np.ones(len(rows), dtype=bool))
+    lm, scored = (z[rows], scored) if has_lm else (np.zeros_like(held_out), answered)
     parts = lm[scored], held_out[scored], targets[scored], None if s is None else s[rows][scored]
     every_label = teaching.taught_labels == len(teaching.names)
     weights = fit_weights(*parts[:3], config.max_weight, parts[3], config.seed, every_label) \

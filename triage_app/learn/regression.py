@@ -110,7 +110,8 @@ def held_out(features: TicketFeatures, teaching: Teaching, config: LearnConfig, 
     folds train each held-out model on nearly every label, as the final one is. Past a few hundred
     labels one drawing and fewer folds estimate as well, at a fraction of the cost (the retrain's
     time: docs/learning/README.md). None when no split can hold a label out and still train on it
-    (no label has two examples). prototypes: [L, D] rows every fold trains on (TextModel.fit).
+    (no label has two examples). A row no fold could answer (every fold that held it out trained on one
+    label) is NaN. prototypes: [L, D] rows every fold trains on (TextModel.fit).
     """
     counts = np.bincount(teaching.targets, minlength=len(teaching.names)) if teaching.n else np.zeros(1, int)
     most = config.folds if teaching.n <= config.repeat_until else min(config.folds, 5 if teaching.n <= 500 else 3)
@@ -124,13 +125,20 @@ def held_out(features: TicketFeatures, teaching: Teaching, config: LearnConfig, 
     # a label with fewer examples than folds is held out in some folds only: expected here
     with silenced(UserWarning, "The least populated class"):
         split = list(folds.split(np.zeros(teaching.n), teaching.targets))
+    answered = np.zeros(teaching.n)
     for train, test in split:
         model = TextModel.fit(x[train], teaching.targets[train], len(teaching.names), config, prototypes)
-        if model is None:
+        if model is None:     # the fold's other rows hold one label: no model answers its held-out rows
             continue
-        out[test] += model.log_probs(x[test]) / repeats
+        answered[test] += 1
+        out[test] += model.log_probs(x[test])
         if smooth is not None:
             smooth[test] += smoothed(lambda rows: np.exp(model.log_probs(features.rows(rows))),  # noqa: B023
                                      teaching.rows[test], near, teaching.rows[train], teaching.targets[train],
-                                     len(teaching.names)) / repeats
-    return out, smooth
+                                     len(teaching.names))
+    if not answered.any():
+        return None
+    # a row's mean over the repeats that answered it; NaN where none did (a label's only example, held out
+    # with the other labels' but one): nothing tells how a model would answer it
+    divide = np.where(answered > 0, answered, np.nan)[:, None]
+    return out / divide, None if smooth is None else smooth / divide
