@@ -21,7 +21,8 @@ from triage_app.engine.classifier import Prediction
 from triage_app.engine.labels import LabelSet
 from triage_app.learn import NONE_OF_THESE, LabelSimilarity, TicketFeatures
 from triage_app.run.labels_first import labels_first
-from triage_app.ui.panels.run_progress import LABELS_FIRST
+from triage_app.ui.panels.run_progress import EVERY_TICKET, LABELS_FIRST
+from triage_app.ui.table.cell_roles import READ_MARK
 from triage_app.ui.settings import SettingsDialog
 
 pytestmark = pytest.mark.model      # the encoder loads in the worker: no fixture says so
@@ -60,11 +61,11 @@ def helpdesk_file(window, tmp_path, per_queue: int, blank: list[str] = (), astra
     return path, frame["queue"].tolist() + [""] * (len(astray) + len(blank))
 
 
-def teach(qtbot, window, field: str, gold: list[str]) -> dict[int, str]:
-    """TAUGHT labels a queue, given as a key press gives them; returns once learning has them all."""
+def teach(qtbot, window, field: str, gold: list[str], taught: int = TAUGHT) -> dict[int, str]:
+    """taught labels a queue, given as a key press gives them; returns once learning has them all."""
     labels = {}
     for queue in window.label_set.names:
-        for row in [r for r, g in enumerate(gold) if g == queue][:TAUGHT]:
+        for row in [r for r, g in enumerate(gold) if g == queue][:taught]:
             assert window.model.set_person_label(row, queue)
             labels[row] = queue
     live = window.learning.lives[field]
@@ -146,6 +147,37 @@ def test_labels_first_with_no_encoder_reads_words_as_the_command_lines_does(qtbo
     assert np.array_equal(read, want.read) and read[list(labels)].all()
     assert [window.model.label_of(r) for r in range(len(texts))] == \
         [labels.get(r, window.label_set.names[k]) for r, k in enumerate(want.learned.labels)]
+
+
+def test_a_run_of_every_ticket_after_labels_first_answers_as_any_run_does(qtbot, make_window, tmp_path, tiny_qwen,
+                                                                           monkeypatch):
+    # a hunt's finding: the field stayed labels first: every row marked read and exported as read_by_model, and
+    # learning's unsettled rows never settled (Running.settle waits for no labels-first field)
+    window = make_window()
+    window.remembered.method = "direct"
+    with_model(qtbot, window, tiny_qwen)       # random weights: what is checked is which run answered
+    monkeypatch.setattr(SettingsDialog, "exec", lambda dialog: dialog.encoder.setText("none") or True)
+    window.settings_dialog()
+    path, gold = helpdesk_file(window, tmp_path, 3)
+    with qtbot.waitSignal(window.file_loaded, timeout=20_000):
+        window.open_file(path)
+    field = window.fields.current
+    teach(qtbot, window, field, gold, taught=2)
+    window.run_panel.method.setCurrentIndex(LABELS_FIRST)
+    assert run_and_wait(qtbot, window) == "done"
+    answers = window.model.answers_of(field)
+    read = answers.read_by_model()
+    assert read is not None and not read.all()
+
+    window.run_panel.method.setCurrentIndex(EVERY_TICKET)
+    assert run_and_wait(qtbot, window) == "done"
+    assert answers.read_by_model() is None and not answers.labels_first
+    assert not any(READ_MARK in str(window.model.data(window.model.index(r, window.model.decisions.column(field))))
+                   for r in range(len(gold)))
+    assert cli_learning.READ_COLUMN not in pd.read_csv(window.export_to(tmp_path / "out.csv")).columns
+    monkeypatch.setattr(window.runs, "_settle_next", lambda: None)    # asked, not run: a float32 run's time
+    window.runs.settle(field, [0])
+    assert window.runs.settling.next([field]) == (field, [0])
 
 
 def test_none_of_these_shows_and_exports_where_the_fitted_threshold_rejects_and_a_persons_label_wins(

@@ -220,6 +220,14 @@ class FileAnswers:
         """A run of the model reached the row (asked per cell painted)."""
         return bool(self._ran[row])
 
+    def ran_through(self) -> bool:
+        """A run of the model ended: where runs have now read every row, the answers are a run's of every
+        row, and no longer a labels-first run's (its read marks and settling's wait go). True: they were."""
+        if self.labels_first and self._ran.all():
+            self.labels_first = False
+            return True
+        return False
+
     def read_by_model(self) -> np.ndarray | None:
         """[N] after a labels-first run, the rows the language model read; None after a run of every row."""
         return self._ran.copy() if self.labels_first else None

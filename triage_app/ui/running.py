@@ -308,6 +308,8 @@ class Running(QObject):
         win, run = self.window, self.latest
         if how == "done":
             self.settling.ran(run.exact)
+            for axis in ([] if run.labels_first else [axis for axis in run.fields if axis in win.model.axes]):
+                win.model.run_ended(axis)      # a run that read every row ends a labels-first run's marks
         ended = run.now or tuple(run.fields)[:1]
         self.settling.forget(ended)       # asked on their scores so far: the retrain that follows asks again
         for axis in ended:

@@ -153,6 +153,12 @@ class TicketTableModel(CellRoles, QAbstractTableModel):
             answers.clear_predictions()
             answers.labels_first = True
 
+    def run_ended(self, axis: str) -> None:
+        """A run of the field's model ended (FileAnswers.ran_through): the rows are shown again where it
+        changed what they show."""
+        if self.answers_of(axis).ran_through():
+            self._rows_changed(np.arange(self.rowCount()))
+
     def show_person_labels(self, person, axis: str | None = None) -> None:
         """A field's PersonLabels, which its answers read from now on (FileAnswers.show_person_labels); no
         person_label_changed signals."""
