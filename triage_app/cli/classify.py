@@ -318,8 +318,9 @@ def stored_field(store, file: str, name: str) -> str:
 def person_labels(store, args, table, texts: list[str], axis, stored_as: str | None = None) -> dict[int, str]:
     """The labels a person gave this file's rows on this axis (stored under stored_as: its name unless the
     window renamed it, stored_field), those of its label names, read as the window reads them (an older database's adopted, a ticket that moved found at its
-    row). With --limit the rest of the file is not read: only labels in place count, and nothing is
-    adopted or moved."""
+    row). With --limit the rest of the file is not read: the labels stored on the rows read are placed as
+    the window places them (a ticket that moved within them is found), and nothing is adopted, moved in the
+    database or counted as not found (its ticket may be in the rows not read)."""
     from triage_app.files.store import place
     from triage_app.files.ticket_keys import file_key, row_hashes
 
@@ -327,7 +328,7 @@ def person_labels(store, args, table, texts: list[str], axis, stored_as: str | N
     stored_as = stored_as or axis.name
     if getattr(args, "limit", None):
         stored = [(row, h, label) for row, h, label in store.stored_person_labels(key, True, stored_as)
-                  if row < len(hashes) and hashes[row] == h]
+                  if row < len(hashes)]
         found, not_found = place(stored, hashes)[0], 0
     else:
         placed = store.person_labels(key, hashes, texts, stored_as)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from triage_app.files.ticket_keys import holds
+
 TAKEN_BACK = ""     # no label's name is empty (LabelSet refuses one): the row a person cleared
 PERSON, FILE = "person", "file"     # a label's origin: typed by a person, or taken from the file's own column
 
@@ -23,38 +25,44 @@ class FileLabels:
 
 
 def place(stored: list[tuple[int, str, str]], row_hashes: list[str]
-          ) -> tuple[dict[int, str], list[tuple[int, int, str]], int]:
+          ) -> tuple[dict[int, str], list[tuple[int, int, str, str]], int]:
     """stored: (row, row_hash, label). Returns {row: label} for the file as it is now, the moves
-    (old row, new row, hash) of labels whose ticket is now at another row (the nearest free row with
-    the same cells), and the count of labels whose ticket is nowhere in the file. A row the person
-    cleared (TAKEN_BACK) holds its place like a label: nothing moves onto it."""
-    found, astray = {}, []
-    for row, h, label in stored:
-        if row < len(row_hashes) and row_hashes[row] == h:
+    (old row, new row, hash stored, hash now) of labels whose ticket is now at another row (the nearest
+    free row with the same cells) or was stored under the hash earlier versions gave its row (ticket_keys.
+    holds), and the count of labels whose ticket is nowhere in the file. A row the person cleared
+    (TAKEN_BACK) holds its place like a label: nothing moves onto it."""
+    in_place = {(row, h) for row, h, _ in stored if row < len(row_hashes) and h == row_hashes[row]}
+    found = {row: label for row, h, label in stored if (row, h) in in_place}
+    astray, moves = [], []
+    for row, h, label in stored:      # the hash earlier versions gave the row, where none is stored under its own
+        if (row, h) in in_place:
+            continue
+        if row < len(row_hashes) and row not in found and holds(row_hashes[row], h):
             found[row] = label
+            moves.append((row, row, h, str(row_hashes[row])))
         else:
             astray.append((row, h, label))
-    moves, lost = [], 0
+    lost = 0
     if astray:
         free: dict[str, list[int]] = {}
         for row, h in enumerate(row_hashes):
             if row not in found:
-                free.setdefault(h, []).append(row)
+                for key in dict.fromkeys((h, getattr(h, "earlier", h))):
+                    free.setdefault(key, []).append(row)
         for old, h, label in astray:
-            rows = free.get(h)
+            rows = [r for r in free.get(h, ()) if r not in found]
             if not rows:
                 lost += label != TAKEN_BACK
                 continue
             new = min(rows, key=lambda r: abs(r - old))
-            rows.remove(new)
             found[new] = label
-            moves.append((old, new, h))
+            moves.append((old, new, h, str(row_hashes[new])))
     return found, moves, lost
 
 
 def placed_from_file(origins: dict[tuple[int, str], str], found: dict[int, str],
-                     moves: list[tuple[int, int, str]], row_hashes: list[str]) -> frozenset[int]:
+                     moves: list[tuple[int, int, str, str]], row_hashes: list[str]) -> frozenset[int]:
     """The rows of found whose stored label came from the file (origins: (stored row, hash) -> origin)."""
-    came_from = {new: (old, h) for old, new, h in moves}
+    came_from = {new: (old, h) for old, new, h, _ in moves}
     return frozenset(row for row in found
                      if origins.get(came_from.get(row, (row, row_hashes[row]))) == FILE)

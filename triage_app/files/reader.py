@@ -16,7 +16,7 @@ from triage_app.files.delimiters import named_separator, sniff_delimiter
 from triage_app.files.encoding import Decoded, decode, listed, mixed_note
 from triage_app.files.json_records import Number as _Number
 from triage_app.files.sheets import read_xlsx
-from triage_app.files.table import (MAX_CELLS, BadInput, TicketTable, filled, repeated_names_note, respelled,
+from triage_app.files.table import (ABSENT, MAX_CELLS, BadInput, TicketTable, filled, repeated_names_note, respelled,
                                     unique_names)
 
 TEXT_COLUMNS = ("text", "body", "description", "message", "ticket", "comment", "content")
@@ -307,7 +307,8 @@ def _records_frame(records: list[dict], file_name: str) -> pd.DataFrame:
         raise BadInput(f"{file_name}: {len(records):,} records with {len(columns):,} different keys make "
                        f"{len(records) * len(columns):,} cells, more than Triage reads ({MAX_CELLS:,})")
     # by column, as the CSV reader builds its frame: from a list of rows, pandas takes every cell in one call
-    cells = [["" if (value := item.get(c)) is None else _cell(value) for item in records] for c in columns]
+    cells = [[ABSENT if c not in item else "" if (value := item[c]) is None else _cell(value) for item in records]
+             for c in columns]
     frame = pd.DataFrame(dict(enumerate(cells)), dtype=object)
     frame.columns = unique_names(columns)
     return frame

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from triage_app.files import limits
-from triage_app.files.table import (MAX_CELLS, BadInput, TicketTable, cell_text, filled, repeated_names_note,
+from triage_app.files.table import (ABSENT, MAX_CELLS, BadInput, TicketTable, cell_text, filled, repeated_names_note,
                                     unique_names)
 from triage_app.quiet import in_steps, silenced
 
@@ -99,6 +99,10 @@ def _sheet_frame(cells: dict[tuple[int, int], str]) -> tuple[pd.DataFrame, list[
     grid = [rows[r] for r in sorted(rows) if filled(rows[r])]
     if not grid:
         return pd.DataFrame(), []
+    named = [c for c, name in enumerate(grid[0]) if name.strip()]
+    for row in grid[1:]:    # a stray cell's column: the rows without one do not have it
+        for c in [*range(named[0]), *range(named[-1] + 1, width)]:
+            row[c] = row[c] or ABSENT
     return pd.DataFrame(grid[1:], columns=unique_names(grid[0]), dtype=object), grid[0]
 
 

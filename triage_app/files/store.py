@@ -35,6 +35,7 @@ from triage_app.files import field_renames
 from triage_app.files.field_renames import RenameRefused, followed, label_names, label_refusal, labels_now, refusal
 from triage_app.files.label_places import FILE, PERSON, TAKEN_BACK, FileLabels, place, placed_from_file
 from triage_app.files.store_errors import LOCK_TIMEOUT_S, StoreUnavailable, make_private, reported, set_wal
+from triage_app.files.ticket_keys import holds
 from triage_app.paths import user_data_dir
 
 _SCHEMA = """
@@ -335,8 +336,8 @@ class ResultStore:
             stored = self._db.execute("SELECT row, row_hash, label, origin FROM person_labels WHERE file=? "
                                       "AND axis=? ORDER BY row", (file, axis)).fetchall()
             found, moves, lost = place([r[:3] for r in stored], row_hashes)
-            self._db.executemany("UPDATE person_labels SET row=? WHERE file=? AND axis=? AND row=? AND row_hash=?",
-                                 [(new, file, axis, old, h) for old, new, h in moves])
+            self._db.executemany("UPDATE person_labels SET row=?, row_hash=? WHERE file=? AND axis=? AND row=? "
+                                 "AND row_hash=?", [(new, now, file, axis, old, h) for old, new, h, now in moves])
             renamed = label_names(self._db, file, axis)
         labels = {row: label for row, label in found.items() if label != TAKEN_BACK}
         origins = {(row, h): origin for row, h, _, origin in stored}
@@ -348,7 +349,7 @@ class ResultStore:
         with self._reported():
             stored = self._db.execute("SELECT row, row_hash FROM person_labels WHERE file=? AND axis=? AND origin=?",
                                       (file, axis, FILE))
-            return frozenset(row for row, h in stored if row < len(row_hashes) and row_hashes[row] == h)
+            return frozenset(row for row, h in stored if row < len(row_hashes) and holds(row_hashes[row], h))
 
     def stored_person_labels(self, file: str, taken_back: bool = False,
                              axis: str = PLAIN) -> list[tuple[int, str, str]]:

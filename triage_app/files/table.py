@@ -138,6 +138,18 @@ class Respelled(str):
         return Respelled, (str(self), self.hashed)
 
 
+class Absent(str):
+    """A cell the row does not have: a JSON record without the column's key, a sheet row's empty cell outside
+    its header's columns. Shown and exported empty, left out of the row's hash (files/ticket_keys.py): a key
+    or a stray cell of another row, read or not (--limit, a record appended), never changes which ticket a
+    row's hash names."""
+
+    __slots__ = ()
+
+
+ABSENT = Absent()
+
+
 def respelled(shown: str, hashed: str) -> str:
     """shown, hashed as before where that differs."""
     return shown if shown == hashed else Respelled(shown, hashed)

@@ -3,7 +3,9 @@
 A label is kept as "row 412 of this file is billing". The file is named by where it is (and the
 sheet of a workbook); the row's hash covers every cell in file order, so it does not change when
 another text column is chosen, and tells when the file was edited under the label (files.store
-then finds the ticket at its new row, or counts it as not found).
+then finds the ticket at its new row, or counts it as not found). A cell the row does not have (a JSON
+key other records have, a sheet's stray cell in another row) is not hashed: what other rows hold, or how
+many of them were read, never moves a label.
 """
 
 from __future__ import annotations
@@ -13,17 +15,43 @@ from pathlib import Path
 
 import pandas as pd
 
+from triage_app.files.table import Absent
+
 def file_key(path: str | Path, sheet: str | None = None) -> str:
     key = str(Path(path).resolve())
     return f"{key}#{sheet}" if sheet else key
 
 
+class RowHash(str):
+    """A row's hash, and the one earlier versions gave it (they hashed a cell the row does not have as an
+    empty one: files/table.Absent): a label stored under either is the row's (holds)."""
+
+    def __new__(cls, now: str, earlier: str):
+        key = super().__new__(cls, now)
+        key.earlier = earlier
+        return key
+
+    def __reduce__(self):   # a copy (pickled to a worker) keeps the earlier hash
+        return RowHash, (str(self), self.earlier)
+
+
 def row_hashes(frame: pd.DataFrame) -> list[str]:
-    """One hash per row of every cell as read (text), in file order."""
+    """One hash per row of every cell it has, as read (text), in file order."""
     return [row_hash(cells) for cells in frame.itertuples(index=False, name=None)]
 
 
 def row_hash(cells) -> str:
+    present = [c for c in cells if not isinstance(c, Absent)]
+    now = _digest(present)
+    return now if len(present) == len(cells) else RowHash(now, _digest(cells))
+
+
+def holds(row_hash: str, stored: str) -> bool:
+    """Whether a label stored under this hash is the row's: its hash now, or the one earlier versions gave it."""
+    return stored == row_hash or stored == getattr(row_hash, "earlier", None)
+
+
+def _digest(cells) -> str:
     # each cell with its length before it: no two different rows make the same text
     # a cell now read as the file spells it is hashed as Triage read it before (files/table.Respelled)
     text = "".join(f"{len(cell)}:{cell}" for cell in (getattr(c, "hashed", None) or str(c) for c in cells))

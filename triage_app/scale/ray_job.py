@@ -142,7 +142,9 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
             def person_labels(frame, rows):
                 # a label counts where its row still holds the ticket it was given for
                 hashes = dict(zip(rows, row_hashes(frame)))
-                return {i: given[row, hashes[row]] for i, row in enumerate(rows) if (row, hashes[row]) in given}
+                keys = {row: next((k for k in ((row, hashes[row]), (row, getattr(hashes[row], "earlier", None)))
+                                   if k in given), None) for row in rows}
+                return {i: given[keys[row]] for i, row in enumerate(rows) if keys[row] is not None}
 
             blocks = in_order(scored.iter_batches(batch_size=None, batch_format="pandas"), total)
             frames = (block_results(block, label_names, person_labels, review_below) for block in blocks)
