@@ -58,24 +58,29 @@ def unique_names(header: list[str]) -> list[str]:
     the first free `_2`, `_3`...
 
     A suffix skips every name the header already has: `a, a_2, a` names the repeat `a_3`, so no
-    column is dropped or takes another's values when the table is built from name to cells.
+    column is dropped or takes another's values when the table is built from name to cells. The header's
+    own names are given first: a blank's place name never takes a column's (`, column_1` keeps column_1
+    for the column the header calls so, and names the blank column_1_2).
     """
-    names = [name.strip() or f"column_{k + 1}" for k, name in enumerate(header)]
-    taken = set(names)
+    names = [name.strip() for name in header]
+    places = [name or f"column_{k + 1}" for k, name in enumerate(names)]
+    taken = set(places)
     kept: set[str] = set()
     suffix: dict[str, int] = {}
-    out = []
-    for name in names:
+
+    def unique(name: str) -> str:
         if name in kept:
             k = suffix.get(name, 1) + 1
             while f"{name}_{k}" in taken:
                 k += 1
             suffix[name] = k
-            taken.add(new := f"{name}_{k}")
-            name = new
+            taken.add(name := f"{name}_{k}")
         kept.add(name)
-        out.append(name)
-    return out
+        return name
+
+    out = {k: unique(name) for k, name in enumerate(names) if name}
+    out |= {k: unique(places[k]) for k, name in enumerate(names) if not name}
+    return [out[k] for k in range(len(names))]
 
 
 def repeated_names_note(header: list[str]) -> list[str]:
