@@ -64,6 +64,20 @@ def test_a_folder_in_place_of_the_database(tmp_path):
     assert f"cannot be created (a file stands where a folder should be: {tmp_path / 'a-file'})" in str(exc.value)
 
 
+def test_a_device_or_a_pipe_in_place_of_the_database_is_refused_and_left_as_it_is(tmp_path):
+    # a hunt's finding: --db naming a device (/dev/null, as root) took its mode to 0600 and left a journal beside it
+    from triage_app.files.embeddings import EmbeddingCache
+
+    pipe = tmp_path / "results.sqlite3"
+    os.mkfifo(pipe, 0o644)
+    os.chmod(pipe, 0o644)
+    for store in (ResultStore, EmbeddingCache):     # both open the results database
+        with pytest.raises(StoreUnavailable) as exc:
+            store(pipe)
+        one_line(exc, pipe, "is not a file (a device, a pipe or a socket)")
+    assert oct(pipe.stat().st_mode & 0o777) == oct(0o644) and [p.name for p in tmp_path.iterdir()] == [pipe.name]
+
+
 def open_as_reader_only(path: Path) -> str:
     """Open the store as a user who may read path but not write it; the error line, or '' if it opened.
 

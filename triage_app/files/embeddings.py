@@ -20,7 +20,7 @@ import numpy as np
 
 from triage_app.engine.encoder import BATCH, EmbeddingCancelled, SentenceEncoder
 from triage_app.files.store import default_path, text_hash
-from triage_app.files.store_errors import LOCK_TIMEOUT_S, make_private, reported
+from triage_app.files.store_errors import LOCK_TIMEOUT_S, check_kind, make_private, reported
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -39,6 +39,7 @@ class EmbeddingCache:
         self.path = Path(path) if path else default_path()
         self.timeout = timeout
         with self._reported():
+            check_kind(self.path)
             self.path.parent.mkdir(parents=True, exist_ok=True)
             make_private(self.path)     # the results database: the user's alone, whichever class opens it
             self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False)

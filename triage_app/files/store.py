@@ -34,7 +34,8 @@ from triage_app.engine.config import is_checked
 from triage_app.files import field_renames
 from triage_app.files.field_renames import RenameRefused, followed, label_names, label_refusal, labels_now, refusal
 from triage_app.files.label_places import FILE, PERSON, TAKEN_BACK, FileLabels, place, placed_from_file
-from triage_app.files.store_errors import LOCK_TIMEOUT_S, StoreUnavailable, make_private, reported, set_wal
+from triage_app.files.store_errors import (LOCK_TIMEOUT_S, StoreUnavailable, check_kind, make_private, reported,
+                                           set_wal)
 from triage_app.files.ticket_keys import holds
 from triage_app.paths import user_data_dir
 
@@ -119,6 +120,7 @@ class ResultStore:
         self._db = None
         try:
             with self._reported():
+                check_kind(self.path)
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 make_private(self.path)
                 self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False)

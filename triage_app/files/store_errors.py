@@ -33,6 +33,15 @@ def unavailable(path: Path, error: sqlite3.Error | OSError, timeout: float = LOC
                             path, problem, fix)
 
 
+def check_kind(path: Path) -> None:
+    """Refused before anything is changed: a path that is there and is neither a file nor a folder (a device
+    such as /dev/null, a pipe, a socket) is no database, and SQLite would write a journal beside it."""
+    if path.exists() and not path.is_file() and not path.is_dir():
+        problem, fix = "is not a file (a device, a pipe or a socket)", "name a database file"
+        raise StoreUnavailable(f"results database {path.absolute()} {problem}: {fix}, or choose another with "
+                               "--db PATH", path, problem, fix)
+
+
 def _diagnosis(path: Path, error: sqlite3.Error | OSError, timeout: float) -> tuple[str, str]:
     if isinstance(error, (FileExistsError, NotADirectoryError)):
         return f"cannot be created (a file stands where a folder should be: {error.filename})", "check its path"
@@ -89,7 +98,7 @@ def make_private(path: Path) -> None:
     """The database holds a person's labels and hashes of ticket texts (a short text's can be guessed):
     the user's alone, as the settings file is. Created so before SQLite makes it (SQLite gives the -wal
     and -shm files the database's own mode), and tightened where an older version made it readable."""
-    if path.is_dir() or (path.exists() and path.stat().st_size and not starts_as_sqlite(path)):
+    if path.exists() and (not path.is_file() or (path.stat().st_size and not starts_as_sqlite(path))):
         return      # not ours to change (a folder, a person's own file named by mistake): opening says why
     try:
         if not path.exists():
