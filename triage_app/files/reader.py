@@ -6,6 +6,7 @@ import codecs
 import csv
 import json
 import re
+import unicodedata
 from bisect import bisect_left
 from pathlib import Path
 
@@ -131,9 +132,14 @@ def detect_gold_column(table: TicketTable) -> str | None:
 
 
 def check_column(table: TicketTable, column: str) -> str:
-    if column not in table.columns:
+    """The table's name for the column asked for: as typed, or spelled with an accented letter's other Unicode
+    form (a header written NFD, as some macOS programs write it, and a name typed NFC look the same)."""
+    if column in table.columns:
+        return column
+    same = [c for c in table.columns if unicodedata.normalize("NFC", c) == unicodedata.normalize("NFC", column)]
+    if len(same) != 1:
         raise BadInput(f"no column {column!r}; the columns are: {', '.join(table.columns)}")
-    return column
+    return same[0]
 
 
 def _first_named(columns: list[str], names: tuple[str, ...]) -> str | None:
