@@ -62,6 +62,27 @@ def test_xlsx_first_sheet_or_chosen(tmp_path):
         read_tickets(path, sheet="Nope")
 
 
+def test_a_chart_sheet_in_front_of_the_tickets_is_passed_over_and_named_when_chosen(tmp_path):
+    # a hunt's finding: "cannot read this file (AttributeError: 'Chartsheet' object has no attribute ...)"
+    import openpyxl
+    from openpyxl.chart import BarChart, Reference
+
+    book = openpyxl.Workbook()
+    book.active.title = "Tickets"
+    for row in (["id", "text"], [1, "my card was charged twice"], [2, "the app crashes"]):
+        book.active.append(row)
+    chart = BarChart()
+    chart.add_data(Reference(book.active, min_col=1, min_row=1, max_row=3), titles_from_data=True)
+    book.create_chartsheet("Overview", 0).add_chart(chart)
+    book.save(tmp_path / "book.xlsx")
+    table = read_tickets(tmp_path / "book.xlsx")
+    assert table.sheet == "Tickets" and table.frame["text"].tolist() == ["my card was charged twice", "the app crashes"]
+    for chosen in ("Overview", 0):
+        with pytest.raises(BadInput, match="sheet 'Overview' is a chart, not cells; the sheets are Tickets$"):
+            read_tickets(tmp_path / "book.xlsx", sheet=chosen)
+    assert read_tickets(tmp_path / "book.xlsx", sheet=1).sheet == "Tickets"     # a number counts every tab
+
+
 def test_json_and_jsonl(tmp_path):
     records = [{"id": 1, "message": "Where is my invoice?"}, {"id": 2, "message": "Login fails", "extra": [1]}]
     (tmp_path / "t.json").write_text(json.dumps(records))

@@ -18,8 +18,8 @@ def read_xlsx(path: Path, sheet: str | int | None, limit: int | None = None) -> 
     limits.check_unpacked_bytes(path)
     book = _workbook(path, data_only=True)
     try:
-        sheets = book.sheetnames
-        name = _sheet_name(sheets, sheet, path.name)
+        sheets = [worksheet.title for worksheet in book.worksheets]      # a chart sheet holds no cells
+        name = _sheet_name(book.sheetnames, sheets, sheet, path.name)
         tickets = min(limit or limits.MAX_ROWS + 1, limits.MAX_ROWS + 1)
         cells, blanks = _sheet_cells(book[name], path.name, tickets)
     finally:
@@ -45,15 +45,20 @@ def _workbook(path: Path, data_only: bool):
             raise BadInput(f"{path.name}: not a readable Excel workbook ({exc.__class__.__name__})") from None
 
 
-def _sheet_name(sheets: list[str], sheet: str | int | None, file_name: str) -> str:
+def _sheet_name(every: list[str], sheets: list[str], sheet: str | int | None, file_name: str) -> str:
+    """every: the workbook's tabs, by name (a number counts them); sheets: those that hold cells."""
+    if not sheets:
+        raise BadInput(f"{file_name}: no sheet of cells, only charts")
     if sheet is None:
         return sheets[0]
     if isinstance(sheet, int):
-        if not 0 <= sheet < len(sheets):
-            raise BadInput(f"{file_name}: no sheet number {sheet + 1}; it has {len(sheets)}")
-        return sheets[sheet]
-    if sheet not in sheets:
+        if not 0 <= sheet < len(every):
+            raise BadInput(f"{file_name}: no sheet number {sheet + 1}; it has {len(every)}")
+        sheet = every[sheet]
+    if sheet not in every:
         raise BadInput(f"{file_name}: no sheet {sheet!r}; the sheets are {', '.join(sheets)}")
+    if sheet not in sheets:
+        raise BadInput(f"{file_name}: sheet {sheet!r} is a chart, not cells; the sheets are {', '.join(sheets)}")
     return sheet
 
 
