@@ -83,6 +83,15 @@ def test_a_chart_sheet_in_front_of_the_tickets_is_passed_over_and_named_when_cho
     assert read_tickets(tmp_path / "book.xlsx", sheet=1).sheet == "Tickets"     # a number counts every tab
 
 
+@pytest.mark.parametrize("body", ["café", "Straße", "Müller", "crème brûlée"])
+def test_a_short_windows_1252_file_reads_as_windows_1252(tmp_path, body):
+    # a hunt's finding: with one accented letter, charset-normalizer names the match that decodes as cp1252 after
+    # another code page, and cp1252 was then passed over: "café" was read as cp1006's "cafﻠ"
+    (tmp_path / "t.csv").write_bytes(f"id,text\n1,{body}\n".encode("cp1252"))
+    table = read_tickets(tmp_path / "t.csv")
+    assert table.frame["text"].tolist() == [body] and table.encoding == "cp1252"
+
+
 def test_json_and_jsonl(tmp_path):
     records = [{"id": 1, "message": "Where is my invoice?"}, {"id": 2, "message": "Login fails", "extra": [1]}]
     (tmp_path / "t.json").write_text(json.dumps(records))

@@ -75,9 +75,15 @@ def _decode_legacy(raw: bytes, name: str) -> tuple[str, str]:
     if not matches:
         raise BadInput(f"{name}: cannot tell the text encoding; save the file as UTF-8 and try again")
     # Short legacy files fit several code pages equally well; Windows-1252 is what Excel on a
-    # Western-European Windows writes, so it wins among the plausible ones.
-    best = next((m for m in matches if m.encoding == "cp1252"), matches.best())
-    return str(best), best.encoding
+    # Western-European Windows writes, so it wins among the plausible ones: a match that decodes the
+    # bytes as it would (charset-normalizer names one such match after another code page, and a file
+    # holding only "café" was read as cp1006's "cafﻠ"). A tie it wins wrongly: Turkish's cp1254 and
+    # Czech's cp1250 text fit it as well (docs/files.md).
+    western = next((m for m in matches if "cp1252" in m.could_be_from_charset), None)
+    if western is None:
+        best = matches.best()
+        return str(best), best.encoding
+    return str(western), "cp1252"
 
 
 def _decode_mixed(raw: bytes, name: str) -> Decoded | None:
