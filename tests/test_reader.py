@@ -136,6 +136,8 @@ BAD_FILES = [
 def test_missing_file_and_missing_text_column(tmp_path):
     with pytest.raises(BadInput, match="no such file"):
         read_tickets(tmp_path / "nope.csv")
+    with pytest.raises(BadInput, match="a folder, not a file of tickets"):     # was "no such file": it is there
+        read_tickets(tmp_path)
     table = read_tickets(write_delimited(tmp_path / "t.csv", [["id", "amount"], ["1", "5"]]))
     with pytest.raises(BadInput, match="no ticket text column found .* the columns are id, amount"):
         detect_text_column(table)

@@ -37,8 +37,10 @@ def read_tickets(path: str | Path, sheet: str | int | None = None, limit: int | 
     the file: never another exception. A CSV, TSV or JSONL file asked for its first rows is read no
     further than them; a file past files/limits.py is refused before it is read whole."""
     path = Path(path)
+    if path.is_dir():
+        raise BadInput(f"{path}: a folder, not a file of tickets; name the file in it")
     if not path.is_file():
-        raise BadInput(f"{path}: no such file")
+        raise BadInput(f"{path}: no such file" if not path.exists() else f"{path}: not a file (a device or a pipe)")
     try:
         table = _read(path, sheet, limit)
     except BadInput:
