@@ -113,6 +113,42 @@ def test_a_window_still_showing_a_fields_old_name_writes_under_the_new_one_and_i
     assert "Traceback" not in capsys.readouterr().err
 
 
+def test_a_window_opening_a_file_after_another_renamed_its_field_shows_its_labels_and_keeps_one_name(
+        qtbot, make_window, tmp_path):
+    # a hunt's finding: a window whose label set still named the field "priority" opened the file without its
+    # labels (classify followed the rename), and its next label split the field across two names
+    path = write_helpdesk(tmp_path, helpdesk_rows()[:6])
+    a = make_window(autoload=False)
+    assert a.labels_panel.load(str(HELPDESK_AXES))
+    open_file(qtbot, a, path)
+    file = a.labelling.people["priority"].file
+    key(a, 0, "priority", "High")
+    assert a.labels_panel.rename_axis("priority", "urgency")
+    a.db.flush()
+    a.close()
+    b = make_window(autoload=False)
+    assert b.labels_panel.load(str(HELPDESK_AXES))            # the team's label-set file: still "priority"
+    said = []
+    b.statusBar().messageChanged.connect(said.append)
+    open_file(qtbot, b, path)
+    assert b.model.answers_of("priority").person_labels == {0: "High"}
+    assert any("renamed “urgency” on this file in another window" in line for line in said)
+    key(b, 1, "priority", "Low")
+    b.db.flush()
+    assert stored(tmp_path, file) == {"urgency": {0: "High", 1: "Low"}}      # one field, one name
+    assert b.labels_panel.rename_axis("priority", "urgency")                    # the same field: allowed
+    key(b, 2, "urgency", "Normal")
+    b.db.flush()
+    assert stored(tmp_path, file) == {"urgency": {0: "High", 1: "Low", 2: "Normal"}}
+    # a window that shows both the new name and a field under the old one reads each as its own
+    c = make_window(autoload=False)
+    assert c.labels_panel.load(str(axes_file(tmp_path, "urgency")))
+    c.labels_panel.add_axis("priority", c.axes.named("urgency").label_set)
+    open_file(qtbot, c, path)
+    assert c.model.answers_of("urgency").person_labels == {0: "High", 1: "Low", 2: "Normal"}
+    assert c.model.answers_of("priority").person_labels == {}
+
+
 def test_a_busy_database_writer_holds_a_field_rename_half_a_second_at_most(qtbot, make_window, tmp_path):
     """The rename asks the database on the UI thread; a writer busy with a big file's labels must not
     freeze the window: the window's own rule answers, the writer checks again (review of issue 32 item 2)."""

@@ -25,6 +25,7 @@ class PersonLabels:
     axis: str = PLAIN                                   # the field these labels set (engine.axes)
     from_file: set[int] = field(default_factory=set)    # rows whose label is the file's own column's, not typed
     renamed: dict[str, str] = field(default_factory=dict)  # a label's old name -> its name now, on this file
+    stored_as: str = ""     # the field's name in the database, where another window renamed it since ("": axis)
 
     def read(self, stored) -> None:
         """Take what the database holds for these rows (files.label_places.FileLabels)."""

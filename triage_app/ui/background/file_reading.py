@@ -69,16 +69,20 @@ class FileReader(QObject):
 
     def _person_labels(self, opened, axes: list[str]) -> dict[str, PersonLabels]:
         """The labels a person gave this file before, on these fields and on every other field they gave
-        it labels on (a field removed, kept for when it is back); none while the database is unavailable."""
+        it labels on (a field removed, kept for when it is back); none while the database is unavailable.
+        A field another window renamed since this label set was saved is read under its name now (as
+        classify reads it: ResultsDb.fields_now), and shown under the name here."""
         table = opened.table
         file, hashes = file_key(table.path, table.sheet), row_hashes(table.frame)
         stored_axes = self.db.person_label_axes(file) or []
+        now = self.db.fields_now(file, axes) or {}
         people = {}
-        for axis in [*axes, *(a for a in stored_axes if a not in axes)]:
+        for axis in [*axes, *(a for a in stored_axes if a not in axes and a not in now.values())]:
             person = people[axis] = PersonLabels(file, hashes, axis=axis)
-            stored = self.db.person_labels(file, hashes, opened.texts, axis)
+            stored = self.db.person_labels(file, hashes, opened.texts, now.get(axis, axis))
             if stored is not None:
                 person.read(stored)
+                person.stored_as = now.get(axis, axis)
         return people
 
     def _emit(self, signal, request: int, *values) -> None:

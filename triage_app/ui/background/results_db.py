@@ -128,6 +128,14 @@ class ResultsDb(QObject):
         the renames of the file's fields recorded by then are known from then on (field_renames)."""
         return self._submit(self._read, self._person_label_axes, file).result()
 
+    def fields_now(self, file: str, axes: list[str]) -> dict[str, str] | None:
+        """{field this window shows: the name the file's labels on it are under}: another name where another
+        window renamed the field since this window's label set was saved (and this window shows no field of
+        that name). Its labels are then read there, and written there from now on (never split across the
+        two names) until this window renames the field too. None while the database is unavailable. Waits for
+        the writer: call it off the UI thread."""
+        return self._submit(self._read, self._fields_now, file, axes).result()
+
     def flush(self) -> None:
         """Wait until every change queued so far is written (or given up); closed: all were."""
         if not self._closed:
@@ -201,6 +209,16 @@ class ResultsDb(QObject):
         except RenameRefused as exc:
             shown[new] = was
             self.rename_refused.emit(file, was, new, str(exc))
+
+    def _fields_now(self, store: ResultStore, file: str, axes: list[str]) -> dict[str, str]:
+        shown, out = self._shown.setdefault(file, {}), {}
+        for axis in axes:
+            now = store.field_now(file, axis)
+            if now == axis or now in axes or axis in shown:   # its own; a field shown here; a refusal on its way
+                out[axis] = axis
+            else:
+                shown[axis] = out[axis] = now
+        return out
 
     def _person_label_axes(self, store: ResultStore, file: str) -> list[str]:
         self._known[file] = store.axis_renames(file)

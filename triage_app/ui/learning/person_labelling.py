@@ -82,7 +82,9 @@ class PersonLabelling(QObject):
         self._replay_since_read()
         self._show()
         self.learning.file_changed(texts, self._names())
-        said = []
+        said = [f"The field “{axis}” was renamed “{person.stored_as}” on this file in another window: its labels show "
+                f"here and are saved under “{person.stored_as}”. Rename it “{person.stored_as}” here too."
+                for axis, person in self.people.items() if person.stored_as not in ("", axis)]
         not_found = sum(person.not_found for person in self.people.values())
         if not_found:
             said.append(f"{not_found:,} of your labels are for tickets this file no longer holds: they are kept, "
