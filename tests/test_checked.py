@@ -156,6 +156,36 @@ def test_a_checked_run_gives_float32s_labels_and_rescores_the_near_ties(checked_
         assert kept and all(margin(got[i].scores) > min(stats.drift) for i in kept)
 
 
+def test_a_tickets_bound_is_its_length_range_in_tokens_not_characters():
+    """A hunt's finding: the ranges were of characters, and an emoji ticket (88 characters, 336 tokens of the
+    tiny tokenizer, more than any probe's) was held to a middle range's bound, which its margin beat, and kept
+    a label float32 does not give. The tiny model with room for such tickets; English and emoji tickets, whose
+    orders by characters and by tokens differ."""
+    import random
+
+    from tiny_qwen import load_tiny_qwen
+
+    from triage_app.bench.workloads import load_sample
+    from triage_app.engine.prompt import clean
+
+    tiny = load_tiny_qwen(positions=8192)
+    checked = replace(tiny, placement=replace(tiny.placement, checked=torch.bfloat16))
+    checked.low = low_copy(checked)
+    rng = random.Random(0)
+    texts = [r["text"] for r in load_sample()][:60]
+    texts += ["".join(rng.choice("💳🙂😡🔥✅❌📦🚚") for _ in range(rng.randint(20, 120))) for _ in range(40)]
+    scoring = Scoring(method="direct")
+    want, _ = answers(Classifier(tiny, NEAR_TIES, scoring=scoring), texts)
+    run = CheckedClassifier(checked, NEAR_TIES, scoring=scoring, check=Check(always=True))
+    got, stats = answers(run, texts)
+    assert [got[i].label for i in range(len(texts))] == [want[i].label for i in range(len(texts))]
+    drift = run.measure(texts).drift        # the same probes, measured again
+    tokens = [min(len(tiny.tokenizer(clean(t), add_special_tokens=False)["input_ids"]), run.ticket_limit) for t in texts]
+    kept = [i for i in range(len(texts)) if got[i].drift]
+    assert kept and stats.drift == drift.bounds
+    assert [got[i].drift for i in kept] == drift.bound(torch.tensor([tokens[i] for i in kept])).tolist()
+
+
 def margin(scores: list[float]) -> float:
     top = sorted(scores, reverse=True)
     return top[0] - top[1]

@@ -35,13 +35,13 @@ def train_tokenizer():
     return fast
 
 
-def load_tiny_qwen(dtype: str = "float32") -> LoadedModel:
+def load_tiny_qwen(dtype: str = "float32", positions: int = 512) -> LoadedModel:
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     tokenizer = train_tokenizer()
     torch.manual_seed(0)
     config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=positions,
                          initializer_range=0.2, tie_word_embeddings=True)
     placement = device.choose("cpu", dtype)
     model = Qwen2ForCausalLM(config).to(dtype=placement.dtype).eval()

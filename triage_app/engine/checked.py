@@ -12,7 +12,7 @@ a probe (its low top-1 against every other label); a low-precision answer whose 
 factor x d (factor 1.5) has float32's label and is kept; the rest are scored again in float32, batched
 and prefix-cached as any run. d is an estimate from the probes, not a proof: the factor is room for
 tickets that drift more than any probe did (how much room, measured: docs/bench/checked_precision.txt).
-The drift grows with a ticket's length (a channel score sums a log-prob per ticket token), hence a bound
+The drift grows with a ticket's length in tokens (a channel score sums a log-prob per ticket token), hence a bound
 per length range, never smaller than a shorter range's. Where the probes' timings say the low precision
 plus its re-scores would cost as much as float32 alone, the run is float32.
 
@@ -40,7 +40,7 @@ from triage_app.engine.config import DEFAULT_MAX_TICKET_TOKENS, RunConfig, Scori
 from triage_app.engine.device import Placement
 from triage_app.engine.labels import LabelSet
 from triage_app.engine.models import LoadedModel
-from triage_app.engine.prompt import PromptStyle
+from triage_app.engine.prompt import PromptStyle, clean
 from triage_app.engine.stats import RunStats
 
 
@@ -94,6 +94,7 @@ class Check:
 
 PROBE_EVERY = 25
 MIN_FACTOR = 1.5
+LENGTH_CHUNK = 1024   # texts tokenized at once to count a run's ticket lengths (CheckedClassifier.lengths)
 LOW_BUDGET = 2   # on a CPU, the low precision's token budget, x the run's: its matmuls gain more from
                  # larger batches than float32's (docs/bench/checked_precision.txt); a batch never changes a
                  # label. Not on a GPU, where the budget is the person's memory limit and was not measured.
@@ -103,18 +104,18 @@ LOW_BUDGET = 2   # on a CPU, the low precision's token budget, x the run's: its 
 class Drift:
     """Per length range, the margin a low-precision answer must beat."""
 
-    edges: list[int]      # [R-1] the longest text of each range but the last
+    edges: list[int]      # [R-1] the most tokens of a ticket in each range but the last
     bounds: list[float]   # [R] factor x the largest difference drift seen up to that range
 
     def bound(self, lengths: torch.Tensor) -> torch.Tensor:
-        """[B] text lengths -> [B] the margin each answer must beat."""
+        """[B] ticket lengths in tokens -> [B] the margin each answer must beat."""
         ranges = torch.bucketize(lengths, torch.tensor(self.edges, dtype=lengths.dtype))  # [B] range of each
         return torch.tensor(self.bounds, dtype=torch.float64)[ranges]                     # [B]
 
 
 def measure_drift(lengths: torch.Tensor, low: torch.Tensor, high: torch.Tensor, ranges: int,
                   factor: float) -> Drift:
-    """lengths [P], low and high [P, L]: the probes' text lengths and scores in each precision."""
+    """lengths [P], low and high [P, L]: the probes' lengths in tokens and scores in each precision."""
     order = lengths.argsort()                                                   # [P] shortest first
     diff = pair_drift(low, high)[order]                                        # [P]
     groups = torch.arange(len(order)).tensor_split(ranges)                     # R x [P/R] probes per range
@@ -279,7 +280,8 @@ class CheckedClassifier(Classifier):
 
     def _probe(self, texts, filled, wanted, config, tally, weighed=None):
         """Yields the probes' float32 answers (final ones); returns the Probe."""
-        picked = [filled[k] for k in _spread([len(str(texts[i])) for i in filled], wanted)]
+        tokens = self.lengths(texts, filled)                                                  # {row: tokens}
+        picked = [filled[k] for k in _spread([tokens[i] for i in filled], wanted)]
         clock = time.perf_counter()
         low = {p.index: p for batch in self._sub(self.low, texts, picked, config) for p in tally(batch, False).predictions}
         low_seconds = time.perf_counter() - clock
@@ -288,7 +290,7 @@ class CheckedClassifier(Classifier):
             high.update({p.index: p for p in batch.predictions})
             yield tally(batch, True)
         float32_seconds = time.perf_counter() - clock
-        size = torch.tensor([len(str(texts[i])) for i in picked])                          # [P]
+        size = torch.tensor([tokens[i] for i in picked])                                   # [P]
         low_scores = torch.tensor([low[i].scores for i in picked], dtype=torch.float64)    # [P, L]
         high_scores = torch.tensor([high[i].scores for i in picked], dtype=torch.float64)  # [P, L]
         drift = measure_drift(size, low_scores, high_scores, min(self.check.ranges, len(picked)), self.check.factor)
@@ -297,7 +299,9 @@ class CheckedClassifier(Classifier):
 
     def _checked(self, texts, items, config, drift, stats, tally, weighed=None):
         """The low precision on items; answers within the bound are kept, the rest scored again in float32."""
-        size = torch.tensor([len(str(t)) for t in texts])                                     # [N]
+        tokens = self.lengths(texts, items)
+        size = torch.zeros(len(texts), dtype=torch.long)                                      # [N]
+        size[list(tokens)] = torch.tensor(list(tokens.values()), dtype=torch.long)
         again = []
         for batch in self._sub(self.low, texts, items, config):
             scores = torch.tensor([p.scores for p in batch.predictions], dtype=torch.float64)  # [B, L]
@@ -313,6 +317,18 @@ class CheckedClassifier(Classifier):
             token_logprobs = None if batch.token_logprobs is None else batch.token_logprobs[keep]
             yield tally(BatchDone(kept, batch.stats, token_logprobs), True)
         yield from self._float32(texts, again, config, tally)
+
+    def lengths(self, texts: list[str], items: list[int]) -> dict[int, int]:
+        """{item: the tokens of texts[item] the method reads (its head, up to the ticket limit)}: the drift grows
+        with a ticket's tokens, and a character is several of them in some scripts (a CJK character, an emoji),
+        so a length in characters put such tickets among far shorter probes and under their smaller bound.
+        Tokenized LENGTH_CHUNK texts at a time: only the counts are kept."""
+        tokenizer, limit, out = self.loaded.tokenizer, self.ticket_limit, {}
+        for start in range(0, len(items), LENGTH_CHUNK):
+            chunk = items[start:start + LENGTH_CHUNK]
+            ids = tokenizer([clean(texts[i]) for i in chunk], add_special_tokens=False)["input_ids"]
+            out.update((i, min(len(one), limit)) for i, one in zip(chunk, ids))
+        return out
 
     def _float32(self, texts, items, config, tally):
         for batch in self._sub(self, texts, items, config):
