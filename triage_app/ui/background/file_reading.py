@@ -7,6 +7,7 @@ was started with; the window keeps only the latest.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
@@ -23,6 +24,15 @@ try:
     import pyarrow.pandas_compat  # noqa: F401
 except ImportError:     # pandas without pyarrow builds its strings without it
     pass
+
+
+@dataclass(slots=True)
+class ReadPeople:
+    """A read's labels, per field, and the number of the last of the window's renames the database had made
+    when it read them (ResultsDb.read_labels): the later ones are laid over them (PersonLabelling.file_opened)."""
+
+    people: dict[str, PersonLabels]
+    renames_made: int = 0
 
 
 class FileReader(QObject):
@@ -67,23 +77,22 @@ class FileReader(QObject):
             return
         self._emit(self.read, request, opened, person, self.hint(opened.table.frame, opened.gold_column))
 
-    def _person_labels(self, opened, axes: list[str]) -> dict[str, PersonLabels]:
+    def _person_labels(self, opened, axes: list[str]) -> ReadPeople:
         """The labels a person gave this file before, on these fields and on every other field they gave
         it labels on (a field removed, kept for when it is back); none while the database is unavailable.
         A field another window renamed since this label set was saved is read under its name now (as
-        classify reads it: ResultsDb.fields_now), and shown under the name here."""
+        classify reads it: ResultsDb.read_labels), and shown under the name here."""
         table = opened.table
         file, hashes = file_key(table.path, table.sheet), row_hashes(table.frame)
-        stored_axes = self.db.person_label_axes(file) or []
-        now = self.db.fields_now(file, axes) or {}
-        people = {}
-        for axis in [*axes, *(a for a in stored_axes if a not in axes and a not in now.values())]:
-            person = people[axis] = PersonLabels(file, hashes, axis=axis)
-            stored = self.db.person_labels(file, hashes, opened.texts, now.get(axis, axis))
-            if stored is not None:
-                person.read(stored)
-                person.stored_as = now.get(axis, axis)
-        return people
+        read = self.db.read_labels(file, hashes, opened.texts, axes)
+        people = {axis: PersonLabels(file, hashes, axis=axis) for axis in axes}
+        if read is None:
+            return ReadPeople(people)
+        for axis, stored in read.fields.items():
+            person = people.setdefault(axis, PersonLabels(file, hashes, axis=axis))
+            person.read(stored)
+            person.stored_as = read.stored_as.get(axis, axis)
+        return ReadPeople(people, read.renames_made)
 
     def _emit(self, signal, request: int, *values) -> None:
         if not self._closed:       # the window is gone or going: nobody is left to show it

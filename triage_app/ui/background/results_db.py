@@ -15,6 +15,7 @@ import threading
 import time
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -54,6 +55,8 @@ class ResultsDb(QObject):
         self._shown: dict[str, dict[str, str]] = {}
         # (file, field) -> {label name shown: name in the database}: the same for label renames refused here
         self._shown_labels: dict[tuple[str, str], dict[str, str]] = {}
+        # renames numbered as the window asks them (UI thread), and the last the writer made (writer thread)
+        self._renames_asked = self._renames_made = 0
 
     def open(self) -> ResultStore | None:
         """A connection of the caller's own, for its thread (close it when done); None while unavailable."""
@@ -90,11 +93,12 @@ class ResultsDb(QObject):
         another window renamed is written under its name now, and said (redirected)."""
         self._submit(self._write, self._set_person_labels, file, labels, axis, frozenset(from_file))
 
-    def rename_labels(self, file: str, renames: dict[str, str], axis: str = PLAIN) -> None:
+    def rename_labels(self, file: str, renames: dict[str, str], axis: str = PLAIN) -> int:
         """Refused on the way (another window gave labels under a new name meanwhile): nothing changed in the
         database, said (labels_rename_refused), and until the window takes the renames back its labels under
-        a new name are written under the old one: two labels' tickets are never mixed up."""
-        self._submit(self._write, self._rename_labels, file, renames, axis)
+        a new name are written under the old one: two labels' tickets are never mixed up. Returns the
+        rename's number (ReadLabels.renames_made)."""
+        return self._rename(self._rename_labels, file, renames, axis)
 
     def label_rename_problem(self, file: str, renames: dict[str, str], axis: str = PLAIN) -> str | None:
         """Why the database refuses these label renames (files.field_renames.label_refusal), or None; waits as
@@ -111,30 +115,21 @@ class ResultsDb(QObject):
         return self._submit(self._read, lambda store: store.axis_rename_problem(
             file, self._stored(file, old), new, self._known.get(file, frozenset()))).result(timeout=RENAME_WAIT_S)
 
-    def rename_axis(self, file: str, old: str, new: str) -> None:
+    def rename_axis(self, file: str, old: str, new: str) -> int:
         """Refused on the way (a label given in another window meanwhile): nothing changed in the database,
         said (rename_refused), and until the window renames the field back (to the name rename_refused
-        gave) its labels on the new name are written under the old one: never split across the two."""
-        self._submit(self._write, self._rename_axis, file, old, new)
+        gave) its labels on the new name are written under the old one: never split across the two.
+        Returns the rename's number (ReadLabels.renames_made)."""
+        return self._rename(self._rename_axis, file, old, new)
 
-    def person_labels(self, file: str, row_hashes: list[str], texts: list[str], axis: str = PLAIN) -> FileLabels | None:
-        """The file's labels on a field as stored, after every change queued before; None while the
-        database is unavailable. It waits for the writer: call it off the UI thread (the file reader does)."""
-        return self._submit(self._read, ResultStore.person_labels, file, row_hashes, texts, axis).result()
-
-    def person_label_axes(self, file: str) -> list[str] | None:
-        """The fields the file has labels on, as stored; None while the database is unavailable. It
-        waits for the writer: call it off the UI thread. The file reader asks it first, once per read:
-        the renames of the file's fields recorded by then are known from then on (field_renames)."""
-        return self._submit(self._read, self._person_label_axes, file).result()
-
-    def fields_now(self, file: str, axes: list[str]) -> dict[str, str] | None:
-        """{field this window shows: the name the file's labels on it are under}: another name where another
-        window renamed the field since this window's label set was saved (and this window shows no field of
-        that name). Its labels are then read there, and written there from now on (never split across the
-        two names) until this window renames the field too. None while the database is unavailable. Waits for
-        the writer: call it off the UI thread."""
-        return self._submit(self._read, self._fields_now, file, axes).result()
+    def read_labels(self, file: str, row_hashes: list[str], texts: list[str], axes: list[str]) -> ReadLabels | None:
+        """The labels a person gave the file, per field as stored, after every change queued before, in one
+        step of the writer: on these fields, each read under the name its labels are under now (another window
+        renamed it since this window's label set was saved: _fields_now), and on every other field the file has
+        labels on. None while the database is unavailable. Waits for the writer: call it off the UI thread
+        (the file reader does). The renames of the file's fields recorded by then are known from then on
+        (field_renames)."""
+        return self._submit(self._read, self._read_labels, file, row_hashes, texts, axes).result()
 
     def flush(self) -> None:
         """Wait until every change queued so far is written (or given up); closed: all were."""
@@ -220,9 +215,26 @@ class ResultsDb(QObject):
                 shown[axis] = out[axis] = now
         return out
 
-    def _person_label_axes(self, store: ResultStore, file: str) -> list[str]:
+    def _read_labels(self, store: ResultStore, file: str, hashes: list[str], texts: list[str],
+                     axes: list[str]) -> ReadLabels:
         self._known[file] = store.axis_renames(file)
-        return store.person_label_axes(file)
+        now = self._fields_now(store, file, axes)
+        fields = [*axes, *(a for a in store.person_label_axes(file) if a not in axes and a not in now.values())]
+        return ReadLabels({axis: store.person_labels(file, hashes, texts, now.get(axis, axis)) for axis in fields},
+                          now, self._renames_made)
+
+    def _rename(self, change, *args) -> int:
+        """A rename queued for the writer, numbered: the writer counts the ones it has made."""
+        self._renames_asked += 1
+        number = self._renames_asked
+        self._submit(self._renamed, number, change, *args)
+        return number
+
+    def _renamed(self, number: int, change, *args) -> None:
+        try:
+            self._write(change, *args)
+        finally:
+            self._renames_made = number
 
     def _read(self, query, *args):
         store = self._labels_store()
@@ -240,6 +252,17 @@ class ResultsDb(QObject):
         if self._labels is not None:
             self._labels.close()
             self._labels = None
+
+
+@dataclass(slots=True)
+class ReadLabels:
+    """What a file's read found in the database: per field, its labels as stored (files.label_places.FileLabels);
+    {field shown: the name its labels are under}; and the number of the last of the window's renames made by
+    then: those asked after it are laid over these labels (PersonLabelling.file_opened)."""
+
+    fields: dict[str, FileLabels]
+    stored_as: dict[str, str]
+    renames_made: int
 
 
 def _reported(job, *args):

@@ -41,6 +41,9 @@ class PersonLabelling(QObject):
         self.labelled_here: set[tuple[str, str, int]] = set()   # (file, field, row) labelled here, saved or not
         # (file, field, row, row hash, label) given while a file is read: the reader's copy may predate them
         self._since_read: list[tuple[str, str, int, str, str | None]] | None = None
+        # (the rename's number, file, field, {old label: new} or None, the field's new name or None) made while
+        # a file is read: the reader's copy of that file predates those the database had not made when it read it
+        self._renamed_since_read: list[tuple[int, str, str, dict[str, str] | None, str | None]] = []
         self.model, self.view, self.db = model, view, db
         self.labels_panel, self.learning = labels_panel, learning
         model.person_label_changed.connect(self._person_label_changed)
@@ -71,14 +74,16 @@ class PersonLabelling(QObject):
         return self.people[axis]
 
     def reading(self) -> None:
-        """A file is being read: labels given until it is open are kept to lay over what the reader read."""
-        self._since_read = []
+        """A file is being read: labels given and renames made until it is open are kept to lay over what the
+        reader read."""
+        self._since_read, self._renamed_since_read = [], []
 
-    def file_opened(self, texts: list[str], people: dict[str, PersonLabels]) -> str:
-        """A new file, with the labels the reader read for it, per field; learning starts from them. Returns
-        what the window says of them ("" when all are shown): labels of tickets the file no longer holds, and
-        labels under names the label set does not have (set aside)."""
-        self.texts, self.people = texts, dict(people)
+    def file_opened(self, texts: list[str], read) -> str:
+        """A new file, with the labels the reader read for it (background/file_reading.ReadPeople); learning
+        starts from them. Returns what the window says of them ("" when all are shown): labels of tickets the
+        file no longer holds, and labels under names the label set does not have (set aside)."""
+        self.texts, self.people = texts, dict(read.people)
+        self._rename_since_read(read.renames_made)
         self._replay_since_read()
         self._show()
         self.learning.file_changed(texts, self._names())
@@ -106,6 +111,20 @@ class PersonLabelling(QObject):
     def _aside_line(aside: Counter) -> str:
         counts = ", ".join(f"{name}: {n:,}" for name, n in aside.items())
         return f"{sum(aside.values()):,} of your labels set aside ({counts}): they are back when the label is."
+
+    def _rename_since_read(self, made: int) -> None:
+        """The renames made while the file was read that the database had not made when the reader read its
+        labels: laid over the reader's copy, in order (a field's labels follow it, a label's tickets theirs)."""
+        renamed, self._renamed_since_read = self._renamed_since_read, []
+        for number, file, axis, labels, new in renamed:
+            person = self.people.get(axis)
+            if number <= made or person is None or person.file != file:   # made, or another file's
+                continue
+            if labels is not None:
+                person.rename(labels)
+            elif new not in self.people or not self.people[new].labels:
+                person.axis, person.stored_as = new, new if person.stored_as in ("", axis) else person.stored_as
+                self.people[new] = self.people.pop(axis)
 
     def _replay_since_read(self) -> None:
         """The same file read again: a label given while it was read may have reached the database after
@@ -150,8 +169,13 @@ class PersonLabelling(QObject):
 
     def rename(self, renames: dict[str, str]) -> None:
         """The current field's labels renamed (before the set changes): their tickets' labels follow."""
-        self.person.rename(renames)
-        self.db.rename_labels(self.person.file, renames, self.person.axis)
+        person = self.person
+        person.rename(renames)
+        number = self.db.rename_labels(person.file, renames, person.axis)
+        if self._since_read is not None:    # labels given while a file is read follow their name too
+            self._renamed_since_read.append((number, person.file, person.axis, dict(renames), None))
+            self._since_read = [(file, axis, row, h, renames.get(label, label) if axis == person.axis else label)
+                                for file, axis, row, h, label in self._since_read]
 
     def axis_rename_problem(self, old: str, new: str) -> str | None:
         """A field renamed onto a name that holds labels of this file would merge the two: refused. The
@@ -179,7 +203,9 @@ class PersonLabelling(QObject):
         if self._since_read is not None:    # labels given while a file is read follow their field too
             self._since_read = [(file, new if axis == old else axis, *given) for file, axis, *given in self._since_read]
         if person.file:
-            self.db.rename_axis(person.file, old, new)
+            number = self.db.rename_axis(person.file, old, new)
+            if self._since_read is not None:
+                self._renamed_since_read.append((number, person.file, old, None, new))
 
     def _rename_refused(self, file: str, old: str, new: str, why: str) -> None:
         """The database kept the field under its old name after this window's check let the rename through
