@@ -182,3 +182,17 @@ def test_bfloat16_disagrees_only_at_near_ties(sample_rows):
     report = compare(reference, collect(classifier, texts, RunConfig()), "bfloat16", "direct")
     assert report.ok, report.summary()
     assert report.max_score_diff < report.tolerance
+
+
+@pytest.mark.parametrize("method", ["channel", "direct"])
+def test_a_label_set_that_quotes_the_prompts_own_marker_builds_and_reads_as_the_reference(tiny_qwen, method):
+    # a hunt's finding: an example holding the text that marks the ticket's place in the prompt made every
+    # method refuse the label set ("the chat template does not place the ticket text verbatim")
+    from triage_app.engine.labels import Example, Label
+    from triage_app.engine.prompt import _SENTINEL
+
+    labels = LabelSet((Label("billing"), Label(f"technical {_SENTINEL}-0")), (Example(f"see {_SENTINEL}", "billing"),))
+    classifier = Classifier(tiny_qwen, labels, scoring=Scoring(method=method))
+    texts = ["Refund my last payment please", f"the app says {_SENTINEL}-1 on start"]
+    fast, reference = collect(classifier, texts, RunConfig()), collect(classifier, texts, RunConfig(reference=True))
+    assert compare(reference, fast, "float32", method).ok

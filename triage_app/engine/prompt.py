@@ -130,10 +130,12 @@ def ticket_limit(context_tokens: int, used: int, max_ticket_tokens: int | None, 
 
 def split_at_ticket(render) -> tuple[str, str]:
     """render(ticket_text) -> the whole prompt; the text before and after the ticket, checked verbatim."""
-    rendered = render(_SENTINEL)
-    if rendered.count(_SENTINEL) != 1:
+    # a sentinel the prompt itself does not hold (a label or an example could, by chance or on purpose)
+    sentinel = next(s for k in range(1000) if (s := f"{_SENTINEL}-{k}") not in render(""))
+    rendered = render(sentinel)
+    if rendered.count(sentinel) != 1:
         raise ValueError("the chat template does not place the ticket text verbatim")
-    prefix, tail = rendered.split(_SENTINEL)
+    prefix, tail = rendered.split(sentinel)
     for probe in ("Where is my invoice?", "x"):
         if render(probe) != prefix + probe + tail:
             raise ValueError("the chat template rewrites the ticket text; cannot cut the prompt")
