@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 import sys
+from typing import NamedTuple
 
 import numpy as np
 from embedding_kshot import BANKING10, development_half, draw
@@ -53,17 +54,34 @@ def drop_words(text, rng, keep=0.8):
     return " ".join(kept or words)
 
 
-def main() -> None:
-    half, name = sys.argv[1], sys.argv[2]
-    draws = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+class Intents(NamedTuple):
+    """One half's messages of a set (banking10 or banking77), embedded, and its intents' names."""
+
+    encoder: SentenceEncoder
+    gold: np.ndarray        # [N] intent of each message
+    x: np.ndarray           # [N, D] float32 embeddings
+    texts: np.ndarray       # [N]
+    y: np.ndarray           # [N] index of each message's intent
+    intents: list[str]
+    names: list[str]        # the intents as a person names them
+
+
+def intents_of(half: str, name: str) -> Intents:
     encoder = SentenceEncoder.load()
     frame = development_half() if half == "development" else held_out_half()
     vectors = vectors_of(half, frame, encoder)
     intents = sorted(BANKING10) if name == "banking10" else sorted(frame["category"].unique())
     rows = np.flatnonzero(frame["category"].isin(intents).to_numpy())
-    gold, x, texts = frame["category"].to_numpy()[rows], vectors[rows].astype(np.float32), frame["text"].to_numpy()[rows]
-    y = np.array([intents.index(g) for g in gold])
-    names = [BANKING10.get(i, i.replace("_", " ")) for i in intents]
+    gold = frame["category"].to_numpy()[rows]
+    return Intents(encoder, gold, vectors[rows].astype(np.float32), frame["text"].to_numpy()[rows],
+                   np.array([intents.index(g) for g in gold]), intents,
+                   [BANKING10.get(i, i.replace("_", " ")) for i in intents])
+
+
+def main() -> None:
+    half, name = sys.argv[1], sys.argv[2]
+    draws = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+    encoder, gold, x, texts, y, intents, names = intents_of(half, name)
     prototypes, n_labels = encoder.embed(names).astype(np.float32), len(names)
     near = {k: nearest(x, k) for k in (5, 10, 20, 30)}
     tfidf = normalize(sparse.hstack([

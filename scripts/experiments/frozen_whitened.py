@@ -17,12 +17,10 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from embedding_kshot import BANKING10, development_half, draw
-from frozen_more import probabilities, regression, smooth
-from prototype_kshot import held_out_half, vectors_of
+from embedding_kshot import draw
+from frozen_more import intents_of, probabilities, regression, smooth
 from sklearn.preprocessing import normalize
 
-from triage_app.engine.encoder import SentenceEncoder
 from triage_app.learn.neighbours import nearest
 
 
@@ -42,14 +40,8 @@ def whitened(x, eps):
 def main() -> None:
     half, name = sys.argv[1], sys.argv[2]
     draws = int(sys.argv[3]) if len(sys.argv) > 3 else 5
-    encoder = SentenceEncoder.load()
-    frame = development_half() if half == "development" else held_out_half()
-    vectors = vectors_of(half, frame, encoder)
-    intents = sorted(BANKING10) if name == "banking10" else sorted(frame["category"].unique())
-    rows = np.flatnonzero(frame["category"].isin(intents).to_numpy())
-    gold, x = frame["category"].to_numpy()[rows], vectors[rows].astype(np.float64)
-    y = np.array([intents.index(g) for g in gold])
-    names = [BANKING10.get(i, i.replace("_", " ")) for i in intents]
+    encoder, gold, x, _, y, intents, names = intents_of(half, name)
+    x = x.astype(np.float64)
     prototypes, n_labels = encoder.embed(names).astype(np.float64), len(names)
     transforms = {"raw": lambda v: v}
     transforms |= {f"all-but-the-top, d={d}": but_the_top(x, d) for d in (1, 3, 8, 16)}

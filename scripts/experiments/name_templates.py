@@ -11,12 +11,10 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from embedding_kshot import BANKING10, development_half, draw
-from frozen_more import probabilities, regression, smooth
-from prototype_kshot import held_out_half, vectors_of
+from embedding_kshot import draw
+from frozen_more import intents_of, probabilities, regression, smooth
 from sklearn.preprocessing import normalize
 
-from triage_app.engine.encoder import SentenceEncoder
 from triage_app.learn.neighbours import nearest
 
 TEMPLATES = ["{}", "I have a question about {}", "Help with {}", "{} problem", "Can you help me with my {}?"]
@@ -25,14 +23,7 @@ TEMPLATES = ["{}", "I have a question about {}", "Help with {}", "{} problem", "
 def main() -> None:
     half, name = sys.argv[1], sys.argv[2]
     draws = int(sys.argv[3]) if len(sys.argv) > 3 else 5
-    encoder = SentenceEncoder.load()
-    frame = development_half() if half == "development" else held_out_half()
-    vectors = vectors_of(half, frame, encoder)
-    intents = sorted(BANKING10) if name == "banking10" else sorted(frame["category"].unique())
-    rows = np.flatnonzero(frame["category"].isin(intents).to_numpy())
-    gold, x = frame["category"].to_numpy()[rows], vectors[rows].astype(np.float32)
-    y = np.array([intents.index(g) for g in gold])
-    names = [BANKING10.get(i, i.replace("_", " ")) for i in intents]
+    encoder, gold, x, _, y, intents, names = intents_of(half, name)
     n_labels = len(names)
     templated = np.stack([encoder.embed([t.format(n) for n in names]).astype(np.float32) for t in TEMPLATES])  # [T, L, D]
     near = nearest(x, 10)
