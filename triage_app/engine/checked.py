@@ -319,15 +319,12 @@ class CheckedClassifier(Classifier):
         yield from self._float32(texts, again, config, tally)
 
     def lengths(self, texts: list[str], items: list[int]) -> dict[int, int]:
-        """{item: the tokens of texts[item] the method reads (its head, up to the ticket limit)}: the drift grows
-        with a ticket's tokens, and a character is several of them in some scripts (a CJK character, an emoji),
-        so a length in characters put such tickets among far shorter probes and under their smaller bound.
-        Tokenized LENGTH_CHUNK texts at a time: only the counts are kept."""
-        tokenizer, limit, out = self.loaded.tokenizer, self.ticket_limit, {}
-        for start in range(0, len(items), LENGTH_CHUNK):
-            chunk = items[start:start + LENGTH_CHUNK]
-            ids = tokenizer([clean(texts[i]) for i in chunk], add_special_tokens=False)["input_ids"]
-            out.update((i, min(len(one), limit)) for i, one in zip(chunk, ids))
+        """{item: the tokens of texts[item] the method reads, up to the ticket limit}, counted LENGTH_CHUNK texts at
+        a time: the drift grows with tokens, and a CJK character or an emoji is several (counted in characters,
+        such a ticket fell among far shorter probes, under their smaller bound)."""
+        out, tokenize = {}, lambda chunk: self.loaded.tokenizer([clean(texts[i]) for i in chunk], add_special_tokens=False)
+        for chunk in (items[start:start + LENGTH_CHUNK] for start in range(0, len(items), LENGTH_CHUNK)):
+            out.update((i, min(len(ids), self.ticket_limit)) for i, ids in zip(chunk, tokenize(chunk)["input_ids"]))
         return out
 
     def _float32(self, texts, items, config, tally):
