@@ -11,6 +11,7 @@ import pytest
 from cli_helpers import run_main, write_rows
 
 from triage_app.cli import options
+from triage_app.files import output_paths
 
 ROWS = [{"id": "1", "text": "I was charged twice"}, {"id": "2", "text": "The app crashes on start"}]
 LABELS = ["--labels", "billing,technical"]
@@ -62,6 +63,33 @@ def test_the_databases_journal_is_the_database(tmp_path, capsys, no_model, journ
     code, _, err = run_main(capsys, "classify", tickets, "-o", tmp_path / "out.csv", *LABELS,
                             "--db", tmp_path / "r.db", "--stats-json", tmp_path / f"r.db{journal}")
     assert code == 2 and len(err) == 1 and "results database's journal (--db)" in err[0]
+
+
+def test_the_journal_of_a_database_named_through_a_symlink_is_the_one_beside_the_file_it_names(
+        tmp_path, capsys, no_model):
+    # a hunt's finding: SQLite keeps the -wal beside the file the link names; only the link's spelling was refused
+    tickets = write_rows(tmp_path / "t.csv", ROWS)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "r.db").symlink_to(tmp_path / "data" / "results.db")
+    code, _, err = run_main(capsys, "classify", tickets, "-o", tmp_path / "out.csv", *LABELS, "--db", tmp_path / "r.db",
+                            "--stats-json", tmp_path / "data" / "results.db-wal")
+    assert code == 2 and len(err) == 1 and "results database's journal (--db)" in err[0]
+    (tmp_path / "linked").symlink_to(tmp_path / "data", target_is_directory=True)     # one folder, two spellings
+    database = ("--db", str(tmp_path / "linked" / "results.db"), "the results database", "another")
+    output_paths.check([], output_paths.with_journals(database))       # its journals are not two files each
+
+
+@pytest.mark.parametrize("option", ["input", "-o", "--updates", "--db"])
+def test_a_path_that_is_a_symlink_loop_is_no_traceback(tmp_path, capsys, tiny_model, option):
+    # a hunt's finding: Path.resolve() raises RuntimeError on a loop before Python 3.13, and the paths' check
+    # ended in a traceback; an output is written in the loop's place, an input or a database refused in a line
+    tickets = write_rows(tmp_path / "t.csv", ROWS)
+    (tmp_path / "loop.csv").symlink_to(tmp_path / "loop.csv")
+    paths = {"input": tickets, "-o": tmp_path / "out.csv", "--updates": tmp_path / "u.csv", "--db": tmp_path / "r.db"}
+    paths[option] = tmp_path / "loop.csv"
+    code, _, err = run_main(capsys, "classify", paths["input"], "-o", paths["-o"], *LABELS, "--db", paths["--db"],
+                            "--updates", paths["--updates"])
+    assert (code, len(err[-1:])) == ((2, 1) if option in ("input", "--db") else (0, 1)), err
 
 
 def test_statistics_go_into_a_new_folder_as_the_export_does(tmp_path, capsys, tiny_model):

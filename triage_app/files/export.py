@@ -252,7 +252,7 @@ def same_file(a: str | Path, b: str | Path) -> bool:
     written there would replace the tickets it was made from."""
     try:
         return Path(a).resolve() == Path(b).resolve() or (os.path.exists(b) and os.path.samefile(a, b))
-    except OSError:
+    except (OSError, RuntimeError):     # RuntimeError: a symlink loop, before Python 3.13
         return False
 
 

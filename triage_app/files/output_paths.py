@@ -50,7 +50,11 @@ def with_journals(database: tuple[str, str, str, str]) -> list[tuple[str, str, s
     """A SQLite database's write as check() takes it, followed by its journal files': in WAL mode a committed
     label lives in the -wal file until a checkpoint, so a file written there loses it."""
     option, path, what, instead = database
-    return [database, *((option, f"{path}{end}", f"{what}'s journal", instead) for end in JOURNALS)]
+    # SQLite puts them beside the file a symlink names, not beside the link
+    journals = [f"{path}{end}" for end in JOURNALS]
+    journals += [real for real, plain in zip((f"{os.path.realpath(path)}{end}" for end in JOURNALS), journals)
+                 if not same(real, plain)]
+    return [database, *((option, journal, f"{what}'s journal", instead) for journal in journals)]
 
 
 def same(a: str | Path, b: str | Path) -> bool:
