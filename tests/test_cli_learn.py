@@ -99,12 +99,13 @@ def test_eval_learning_curve_prints_every_k_and_writes_the_same_test_rows(tmp_pa
     texts, gold = tickets(90, seed=3)
     path = write_csv(tmp_path / "g.csv", ["text", "category"], list(zip(texts, gold)))
     code, stdout, err = run_main(capsys, "eval", path, "--learning-curve", "--draws", "2",
-                                 "--json", tmp_path / "curve.json", "--plot", tmp_path / "curve.png", *LABELS)
+                                 "--json", tmp_path / "out" / "curve.json", "--plot", tmp_path / "pics" / "curve.png",
+                                 *LABELS)     # new folders, made as classify's outputs' are (a hunt's finding)
     assert code == 0, err
     table = [line for line in stdout.splitlines() if line.startswith("| ") and line[2].isdigit()]
     assert [int(line.split("|")[1]) for line in table] == [0, 2, 5, 10, 20]
     assert "30 test tickets, the same for every k; 2 seeded draws" in stdout
-    data = json.loads((tmp_path / "curve.json").read_text())
+    data = json.loads((tmp_path / "out" / "curve.json").read_text())
     assert [p["k"] for p in data["points"]] == [0, 2, 5, 10, 20]
     assert data["n_test"] == len(data["test_rows"]) == 30 and data["gold_column"] == "category"
     # every label's test rows: 10 of its 30, held out of every k's training pool
@@ -115,7 +116,7 @@ def test_eval_learning_curve_prints_every_k_and_writes_the_same_test_rows(tmp_pa
     assert by_k[0]["learned"]["accuracy"] is None                  # nothing taught, nothing learned
     assert by_k[0]["combined"]["accuracy"] == by_k[0]["zero_shot"]["accuracy"]
     assert by_k[20]["combined"]["accuracy"] > by_k[0]["zero_shot"]["accuracy"] + 0.3
-    assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "pics" / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_plot_without_the_learning_curve_is_refused(tmp_path, capsys):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -210,7 +209,7 @@ def learning_curve(args, loaded, gold_set, label_set, table, column) -> int:
     for target, met in curve.targets().items():
         print(f"{target}: {'yes' if met else 'NO'}")
     if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+        options.write_json(args.json, out)
     if args.plot:
         plot_curve(out, Path(args.plot))
     return 0
@@ -238,7 +237,9 @@ def plot_curve(result: dict, png: Path) -> None:
     from triage_app.quality.curve import curves_svg
     from triage_app.ui.images import svg_to_png
 
-    svg_to_png(curves_svg([result]), png)
+    from triage_app.files.export import write_or_fail
+
+    write_or_fail(png, lambda tmp: svg_to_png(curves_svg([result]), Path(tmp)))     # whole or not at all
 
 
 def judged_label_set(args, gold):

@@ -20,5 +20,5 @@ def svg_to_png(svg: str, png: Path) -> None:
     painter = QPainter(image)
     renderer.render(painter)
     painter.end()
-    if not image.save(str(png)):
+    if not image.save(str(png), "PNG"):     # by name, not by the file's suffix (a temporary's may be another)
         raise ValueError(f"cannot write {png}")
