@@ -40,3 +40,35 @@ def test_an_id_on_two_rows_that_disagree_is_named_once_and_sent_once(tmp_path, c
                             "--method", "direct", "--labels-file", axes, "--updates", tmp_path / "u.json")
     assert code == 0, err
     assert json.loads((tmp_path / "u.json").read_text()) == [{"id": "=1+2", "fields": {"queue": "billing"}}]
+
+
+def test_the_updates_line_counts_what_the_file_holds(tmp_path, capsys, tiny_model):
+    # a hunt's finding: "1 tickets, 2 fields", counting the fields of a ticket the CSV left out
+    tickets = write_rows(tmp_path / "t.csv", [{"id": "4711", "text": "I was charged twice"},
+                                              {"id": "=1+2", "text": "Please send my invoice"}])
+    code, _, err = run_main(capsys, "classify", tickets, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
+                            "--labels", "billing,technical", "--updates", tmp_path / "u.csv", "--apply-above", "0")
+    assert code == 0, err
+    assert [r["id"] for r in read_rows(tmp_path / "u.csv")] == ["4711"]
+    assert any(line.startswith("updates: 1 tickets, 1 fields (label 1 at 0+;") for line in err), err
+
+
+def test_an_interrupt_while_the_updates_are_made_leaves_the_results_and_updates_of_one_run(tmp_path, capsys,
+                                                                                        tiny_model, monkeypatch):
+    # a hunt's finding: the export came first, so Ctrl-C then left new results beside the last run's updates
+    from triage_app.files import updates
+
+    tickets = write_rows(tmp_path / "t.csv", [{"id": "100", "text": "I was charged twice"}])
+    out, sent = tmp_path / "out.csv", tmp_path / "u.csv"
+    args = ["-o", out, "--db", tmp_path / "r.db", "--labels", "billing,technical", "--updates", sent,
+            "--apply-above", "0"]
+    assert run_main(capsys, "classify", tickets, *args)[0] == 0
+    before = out.read_text(), sent.read_text()
+    tickets = write_rows(tmp_path / "t.csv", [{"id": "200", "text": "The app crashes on start"}])
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(updates, "updates", interrupted)
+    assert run_main(capsys, "classify", tickets, *args)[0] == 130
+    assert (out.read_text(), sent.read_text()) == before

@@ -45,11 +45,14 @@ def run(args) -> int:
         classifiers = axes_classifiers(loaded, axes, settings)
         found = (labels_first_run if args.labels_first is not None else every_ticket)(
             args, store, table, texts, axes, classifiers, settings, cleaning, taught, features, similarity, review)
+    # the updates built before the export, written right after it: an interrupt between the two files (the
+    # export of a big file takes seconds) left new results beside the updates of the run before
+    pending = gates and updates_of(table, [learning.without_rows(a, m) for a, m in zip(found.answers, found.misfits)],
+                                   gates)
     export_answers(table, axes, found.answers, args, found)
     found.summary(args, axes, texts, cleaning)
     if gates:
-        write_updates(table, [learning.without_rows(a, m) for a, m in zip(found.answers, found.misfits)], gates,
-                      args.updates)
+        write_updates(pending, gates, args.updates)
     return 0
 
 
@@ -289,15 +292,24 @@ def updates_gates(args, table, axes) -> tuple[str, dict[str, float]] | None:
     return column, above
 
 
-def write_updates(table, answers: list, gates: tuple[str, dict[str, float]], path: str) -> None:
+def updates_of(table, answers: list, gates: tuple[str, dict[str, float]]):
+    """The updates (files/updates.Updates) of these AxisAnswers, with the axes' names, not yet written."""
     from triage_app.files import updates
 
     column, above = gates
-    found = updates.updates(table.frame[column].tolist(), answers, above)
-    names = [a.axis.name for a in answers]
+    return updates.updates(table.frame[column].tolist(), answers, above), [a.axis.name for a in answers]
+
+
+def write_updates(pending, gates: tuple[str, dict[str, float]], path: str) -> None:
+    """updates_of's updates written, and said: the tickets and fields the file holds."""
+    from triage_app.files import updates
+
+    (found, names), (column, above) = pending, gates
     updates.write(found, names, path)
-    per_axis = ", ".join(f"{n} {sum(n in r['fields'] for r in found.records)} at {above[n]:g}+" for n in names)
-    print(f"updates: {len(found.records) - len(found.refused)} tickets, {found.fields} fields ({per_axis}; "
+    refused = set(found.refused)        # ids a CSV cannot hold: left out of it, and of the count
+    written = [r for r in found.records if r["id"] not in refused]
+    per_axis = ", ".join(f"{n} {sum(n in r['fields'] for r in written)} at {above[n]:g}+" for n in names)
+    print(f"updates: {len(written)} tickets, {sum(len(r['fields']) for r in written)} fields ({per_axis}; "
           f"id column {column}) -> {path}", file=sys.stderr)
     if found.without_id:
         print(f"note: {found.without_id} row(s) with a field to set have no id; left out of {path}", file=sys.stderr)
