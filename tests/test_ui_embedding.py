@@ -181,7 +181,15 @@ def test_label_sets_are_embedded_for_learning_and_again_after_an_edit(qtbot, mak
     label_set = window.axes.named(axis).label_set
     texts, owners = label_texts(label_set)
     encoder = bundled_encoder()
-    np.testing.assert_allclose(vectors, label_vectors(encoder.embed(texts), owners, len(names)), atol=1e-5)
+    # the command line's prototypes, exactly (run/embedded.label_similarity, through a cache of its own): a
+    # hunt's finding, the window's were float32's, the command line's float16's, kept in the database
+    from triage_app.run.embedded import label_similarity
+
+    def kept(label_set):
+        with EmbeddingCache(tmp_path / f"cli-{len(label_set.examples)}.sqlite3") as cache:
+            return label_similarity(np.zeros((1, 384), dtype=np.float32), label_set, encoder, cache).prototypes
+
+    np.testing.assert_allclose(vectors, kept(label_set), atol=1e-5)
     assert names == label_set.names and vectors.shape == (len(names), 384)
 
     window.labels_panel.add_example(sample_texts(1, start=30)[0], names[0])     # an edit: a new example
@@ -191,8 +199,7 @@ def test_label_sets_are_embedded_for_learning_and_again_after_an_edit(qtbot, mak
     label_set = window.axes.named(axis).label_set
     texts, owners = label_texts(label_set)
     assert len(label_set.examples) == 1
-    np.testing.assert_allclose(handed.label_vectors[-1][1], label_vectors(encoder.embed(texts), owners, len(names)),
-                               atol=1e-5)
+    np.testing.assert_allclose(handed.label_vectors[-1][1], kept(label_set), atol=1e-5)
 
 
 def test_a_refused_encoder_is_one_line_and_the_window_goes_on_with_words(qtbot, make_window, tmp_path, monkeypatch):
@@ -303,7 +310,8 @@ def test_an_encoder_folder_chosen_in_settings_embeds_the_file_and_its_labels_wit
     qtbot.waitUntil(lambda: window.embedding.settled, timeout=30_000)
     axis, vectors, names = handed.label_vectors[-1]
     label_texts_, owners = label_texts(window.axes.named(axis).label_set)
-    np.testing.assert_allclose(vectors, label_vectors(chosen.embed(label_texts_), owners, len(names)), atol=1e-5)
+    kept = chosen.embed(label_texts_).astype(np.float16).astype(np.float32)        # as the database keeps them
+    np.testing.assert_allclose(vectors, label_vectors(kept, owners, len(names)), atol=1e-5)
 
     again = make_window()                       # a restart: the folder is remembered, its vectors stored
     found = embedded(qtbot, again, lambda: open_file(qtbot, again, path))
@@ -404,3 +412,57 @@ def test_an_encoder_chosen_before_answering_late_is_not_taken_for_the_one_chosen
     qtbot.wait(50)
     assert not window.embedding.refused and window.model_panel.encoder.text() == shown
     assert "not a sentence encoder folder" not in window.banner_text.text()
+
+
+def test_a_run_asked_while_label_vectors_are_embedded_waits_one_batch_not_all_of_them(qtbot):
+    """A hunt's finding: every label text of every field was embedded in one call, and a Run pressed right
+    after a label edit waited for all of them (1.5 s for 40 labels with examples). The real EmbeddingWorker on
+    a thread of its own, a stand-in engine whose run is asked after two fields' labels: it is served first."""
+    from PySide6.QtCore import QThread
+
+    from triage_app.engine.labels import Example, Label, LabelSet
+    from triage_app.ui.background.embedding import EmbeddingWorker
+
+    bundled_encoder()        # loaded once per process, as the window does, before the worker's thread asks
+    texts = sample_texts(60)
+    queue = LabelSet(tuple(Label(f"intent {k}", f"questions about topic {k}: cards and refunds") for k in range(20)),
+                     tuple(Example(texts[k], f"intent {k % 20}") for k in range(40)))
+    priority = LabelSet((Label("low"), Label("high")), tuple(Example(texts[40 + k], ["low", "high"][k % 2])
+                                                              for k in range(20)))
+
+    class Engine(QObject):
+        run_requested = Signal()
+        closing = False
+
+        def __init__(self):
+            super().__init__()
+            self.pending, self.served = 1, []
+            self.run_requested.connect(self._run, Qt.ConnectionType.QueuedConnection)
+
+        def waiting(self) -> bool:
+            return self.pending > 0
+
+        @Slot()
+        def _run(self):
+            self.pending -= 1
+            self.served.append("run")
+
+    class NoDatabase:
+        problem = "unavailable"      # the vectors are not kept: the order of the requests is what counts
+
+    thread = QThread()
+    thread.start()
+    engine = Engine()
+    embedder = EmbeddingWorker(engine, NoDatabase())
+    for part in (engine, embedder):
+        part.moveToThread(thread)
+    embedder.label_vectors.connect(lambda found: engine.served.append(found.axis), Qt.ConnectionType.DirectConnection)
+    try:
+        embedder.embed_labels("queue", queue)
+        embedder.embed_labels("priority", priority)
+        engine.run_requested.emit()                  # Run, pressed right after the label edit
+        qtbot.waitUntil(lambda: len(engine.served) == 3, timeout=60_000)
+    finally:
+        thread.quit()
+        thread.wait()
+    assert engine.served[0] == "run" and sorted(engine.served[1:]) == ["priority", "queue"]

@@ -152,6 +152,7 @@ class EmbeddingWorker(QObject):
 
     _embed_requested = Signal(object)               # a TicketEmbedding, new or resumed
     _labels_requested = Signal(str, object)         # field, its LabelSet
+    _labels_again = Signal(str, object)             # the same, posted behind a request that came first
     _encoder_requested = Signal(str)                # bundled, or a folder: the encoder of the requests after it
 
     encoder_loaded = Signal(object)     # EncoderInfo
@@ -176,6 +177,7 @@ class EmbeddingWorker(QObject):
         # queued even when emitted on this thread: a job that steps aside is posted behind the request
         self._embed_requested.connect(self._embed, Qt.ConnectionType.QueuedConnection)
         self._labels_requested.connect(self._labels)
+        self._labels_again.connect(self._labels, Qt.ConnectionType.QueuedConnection)
         self._encoder_requested.connect(self._use)
 
     # requests (call from the main thread)
@@ -244,15 +246,30 @@ class EmbeddingWorker(QObject):
 
     @Slot(str, object)
     def _labels(self, axis: str, label_set) -> None:
-        self._labels_served += 1
+        """A field's prototypes through the results database's embedding cache, as the command line builds
+        them (run/embedded.py): each text embedded once, and the same float16-kept vectors on both sides. A
+        request of the engine that comes meanwhile goes first (a run waits one batch at most): the labels
+        are asked again behind it."""
+        from triage_app.engine.encoder import EmbeddingCancelled
+        from triage_app.files.embeddings import embedded
+
         encoder = None if self.engine.closing else self._encoder_here()
         if encoder is None:
+            self._labels_served += 1
             return
         texts, owners = label_texts(label_set)
+        cache = self._cache()
         try:
-            vectors = label_vectors(encoder.embed(texts), owners, len(label_set.names))
+            vectors = label_vectors(embedded(texts, encoder, cache, stop=self.engine.waiting), owners,
+                                    len(label_set.names))
+        except EmbeddingCancelled:
+            self._labels_again.emit(axis, label_set)
+            return
         except ValueError:              # a label with no text to embed: the similarity waits for one
             vectors = None
+        finally:
+            cache.close()
+        self._labels_served += 1
         self.label_vectors.emit(LabelVectors(axis, list(label_set.names), vectors))
 
     @Slot(str)
