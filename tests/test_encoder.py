@@ -3,6 +3,8 @@ same however the texts are batched, and a stop between batches honoured."""
 
 from __future__ import annotations
 
+import json
+
 import os
 
 import numpy as np
@@ -112,6 +114,15 @@ def test_two_folders_of_one_name_share_vectors_only_with_the_same_bytes(tmp_path
     (tmp_path / "d").mkdir()
     other_tokenizer = copy_with(tmp_path / "d", "tokenizer.json", b"{}")
     assert encoder_module.identity_of(other_tokenizer, {})[0] == "d"     # MiniLM's weights, not its tokenizer
+
+
+def test_minilms_files_beside_a_file_its_tokenizer_reads_too_are_another_encoder(tmp_path):
+    # a hunt's finding: an added_tokens.json splits "unsuccessful" as "un", "successful", and the folder shared
+    # the bundled encoder's vectors (its six checked files matched)
+    folder = copy_with(tmp_path, "README.md", b"")            # every file linked (the README stands in)
+    (folder / "added_tokens.json").write_text(json.dumps({"un": 30522}))
+    bundled = encoder_module.identity_of(encoder_module.bundled_folder(), {})
+    assert bundled[0] == encoder_module.MINILM and encoder_module.identity_of(folder, {}) != bundled
 
 
 @pytest.mark.parametrize("file", ["pytorch_model.bin", "model.safetensors"])

