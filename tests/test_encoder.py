@@ -181,3 +181,21 @@ def test_a_hugging_face_cache_snapshot_is_named_by_its_model_not_its_commit(tmp_
     (folder / "tokenizer.json").write_bytes(b"{}")                    # not MiniLM's: named by its folder
     assert encoder_module.identity_of(folder, {})[0] == "paraphrase-multilingual-MiniLM-L12-v2"
     assert encoder_module.name_of(tmp_path / "my-encoder") == "my-encoder"
+
+
+def test_an_encoder_with_fewer_positions_than_the_length_read_cuts_texts_to_its_own(tmp_path):
+    # a hunt's finding: every folder was cut at MAX_TOKENS, and a model of 128 positions failed on the first long
+    # ticket ("The size of tensor a (256) must match the size of tensor b (128)"), a traceback in classify
+    import shutil
+
+    from transformers import BertConfig, BertModel
+
+    for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        shutil.copy(encoder_module.bundled_folder() / name, tmp_path / name)
+    BertModel(BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=64, max_position_embeddings=128)).save_pretrained(tmp_path)
+    encoder = SentenceEncoder.load(tmp_path)
+    assert encoder.max_tokens == 128 and bundled_encoder().max_tokens == encoder_module.MAX_TOKENS
+    vectors = encoder.embed(["my card was declined", "my card was declined again and again " * 40])
+    assert vectors.shape == (2, 32) and np.isfinite(vectors).all()
+    assert encoder.token_lengths(["word " * 400]) == [128]

@@ -104,6 +104,14 @@ def identity_of(folder: Path, checked: dict[str, str]) -> tuple[str, str]:
     return name_of(folder), hashlib.sha256("".join(f"{file} {sha}\n" for file, sha in files.items()).encode()).hexdigest()
 
 
+def max_tokens(tokenizer, config) -> int:
+    """The most tokens of a text the encoder reads: MAX_TOKENS, or fewer where the model has fewer positions (a
+    folder of another encoder; RoBERTa's first two are the padding's) or its tokenizer says so."""
+    positions = getattr(config, "max_position_embeddings", None) or MAX_TOKENS
+    positions -= 2 if "roberta" in getattr(config, "model_type", "") else 0
+    return int(min(MAX_TOKENS, positions, tokenizer.model_max_length or MAX_TOKENS))
+
+
 _LOADED: dict[str, SentenceEncoder] = {}     # the bundled folder -> its encoder, loaded once
 _LOADING = threading.Lock()
 
@@ -117,6 +125,7 @@ class SentenceEncoder:
         self.digest = digest
         self.tokenizer = tokenizer
         self.model = model
+        self.max_tokens = max_tokens(tokenizer, model.config)
         # A fast tokenizer is not safe across threads (its padding and truncation are set on it for each
         # call). A lock, not a copy per thread: a copy is one long Rust call that holds the
         # GIL, a stall of the window's UI thread as the window's first file opened (docs/learning/embeddings.md).
@@ -172,7 +181,7 @@ class SentenceEncoder:
 
     def token_lengths(self, texts: Sequence[str]) -> list[int]:
         with self._tokenizing:
-            ids = self.tokenizer(list(texts), truncation=True, max_length=MAX_TOKENS)["input_ids"]
+            ids = self.tokenizer(list(texts), truncation=True, max_length=self.max_tokens)["input_ids"]
         return [len(row) for row in ids]
 
     def embed_batches(self, texts: Sequence[str], batch_size: int = BATCH) -> Iterator[tuple[list[int], np.ndarray]]:
@@ -188,7 +197,8 @@ class SentenceEncoder:
     @torch.inference_mode()
     def embed_batch(self, texts: list[str]) -> np.ndarray:
         with self._tokenizing:
-            encoded = self.tokenizer(texts, padding=True, truncation=True, max_length=MAX_TOKENS, return_tensors="pt")
+            encoded = self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_tokens,
+                                     return_tensors="pt")
         hidden = self.model(**encoded).last_hidden_state           # [B, S, H]
         mask = encoded["attention_mask"].unsqueeze(-1).to(hidden.dtype)  # [B, S, 1]
         pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)   # [B, H]
