@@ -45,10 +45,8 @@ def run(args) -> int:
         classifiers = axes_classifiers(loaded, axes, settings)
         found = (labels_first_run if args.labels_first is not None else every_ticket)(
             args, store, table, texts, axes, classifiers, settings, cleaning, taught, features, similarity, review)
-    # the updates built before the export, written right after it: an interrupt between the two files (the
-    # export of a big file takes seconds) left new results beside the updates of the run before
-    pending = gates and updates_of(table, [learning.without_rows(a, m) for a, m in zip(found.answers, found.misfits)],
-                                   gates)
+    # built before the export, written right after it: an interrupt between them left the last run's updates
+    pending = gates and updates_of(table, [learning.without_rows(*pair) for pair in zip(found.answers, found.misfits)], gates)
     export_answers(table, axes, found.answers, args, found)
     found.summary(args, axes, texts, cleaning)
     if gates:
@@ -296,8 +294,7 @@ def updates_of(table, answers: list, gates: tuple[str, dict[str, float]]):
     """The updates (files/updates.Updates) of these AxisAnswers, with the axes' names, not yet written."""
     from triage_app.files import updates
 
-    column, above = gates
-    return updates.updates(table.frame[column].tolist(), answers, above), [a.axis.name for a in answers]
+    return updates.updates(table.frame[gates[0]].tolist(), answers, gates[1]), [a.axis.name for a in answers]
 
 
 def write_updates(pending, gates: tuple[str, dict[str, float]], path: str) -> None:
@@ -306,8 +303,7 @@ def write_updates(pending, gates: tuple[str, dict[str, float]], path: str) -> No
 
     (found, names), (column, above) = pending, gates
     updates.write(found, names, path)
-    refused = set(found.refused)        # ids a CSV cannot hold: left out of it, and of the count
-    written = [r for r in found.records if r["id"] not in refused]
+    written = [r for r in found.records if r["id"] not in set(found.refused)]   # a CSV leaves formula ids out
     per_axis = ", ".join(f"{n} {sum(n in r['fields'] for r in written)} at {above[n]:g}+" for n in names)
     print(f"updates: {len(written)} tickets, {sum(len(r['fields']) for r in written)} fields ({per_axis}; "
           f"id column {column}) -> {path}", file=sys.stderr)
