@@ -133,6 +133,8 @@ def test_a_window_opening_a_file_after_another_renamed_its_field_shows_its_label
     open_file(qtbot, b, path)
     assert b.model.answers_of("priority").person_labels == {0: "High"}
     assert any("renamed “urgency” on this file in another window" in line for line in said)
+    open_file(qtbot, b, path)                     # read again (a review's finding: then shown as none)
+    assert b.model.answers_of("priority").person_labels == {0: "High"} and "urgency" not in b.labelling.people
     key(b, 1, "priority", "Low")
     b.db.flush()
     assert stored(tmp_path, file) == {"urgency": {0: "High", 1: "Low"}}      # one field, one name

@@ -53,6 +53,9 @@ class ResultsDb(QObject):
         # file -> {the name a window shows: the name in the database}: renames refused here and not yet taken
         # back in the window, whose labels on the shown name still belong under the old one (on the writer thread)
         self._shown: dict[str, dict[str, str]] = {}
+        # file -> {the name a window shows: the name in the database}: fields another window renamed since this
+        # window's label set was saved (_fields_now), read and written under their name now (on the writer thread)
+        self._followed: dict[str, dict[str, str]] = {}
         # (file, field) -> {label name shown: name in the database}: the same for label renames refused here
         self._shown_labels: dict[tuple[str, str], dict[str, str]] = {}
         # renames numbered as the window asks them (UI thread), and the last the writer made (writer thread)
@@ -163,7 +166,7 @@ class ResultsDb(QObject):
 
     def _stored(self, file: str, axis: str) -> str:
         """The name the database has for a field this window shows as `axis` (a rename refused, not yet undone)."""
-        return self._shown.get(file, {}).get(axis, axis)
+        return self._shown.get(file, {}).get(axis) or self._followed.get(file, {}).get(axis, axis)
 
     def _labels_stored(self, file: str, axis: str, renames: dict[str, str]) -> dict[str, str]:
         """Label renames as the database has the names (a label rename refused, not yet undone); a window's
@@ -195,7 +198,8 @@ class ResultsDb(QObject):
 
     def _rename_axis(self, store: ResultStore, file: str, old: str, new: str) -> None:
         shown = self._shown.setdefault(file, {})
-        was = shown.pop(old, old)
+        refused, followed = shown.pop(old, None), self._followed.get(file, {}).pop(old, None)
+        was = refused or followed or old
         if was == new:      # the window took back a rename refused here: the database never made it
             return
         known = self._known.get(file, frozenset())
@@ -206,13 +210,14 @@ class ResultsDb(QObject):
             self.rename_refused.emit(file, was, new, str(exc))
 
     def _fields_now(self, store: ResultStore, file: str, axes: list[str]) -> dict[str, str]:
-        shown, out = self._shown.setdefault(file, {}), {}
+        refused, followed, out = self._shown.get(file, {}), self._followed.setdefault(file, {}), {}
         for axis in axes:
+            followed.pop(axis, None)        # decided again at every read
             now = store.field_now(file, axis)
-            if now == axis or now in axes or axis in shown:   # its own; a field shown here; a refusal on its way
+            if now == axis or now in axes or axis in refused:   # its own; a field shown here; a refusal on its way
                 out[axis] = axis
             else:
-                shown[axis] = out[axis] = now
+                followed[axis] = out[axis] = now
         return out
 
     def _read_labels(self, store: ResultStore, file: str, hashes: list[str], texts: list[str],
