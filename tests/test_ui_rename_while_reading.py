@@ -70,3 +70,29 @@ def test_a_label_renamed_while_its_file_is_read_keeps_its_tickets_and_so_does_on
     assert stored(tmp_path, file) == {"priority": {0: "Critical", 1: "Critical"}}
     assert window.model.answers_of("priority").person_labels == {0: "Critical", 1: "Critical"}
     assert not any("set aside" in line for line in said)
+
+
+def test_a_label_rename_the_database_refuses_while_the_file_is_read_is_not_laid_over_what_was_read(
+        qtbot, make_window, tmp_path, monkeypatch):
+    # a review's finding: the refused rename was still applied to the reader's copy: row 0 shown as none and
+    # set aside under "Critical", the name another window's label holds
+    from triage_app.files.store import ResultStore
+
+    window, path, file = labelled(qtbot, make_window, tmp_path)
+    hashes = window.labelling.people["priority"].row_hashes
+
+    def edit():
+        # another window gives "Critical" on row 3 just after this window's check let the rename through
+        monkeypatch.setattr(window.db, "label_rename_problem", lambda *args, **kwargs: None)
+        with ResultStore(tmp_path / "results.sqlite3") as other:
+            other.set_person_labels(file, {3: (str(hashes[3]), "Critical")}, "priority")
+        window.labels_panel.choose_axis("priority")
+        window.labels_panel.labels.item(window.label_set.names.index("High"), 0).setText("Critical")
+        window.db.flush()
+        qtbot.waitUntil(lambda: "High" in window.axes.named("priority").names, timeout=10_000)   # taken back
+
+    read_again_while(qtbot, window, path, edit)
+    assert stored(tmp_path, file) == {"priority": {0: "High", 3: "Critical"}}
+    # the other window's label came after this read: the next read brings it
+    assert window.labelling.people["priority"].labels == {0: "High"}
+    assert window.model.answers_of("priority").person_labels == {0: "High"}

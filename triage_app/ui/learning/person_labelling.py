@@ -218,12 +218,26 @@ class PersonLabelling(QObject):
             self.labels_panel.rename_axis(new, old, ask=False)
         else:       # the field was removed since: its labels alone
             self.rename_axis(new, old)
+        if self._since_read is not None:    # the rename and its taking back: neither laid over a read's copy
+            self._unrecord(file, old, None, new)
+            self._unrecord(file, new, None, old)
         self.failed.emit(f"The field “{old}” was not renamed “{new}”: {why}.")
+
+    def _unrecord(self, file: str, axis: str, labels: dict[str, str] | None, new: str | None) -> None:
+        """The latest rename of these made while a file is read, forgotten (the database refused it)."""
+        for k in range(len(self._renamed_since_read) - 1, -1, -1):
+            if self._renamed_since_read[k][1:] == (file, axis, labels, new):
+                del self._renamed_since_read[k]
+                return
 
     def _labels_rename_refused(self, file: str, axis: str, back: dict[str, str], why: str) -> None:
         """The database kept a field's labels under their old names after this window's check let the renames
         through (another window gave labels under a new name meanwhile): the window takes them back (the
         label editor and the labels given, every part a rename changes) and says why."""
+        if self._since_read is not None:    # never made: not laid over the copy a file's read brings
+            self._unrecord(file, axis, {old: new for new, old in back.items()}, None)
+            self._since_read = [(f, a, row, h, back.get(label, label) if (f, a) == (file, axis) else label)
+                                for f, a, row, h, label in self._since_read]
         person, panel = self.people.get(axis), self.labels_panel
         if person is None or person.file != file:
             self.db.rename_labels(file, back, axis)     # another file open: the writer's part alone
