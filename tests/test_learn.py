@@ -120,6 +120,21 @@ def test_a_label_with_one_example(ticket_file):
     assert not learned.skip_advice().offer and "the fewest has 1" in learned.skip_advice().reason
 
 
+def test_with_and_without_prototypes_are_judged_on_the_rows_both_answer():
+    """A review's finding: without the prototypes a label's only example has no held-out answer, with them it has
+    one: the two log-losses were of different rows, the harder row counted against the prototypes alone."""
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        centres, gold = rng.normal(size=(2, 32)), np.arange(40) % 2
+        vectors = centres[gold] + 3.0 * rng.normal(size=(40, 32))
+        features = TicketFeatures([f"ticket {r}" for r in range(40)],
+                                  (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32))
+        prototypes = (centres / np.linalg.norm(centres, axis=1, keepdims=True)).astype(features.matrix.dtype)
+        taught = {0: "A", 2: "A", 1: "B"}        # B once: no fold without the prototypes answers its row
+        learned = learn(features, np.full((40, 2), np.nan), taught, ["A", "B"], prototypes=prototypes)
+        assert learned.took_prototypes and learned.estimate.n == len(learned.cross_validated[1]) == 2
+
+
 @pytest.mark.parametrize("lone", NAMES[:2])
 def test_two_labels_one_of_them_once_the_estimate_rests_on_rows_a_model_answered(ticket_file, lone):
     """Every fold that holds out the lone label's one row trains on the other label alone: no model answers

@@ -244,13 +244,18 @@ def _taken(features, teaching, config, prototypes, z, s) -> tuple[np.ndarray | N
     over the file's neighbours; _weighed's answer for that choice): each taken only where the labelled
     rows' cross-validated answers have a lower log-loss."""
     near = features.neighbours() if teaching.taught_labels >= 2 else None
-    best = None
+    candidates = []
     for given in (None,) if prototypes is None else (None, prototypes):
         folds = held_out(features, teaching, config, given, near)
         if folds is None:
             return None, False, _weighed(z, s, None, teaching, config)
+        candidates.append((given, folds))
+    # judged on the rows every choice answered: without the prototypes a label's only example has no answer
+    common = np.logical_and.reduce([np.isfinite(folds[0]).all(axis=1) for _, folds in candidates])[:, None]
+    best = None
+    for given, folds in candidates:
         for smooth, p in ((False, folds[0]), (True, folds[1])):
-            weighed = None if p is None else _weighed(z, s, p, teaching, config)
+            weighed = None if p is None else _weighed(z, s, np.where(common, p, np.nan), teaching, config)
             if weighed is not None and (best is None or _log_loss(*weighed[2]) < _log_loss(*best[2][2])):
                 best = given, smooth, weighed
     return best
