@@ -466,3 +466,57 @@ def test_a_run_asked_while_label_vectors_are_embedded_waits_one_batch_not_all_of
         thread.quit()
         thread.wait()
     assert engine.served[0] == "run" and sorted(engine.served[1:]) == ["priority", "queue"]
+
+
+def test_a_label_set_asked_again_while_the_first_is_put_off_is_the_one_whose_vectors_come_last(qtbot):
+    """A review's finding: a request put off behind a run was posted behind the field's next one too, and its
+    vectors, of the set before the edit, came last and stood. The same stand-in engine: the earlier set gets
+    no vectors (answered, so the window's count of requests settles), the later one its own."""
+    from PySide6.QtCore import QThread
+
+    from triage_app.engine.labels import Label, LabelSet
+    from triage_app.learn.similarity import label_texts, label_vectors
+    from triage_app.ui.background.embedding import EmbeddingWorker
+
+    encoder = bundled_encoder()
+    before = LabelSet(tuple(Label(f"intent {k}", f"cards and refunds, part {k}") for k in range(12)))
+    after = LabelSet(tuple(Label(f"intent {k}", f"transfers and fees, part {k}") for k in range(12)))
+
+    class Engine(QObject):
+        run_requested = Signal()
+        closing = False
+
+        def __init__(self):
+            super().__init__()
+            self.pending = 1
+            self.run_requested.connect(self._run, Qt.ConnectionType.QueuedConnection)
+
+        def waiting(self) -> bool:
+            return self.pending > 0
+
+        @Slot()
+        def _run(self):
+            self.pending -= 1
+
+    class NoDatabase:
+        problem = "unavailable"
+
+    thread = QThread()
+    thread.start()
+    engine, got = Engine(), []
+    embedder = EmbeddingWorker(engine, NoDatabase())
+    for part in (engine, embedder):
+        part.moveToThread(thread)
+    embedder.label_vectors.connect(got.append, Qt.ConnectionType.DirectConnection)
+    try:
+        embedder.embed_labels("queue", before)
+        engine.run_requested.emit()
+        embedder.embed_labels("queue", after)          # a description edited while the first waits
+        qtbot.waitUntil(lambda: len(got) == 2, timeout=60_000)
+    finally:
+        thread.quit()
+        thread.wait()
+    texts, owners = label_texts(after)
+    given = [found.vectors for found in got if found.vectors is not None]      # whichever came first
+    assert len(given) == 1
+    np.testing.assert_allclose(given[0], label_vectors(encoder.embed(texts), owners, 12), atol=1e-3)

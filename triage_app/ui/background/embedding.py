@@ -64,7 +64,8 @@ class Embedded:
 class LabelVectors:
     axis: str
     names: list             # the label names the vectors are for, in order
-    vectors: np.ndarray | None  # [L, D] each label's prototype (learn.label_vectors); None: a label has no text
+    vectors: np.ndarray | None  # [L, D] each label's prototype (learn.label_vectors); None: a label has no text, or
+                                # a later set of the field's was asked for
 
 
 class TicketEmbedding:
@@ -151,8 +152,8 @@ class EmbeddingWorker(QObject):
     """Moved to the engine worker's thread; the main thread only calls embed, embed_labels and cancel."""
 
     _embed_requested = Signal(object)               # a TicketEmbedding, new or resumed
-    _labels_requested = Signal(str, object)         # field, its LabelSet
-    _labels_again = Signal(str, object)             # the same, posted behind a request that came first
+    _labels_requested = Signal(str, object, int)    # field, its LabelSet, the request's number
+    _labels_again = Signal(str, object, int)        # the same, posted behind a request that came first
     _encoder_requested = Signal(str)                # bundled, or a folder: the encoder of the requests after it
 
     encoder_loaded = Signal(object)     # EncoderInfo
@@ -174,6 +175,7 @@ class EmbeddingWorker(QObject):
         self._next = 0
         self._cancelled_up_to = 0
         self._labels_asked = self._labels_served = 0
+        self._labels_latest: dict[str, int] = {}    # field -> the number of its latest label set asked for
         # queued even when emitted on this thread: a job that steps aside is posted behind the request
         self._embed_requested.connect(self._embed, Qt.ConnectionType.QueuedConnection)
         self._labels_requested.connect(self._labels)
@@ -192,7 +194,8 @@ class EmbeddingWorker(QObject):
     def embed_labels(self, axis: str, label_set) -> None:
         """A field's label prototypes: its names, descriptions and examples embedded (learn.label_texts)."""
         self._labels_asked += 1
-        self._labels_requested.emit(axis, label_set)
+        self._labels_latest[axis] = self._labels_asked
+        self._labels_requested.emit(axis, label_set, self._labels_asked)
 
     def use_encoder(self, spec: str) -> None:
         """The requests after this one embed with this encoder (bundled, or a folder), loaded at the first."""
@@ -244,8 +247,8 @@ class EmbeddingWorker(QObject):
         self.progress.emit(job.progress)
         self.embedded.emit(Embedded(job.request, job.vectors(), job.total, job.fresh))
 
-    @Slot(str, object)
-    def _labels(self, axis: str, label_set) -> None:
+    @Slot(str, object, int)
+    def _labels(self, axis: str, label_set, number: int) -> None:
         """A field's prototypes through the results database's embedding cache, as the command line builds
         them (run/embedded.py): each text embedded once, and the same float16-kept vectors on both sides. A
         request of the engine that comes meanwhile goes first (a run waits one batch at most): the labels
@@ -253,6 +256,10 @@ class EmbeddingWorker(QObject):
         from triage_app.engine.encoder import EmbeddingCancelled
         from triage_app.files.embeddings import embedded
 
+        if number < self._labels_latest.get(axis, number):   # a later set of the field's is on its way: no vectors,
+            self._labels_served += 1                          # answered (the window counts its requests)
+            self.label_vectors.emit(LabelVectors(axis, list(label_set.names), None))
+            return
         encoder = None if self.engine.closing else self._encoder_here()
         if encoder is None:
             self._labels_served += 1
@@ -263,7 +270,7 @@ class EmbeddingWorker(QObject):
             vectors = label_vectors(embedded(texts, encoder, cache, stop=self.engine.waiting), owners,
                                     len(label_set.names))
         except EmbeddingCancelled:
-            self._labels_again.emit(axis, label_set)
+            self._labels_again.emit(axis, label_set, number)
             return
         except ValueError:              # a label with no text to embed: the similarity waits for one
             vectors = None
