@@ -96,3 +96,36 @@ def test_a_label_rename_the_database_refuses_while_the_file_is_read_is_not_laid_
     # the other window's label came after this read: the next read brings it
     assert window.labelling.people["priority"].labels == {0: "High"}
     assert window.model.answers_of("priority").person_labels == {0: "High"}
+
+
+def test_a_field_renamed_while_its_file_is_parsed_before_its_labels_are_read_keeps_its_labels(
+        qtbot, make_window, tmp_path, monkeypatch):
+    # a review's point: a rename the database makes before the read asks for the labels was followed as another
+    # window's, read into the old name, and the field now shown had none
+    from triage_app.ui.background import file_reading
+
+    window, path, file = labelled(qtbot, make_window, tmp_path)
+    gate, parsed, real = threading.Event(), threading.Event(), file_reading.open_tickets
+
+    def slow_open(*args, **kwargs):
+        opened = real(*args, **kwargs)
+        parsed.set()
+        gate.wait(20)
+        return opened
+
+    monkeypatch.setattr(file_reading, "open_tickets", slow_open)
+    said = []
+    window.statusBar().messageChanged.connect(said.append)
+    with qtbot.waitSignal(window.file_loaded, timeout=30_000):
+        window.open_file(path)
+        assert parsed.wait(20)
+        assert window.labels_panel.rename_axis("priority", "urgency")
+        window.db.flush()                       # made before the reader asks for the labels
+        gate.set()
+    assert stored(tmp_path, file) == {"urgency": {0: "High"}}
+    assert window.model.answers_of("urgency").person_labels == {0: "High"}
+    assert not any("another window" in line for line in said)
+    window.labels_panel.add_axis("priority", window.axes.named("urgency").label_set)   # a field of its own
+    key(window, 1, "priority", "Low")
+    window.db.flush()
+    assert stored(tmp_path, file) == {"urgency": {0: "High"}, "priority": {1: "Low"}}

@@ -302,11 +302,12 @@ class ResultStore:
             self._db.execute("UPDATE person_labels SET axis=? WHERE file=? AND axis=?", (new, file, now))
             return taken | {field_renames.record(self._db, file, now, new)}
 
-    def field_now(self, file: str, axis: str) -> str:
+    def field_now(self, file: str, axis: str, mine: frozenset[int] = frozenset()) -> str:
         """The name a field's labels are under now: its own where the file holds labels under it, else the
-        name renames recorded for the file gave it (a label-set file from before a window's rename)."""
+        name renames recorded for the file gave it (a label-set file from before a window's rename); mine: the
+        renames of the window that asks, which it shows already (never followed)."""
         with self._reported():
-            return axis if self._held(file, axis) else followed(self._db, file, axis, frozenset())[0]
+            return axis if self._held(file, axis) else followed(self._db, file, axis, mine)[0]
 
     def axis_renames(self, file: str) -> frozenset[int]:
         """The renames recorded for this file's fields: what a window that reads it now knows."""

@@ -60,6 +60,8 @@ class ResultsDb(QObject):
         self._shown_labels: dict[tuple[str, str], dict[str, str]] = {}
         # renames numbered as the window asks them (UI thread), and the last the writer made (writer thread)
         self._renames_asked = self._renames_made = 0
+        # file -> the ids of the field renames this window made (files.field_renames; on the writer thread)
+        self._mine: dict[str, frozenset[int]] = {}
 
     def open(self) -> ResultStore | None:
         """A connection of the caller's own, for its thread (close it when done); None while unavailable."""
@@ -202,18 +204,19 @@ class ResultsDb(QObject):
         was = refused or followed or old
         if was == new:      # the window took back a rename refused here: the database never made it
             return
-        known = self._known.get(file, frozenset())
+        known, before = self._known.get(file, frozenset()), store.axis_renames(file)
         try:
             self._known[file] = known | store.rename_axis(file, was, new, known)
         except RenameRefused as exc:
             shown[new] = was
             self.rename_refused.emit(file, was, new, str(exc))
+        self._mine[file] = self._mine.get(file, frozenset()) | (store.axis_renames(file) - before)
 
     def _fields_now(self, store: ResultStore, file: str, axes: list[str]) -> dict[str, str]:
         refused, followed, out = self._shown.get(file, {}), self._followed.setdefault(file, {}), {}
         for axis in axes:
             followed.pop(axis, None)        # decided again at every read
-            now = store.field_now(file, axis)
+            now = store.field_now(file, axis, self._mine.get(file, frozenset()))   # another window's rename
             if now == axis or now in axes or axis in refused:   # its own; a field shown here; a refusal on its way
                 out[axis] = axis
             else:
