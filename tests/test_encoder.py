@@ -199,3 +199,26 @@ def test_an_encoder_with_fewer_positions_than_the_length_read_cuts_texts_to_its_
     vectors = encoder.embed(["my card was declined", "my card was declined again and again " * 40])
     assert vectors.shape == (2, 32) and np.isfinite(vectors).all()
     assert encoder.token_lengths(["word " * 400]) == [128]
+
+
+def test_a_folder_pooled_by_its_first_token_is_read_so_and_never_shares_the_means_vectors(tmp_path):
+    # a hunt's note: every folder was mean-pooled, so a model trained on its first token's vector (BGE's) gave
+    # vectors it was not trained for, under the identity of the folder's bytes
+    import torch
+
+    folder = copy_with(tmp_path, "README.md", b"")
+    (folder / "1_Pooling").mkdir()
+    pooled = lambda **modes: json.dumps({"word_embedding_dimension": 384, "pooling_mode_cls_token": False,  # noqa: E731
+                                         "pooling_mode_mean_tokens": False, **modes})
+    (folder / "1_Pooling" / "config.json").write_text(pooled(pooling_mode_cls_token=True))
+    first = SentenceEncoder.load(folder)
+    bundled = bundled_encoder()
+    assert first.pooling == encoder_module.CLS and first.identity != bundled.identity
+    texts = ["my card was declined", "where is my refund?"]
+    encoded = bundled.tokenizer(texts, padding=True, return_tensors="pt")
+    with torch.inference_mode():
+        cls = torch.nn.functional.normalize(bundled.model(**encoded).last_hidden_state[:, 0], dim=-1).numpy()
+    np.testing.assert_allclose(first.embed(texts), cls, atol=1e-5)
+    (folder / "1_Pooling" / "config.json").write_text(pooled(pooling_mode_max_tokens=True))
+    with pytest.raises(EncoderRefused, match="pools by pooling_mode_max_tokens"):
+        SentenceEncoder.load(folder)

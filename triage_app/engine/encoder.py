@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -104,6 +105,29 @@ def identity_of(folder: Path, checked: dict[str, str]) -> tuple[str, str]:
     return name_of(folder), hashlib.sha256("".join(f"{file} {sha}\n" for file, sha in files.items()).encode()).hexdigest()
 
 
+MEAN, CLS = "mean", "cls"      # how a text's token vectors become one (sentence-transformers' Pooling module)
+
+
+def pooling_of(folder: Path) -> str:
+    """The pooling a sentence-transformers folder names (1_Pooling/config.json; none: MEAN, MiniLM's): a
+    folder pooled otherwise (BGE's first token) read by the mean gave vectors its model was not trained for.
+    One that asks for anything else than the mean or the first token alone is refused in one line."""
+    path = folder / "1_Pooling" / "config.json"
+    if not path.is_file():
+        return MEAN
+    try:
+        modes = {key for key, on in json.loads(path.read_text(encoding="utf-8")).items()
+                 if key.startswith("pooling_mode_") and on is True}
+    except (OSError, ValueError, AttributeError):
+        raise EncoderRefused(f"{path}: not a readable pooling configuration") from None
+    found = {frozenset({"pooling_mode_mean_tokens"}): MEAN, frozenset({"pooling_mode_cls_token"}): CLS}.get(
+        frozenset(modes))
+    if found is None:
+        raise EncoderRefused(f"{path}: pools by {', '.join(sorted(modes)) or 'nothing'}; Triage reads the mean of a "
+                             "text's tokens or its first token")
+    return found
+
+
 def max_tokens(tokenizer, config) -> int:
     """The most tokens of a text the encoder reads: MAX_TOKENS, or fewer where the model has fewer positions (a
     folder of another encoder; RoBERTa's first two are the padding's) or its tokenizer says so."""
@@ -120,11 +144,12 @@ class SentenceEncoder:
     """A loaded encoder; identity names it for the embedding cache (identity_of). Safe to share
     between threads: its tokenizer is used by one thread at a time, its weights only read."""
 
-    def __init__(self, name: str, digest: str, tokenizer, model):
+    def __init__(self, name: str, digest: str, tokenizer, model, pooling: str = MEAN):
         self.name = name
         self.digest = digest
         self.tokenizer = tokenizer
         self.model = model
+        self.pooling = pooling      # MEAN or CLS: as the folder's sentence-transformers configuration says
         self.max_tokens = max_tokens(tokenizer, model.config)
         # A fast tokenizer is not safe across threads (its padding and truncation are set on it for each
         # call). A lock, not a copy per thread: a copy is one long Rust call that holds the
@@ -160,6 +185,9 @@ class SentenceEncoder:
             raise EncoderRefused(f"{folder}: no config.json, not a sentence encoder folder")
         check_files(folder, expected or {})
         name, identity = identity_of(folder, expected or {})
+        pooling = pooling_of(folder)
+        if pooling != MEAN:     # other vectors than the same folder's mean-pooled ones: never shared with them
+            identity = hashlib.sha256(f"{identity} {pooling}".encode()).hexdigest()
         try:
             tokenizer = AutoTokenizer.from_pretrained(folder)
             model = AutoModel.from_pretrained(folder, dtype=torch.float32).eval()
@@ -169,7 +197,7 @@ class SentenceEncoder:
                                  f"({lines[0] if lines else type(exc).__name__})") from None
         if tokenizer.pad_token is None:   # a decoder's tokenizer: batches of unequal texts cannot be padded
             raise EncoderRefused(f"{folder}: its tokenizer has no padding token, not a sentence encoder")
-        return cls(name, identity, tokenizer, model)
+        return cls(name, identity, tokenizer, model, pooling)
 
     @property
     def identity(self) -> str:
@@ -200,8 +228,11 @@ class SentenceEncoder:
             encoded = self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_tokens,
                                      return_tensors="pt")
         hidden = self.model(**encoded).last_hidden_state           # [B, S, H]
-        mask = encoded["attention_mask"].unsqueeze(-1).to(hidden.dtype)  # [B, S, 1]
-        pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)   # [B, H]
+        if self.pooling == CLS:
+            pooled = hidden[:, 0]                                   # [B, H] the first token's
+        else:
+            mask = encoded["attention_mask"].unsqueeze(-1).to(hidden.dtype)  # [B, S, 1]
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)   # [B, H]
         return torch.nn.functional.normalize(pooled, dim=-1).numpy().astype(np.float32)
 
     def embed(self, texts: Sequence[str], batch_size: int = BATCH, progress: Callable[[int, int], None] | None = None,
