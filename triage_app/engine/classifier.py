@@ -113,8 +113,8 @@ class Classifier:
         return Classifier(self.loaded, self.label_set, self.prompt.style, max_ticket_tokens, self.scoring)
 
     def cut(self, texts: list[str], limit: int | None = None) -> list[bool]:
-        """Which texts a limit cuts (None: this classifier's), as encoding them would; only a text longer
-        than the limit in characters is tokenized, and no prompt is."""
+        """Which texts a limit cuts (None: this classifier's), as encoding them would; only a text that may be
+        longer than the limit is tokenized (prompt.may_exceed), and no prompt is."""
         return truncate(self.loaded.tokenizer, [clean(t) for t in texts], limit or self.ticket_limit)[1]
 
     def run(self, texts: list[str], config: RunConfig = RunConfig()) -> Iterator[BatchDone]:

@@ -142,6 +142,13 @@ def split_at_ticket(render) -> tuple[str, str]:
     return prefix, tail
 
 
+def may_exceed(text: str, limit: int) -> bool:
+    """Whether the text can be more than limit tokens: a token is at least one byte of its UTF-8 (a CJK character
+    is three, an emoji four, each often a token of its own), and a SentencePiece tokenizer may add one before it.
+    Only such texts are tokenized to find out."""
+    return len(text) > limit or len(text.encode("utf-8", "surrogatepass")) + 1 > limit
+
+
 def clean(text: str) -> str:
     # leading/trailing whitespace would merge with the template's newlines and break the cut
     return str(text).strip()
@@ -149,8 +156,7 @@ def clean(text: str) -> str:
 
 def truncate(tokenizer, texts: list[str], limit: int) -> tuple[list[str], list[bool]]:
     """Policy: keep the head of a ticket, up to limit tokens."""
-    # a token is at least one character: only tickets longer than the limit in characters can overflow
-    long = [i for i, t in enumerate(texts) if len(t) > limit]
+    long = [i for i, t in enumerate(texts) if may_exceed(t, limit)]
     truncated = [False] * len(texts)
     if not long:
         return texts, truncated

@@ -31,11 +31,15 @@ import numpy as np
 from triage_app.engine.checked import CheckedClassifier, Weighed, read_stands
 from triage_app.engine.classifier import Classifier, Prediction
 from triage_app.engine.config import DEFAULT_MAX_TICKET_TOKENS, RunConfig
+from triage_app.engine.prompt import may_exceed
 from triage_app.engine.scoring import CONTENT_FREE
 from triage_app.engine.stats import RunStats
 from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.store import ResultStore, RunKey, StoredResult, text_hash
 from triage_app.run.label_scores import LabelKeys, RawScores
+
+# the key of a text read by its tokens where it was read whole before (distinct_texts): its hash, and this
+READ_BY_TOKENS = "+tokens"
 
 
 @dataclass(slots=True)
@@ -67,8 +71,8 @@ def label_keys_of(classifier: Classifier, texts: dict[str, str],
     """Per label, the keys the texts ({hash: text}) are kept under: a text the limit cuts under this
     classifier's (label_keys); one it leaves whole, and that DEFAULT_MAX_TICKET_TOKENS leaves whole too,
     under the keys of the classifier at that limit, which every result had before methods had limits of
-    their own. Its tokens are the same under both, and so are its scores. Tokenizes the texts longer than
-    the limit in characters, no prompt: cheap next to scoring them (docs/quality/channel_tokens.md)."""
+    their own. Its tokens are the same under both, and so are its scores. Tokenizes the texts that may be
+    longer than the limit (prompt.may_exceed), no prompt: cheap next to scoring them (docs/quality/channel_tokens.md)."""
     stored = classifier.with_limit(DEFAULT_MAX_TICKET_TOKENS)
     cut = classifier.cut(list(texts.values()), min(classifier.ticket_limit, stored.ticket_limit))
     whole = frozenset(h for h, is_cut in zip(texts, cut) if not is_cut)
@@ -96,10 +100,11 @@ def run_job(classifier: Classifier, store: ResultStore | None, texts: list[str],
     resumed, nothing saved. The store's StoreUnavailable comes out of the first step (lookup) or
     of any later one (the batch's save), before that batch is yielded.
     """
-    clean, rows_of = distinct_texts(texts, cleaning)
+    clean, rows_of = distinct_texts(texts, cleaning, [classifier])
     unique = {h: clean[rows[0]] for h, rows in rows_of.items()}
     if classifier.label_fingerprints is None:
-        settle = {text_hash(clean[row]) for row in exact}
+        exact = set(exact)
+        settle = {h for h, rows in rows_of.items() if not exact.isdisjoint(rows)}
         yield from _whole_set(classifier, store, unique, rows_of, config, fresh, cleaning, settle, weighed)
     else:   # float32's own scores, every one (a checked classifier stores by the whole set)
         yield from _by_label(classifier, store, unique, rows_of, config, fresh, cleaning)
@@ -226,14 +231,23 @@ def _decided(classifier: Classifier, raw: RawScores, hashes: list[str], log_prio
     return raw.results(hashes, classifier.probabilities(raw.token_logprobs(hashes), log_prior), classifier.flags_cuts)
 
 
-def distinct_texts(texts: list[str], cleaning: TextCleaning) -> tuple[list[str], dict[str, list[int]]]:
-    """The texts as the model reads them (cleaned), and per distinct one (its hash) the rows that hold it:
-    each is scored once and fanned out (fan_out)."""
+def distinct_texts(texts: list[str], cleaning: TextCleaning,
+                   classifiers: list[Classifier] = ()) -> tuple[list[str], dict[str, list[int]]]:
+    """The texts as the model reads them (cleaned), and per distinct one (its key: its hash) the rows that hold
+    it: each is scored once and fanned out (fan_out). A text that a classifier's ticket limit cuts though it has
+    no more characters than the limit (a CJK character, an emoji: several tokens each) is keyed apart
+    (READ_BY_TOKENS): until the limit counted its tokens it was read whole, and results stored then are not
+    its results now."""
     clean = model_texts(texts, cleaning)
     rows_of: dict[str, list[int]] = {}
     for row, text in enumerate(clean):
         rows_of.setdefault(text_hash(text), []).append(row)
-    return clean, rows_of
+    anew = set()
+    for classifier in classifiers:
+        limit = classifier.ticket_limit
+        maybe = [h for h, rows in rows_of.items() if len(clean[rows[0]]) <= limit and may_exceed(clean[rows[0]], limit)]
+        anew |= {h for h, cut in zip(maybe, classifier.cut([clean[rows_of[h][0]] for h in maybe])) if cut}
+    return clean, {h + READ_BY_TOKENS if h in anew else h: rows for h, rows in rows_of.items()} if anew else rows_of
 
 
 def fan_out(rows_of: dict[str, list[int]], names: list[str], results: dict[str, StoredResult]) -> list[Prediction]:

@@ -37,7 +37,7 @@ def run_axes_job(classifiers: list[Classifier], store: ResultStore | None, texts
     Yields after the stored results are read, then after every batch; stop iterating to cancel. Checked
     classifiers run as their float32 twins, and store their results as float32's (checked.float32_twins)."""
     classifiers = float32_twins(classifiers)
-    clean, rows_of = distinct_texts(texts, cleaning)
+    clean, rows_of = distinct_texts(texts, cleaning, classifiers)
     keys = [run_key(c, cleaning) for c in classifiers]
     names = [c.label_set.names for c in classifiers]
     total = sum(map(len, rows_of.values()))
