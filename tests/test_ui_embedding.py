@@ -414,109 +414,93 @@ def test_an_encoder_chosen_before_answering_late_is_not_taken_for_the_one_chosen
     assert "not a sentence encoder folder" not in window.banner_text.text()
 
 
-def test_a_run_asked_while_label_vectors_are_embedded_waits_one_batch_not_all_of_them(qtbot):
-    """A hunt's finding: every label text of every field was embedded in one call, and a Run pressed right
-    after a label edit waited for all of them (1.5 s for 40 labels with examples). The real EmbeddingWorker on
-    a thread of its own, a stand-in engine whose run is asked after two fields' labels: it is served first."""
+class StandInEngine(QObject):
+    """The engine's side of the EmbeddingWorker: a request waits from the start (a run asked for), served when
+    run_requested arrives on its thread; what it served, in order, in served."""
+
+    run_requested = Signal()
+    closing = False
+
+    def __init__(self):
+        super().__init__()
+        self.pending, self.served = 1, []
+        self.run_requested.connect(self._run, Qt.ConnectionType.QueuedConnection)
+
+    def waiting(self) -> bool:
+        return self.pending > 0
+
+    @Slot()
+    def _run(self):
+        self.pending -= 1
+        self.served.append("run")
+
+
+class NoDatabase:
+    problem = "unavailable"      # the vectors are not kept: the order of the requests is what counts
+
+
+def on_a_thread(qtbot, ask, until) -> StandInEngine:
+    """The real EmbeddingWorker and a StandInEngine on a thread of their own; ask(embedder, engine) from here,
+    then wait until(engine). Every LabelVectors the worker gives is appended to engine.served."""
     from PySide6.QtCore import QThread
 
-    from triage_app.engine.labels import Example, Label, LabelSet
     from triage_app.ui.background.embedding import EmbeddingWorker
 
     bundled_encoder()        # loaded once per process, as the window does, before the worker's thread asks
+    thread = QThread()
+    thread.start()
+    engine = StandInEngine()
+    embedder = EmbeddingWorker(engine, NoDatabase())
+    for part in (engine, embedder):
+        part.moveToThread(thread)
+    embedder.label_vectors.connect(engine.served.append, Qt.ConnectionType.DirectConnection)
+    try:
+        ask(embedder, engine)
+        qtbot.waitUntil(lambda: until(engine), timeout=60_000)
+    finally:
+        thread.quit()
+        thread.wait()
+    return engine
+
+
+def test_a_run_asked_while_label_vectors_are_embedded_waits_one_batch_not_all_of_them(qtbot):
+    """A hunt's finding: every label text of every field was embedded in one call, and a Run pressed right
+    after a label edit waited for all of them (1.5 s for 40 labels with examples). The run is asked after two
+    fields' labels: it is served first."""
+    from triage_app.engine.labels import Example, Label, LabelSet
+
     texts = sample_texts(60)
     queue = LabelSet(tuple(Label(f"intent {k}", f"questions about topic {k}: cards and refunds") for k in range(20)),
                      tuple(Example(texts[k], f"intent {k % 20}") for k in range(40)))
     priority = LabelSet((Label("low"), Label("high")), tuple(Example(texts[40 + k], ["low", "high"][k % 2])
                                                               for k in range(20)))
 
-    class Engine(QObject):
-        run_requested = Signal()
-        closing = False
-
-        def __init__(self):
-            super().__init__()
-            self.pending, self.served = 1, []
-            self.run_requested.connect(self._run, Qt.ConnectionType.QueuedConnection)
-
-        def waiting(self) -> bool:
-            return self.pending > 0
-
-        @Slot()
-        def _run(self):
-            self.pending -= 1
-            self.served.append("run")
-
-    class NoDatabase:
-        problem = "unavailable"      # the vectors are not kept: the order of the requests is what counts
-
-    thread = QThread()
-    thread.start()
-    engine = Engine()
-    embedder = EmbeddingWorker(engine, NoDatabase())
-    for part in (engine, embedder):
-        part.moveToThread(thread)
-    embedder.label_vectors.connect(lambda found: engine.served.append(found.axis), Qt.ConnectionType.DirectConnection)
-    try:
+    def ask(embedder, engine):
         embedder.embed_labels("queue", queue)
         embedder.embed_labels("priority", priority)
         engine.run_requested.emit()                  # Run, pressed right after the label edit
-        qtbot.waitUntil(lambda: len(engine.served) == 3, timeout=60_000)
-    finally:
-        thread.quit()
-        thread.wait()
-    assert engine.served[0] == "run" and sorted(engine.served[1:]) == ["priority", "queue"]
+
+    served = on_a_thread(qtbot, ask, lambda engine: len(engine.served) == 3).served
+    assert served[0] == "run" and sorted(found.axis for found in served[1:]) == ["priority", "queue"]
 
 
 def test_a_label_set_asked_again_while_the_first_is_put_off_is_the_one_whose_vectors_come_last(qtbot):
     """A review's finding: a request put off behind a run was posted behind the field's next one too, and its
-    vectors, of the set before the edit, came last and stood. The same stand-in engine: the earlier set gets
-    no vectors (answered, so the window's count of requests settles), the later one its own."""
-    from PySide6.QtCore import QThread
-
+    vectors, of the set before the edit, came last and stood. The earlier set gets no vectors (answered, so the
+    window's count of requests settles), the later one its own."""
     from triage_app.engine.labels import Label, LabelSet
     from triage_app.learn.similarity import label_texts, label_vectors
-    from triage_app.ui.background.embedding import EmbeddingWorker
 
-    encoder = bundled_encoder()
     before = LabelSet(tuple(Label(f"intent {k}", f"cards and refunds, part {k}") for k in range(12)))
     after = LabelSet(tuple(Label(f"intent {k}", f"transfers and fees, part {k}") for k in range(12)))
 
-    class Engine(QObject):
-        run_requested = Signal()
-        closing = False
-
-        def __init__(self):
-            super().__init__()
-            self.pending = 1
-            self.run_requested.connect(self._run, Qt.ConnectionType.QueuedConnection)
-
-        def waiting(self) -> bool:
-            return self.pending > 0
-
-        @Slot()
-        def _run(self):
-            self.pending -= 1
-
-    class NoDatabase:
-        problem = "unavailable"
-
-    thread = QThread()
-    thread.start()
-    engine, got = Engine(), []
-    embedder = EmbeddingWorker(engine, NoDatabase())
-    for part in (engine, embedder):
-        part.moveToThread(thread)
-    embedder.label_vectors.connect(got.append, Qt.ConnectionType.DirectConnection)
-    try:
+    def ask(embedder, engine):
         embedder.embed_labels("queue", before)
         engine.run_requested.emit()
         embedder.embed_labels("queue", after)          # a description edited while the first waits
-        qtbot.waitUntil(lambda: len(got) == 2, timeout=60_000)
-    finally:
-        thread.quit()
-        thread.wait()
+
+    served = on_a_thread(qtbot, ask, lambda engine: len(engine.served) == 3).served
     texts, owners = label_texts(after)
-    given = [found.vectors for found in got if found.vectors is not None]      # whichever came first
+    given = [found.vectors for found in served if found != "run" and found.vectors is not None]
     assert len(given) == 1
-    np.testing.assert_allclose(given[0], label_vectors(encoder.embed(texts), owners, 12), atol=1e-3)
+    np.testing.assert_allclose(given[0], label_vectors(bundled_encoder().embed(texts), owners, 12), atol=1e-3)
