@@ -60,6 +60,12 @@ def place(stored: list[tuple[int, str, str]], row_hashes: list[str]
     return found, moves, lost
 
 
+def out_of_reach(moves: list[tuple[int, int, str, str]], rows_read: int) -> set[int]:
+    """The rows place() moved a label to that the whole file might not have: where only the first rows_read
+    rows are read (--limit), a row past them could hold the same cells nearer the label's old row."""
+    return {new for old, new, _, _ in moves if abs(new - old) > rows_read - old}
+
+
 def placed_from_file(origins: dict[tuple[int, str], str], found: dict[int, str],
                      moves: list[tuple[int, int, str, str]], row_hashes: list[str]) -> frozenset[int]:
     """The rows of found whose stored label came from the file (origins: (stored row, hash) -> origin)."""
