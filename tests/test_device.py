@@ -96,3 +96,15 @@ def test_a_onednn_cap_below_bfloat16_keeps_float32(monkeypatch, linux_cpu, cap, 
     monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", cap)
     assert device.cpu_has_native_bf16() == native
     assert device.choose("cpu", "auto").dtype_name == ("bfloat16-checked" if native else "float32")
+
+
+def test_a_gpu_that_emulates_bfloat16_is_not_one_that_runs_it(monkeypatch):
+    # a hunt's finding: on a T4 or a V100 torch says bfloat16 is supported, counting its emulation in, and auto
+    # chose a checked bfloat16 there ("this GPU runs bfloat16")
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: including_emulation)
+    assert not device.cuda_has_bf16()
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: True)   # an Ampere
+    assert device.cuda_has_bf16()

@@ -83,3 +83,65 @@ def test_a_hub_model_is_named_by_its_snapshot_commit(tiny_folder, tmp_path, monk
 
 def test_random_weights_and_hand_built_models_are_named_by_their_spec(tiny_qwen):
     assert tiny_qwen.identity == tiny_qwen.spec == "tiny-qwen2"
+
+
+def damaged(tiny_folder, tmp_path, name: str, change) -> Path:
+    """A copy of the tiny model's folder, one file changed as change(path) changes it."""
+    import shutil
+
+    folder = tmp_path / name
+    shutil.copytree(tiny_folder, folder)
+    change(folder)
+    return folder
+
+
+def test_a_damaged_or_self_contradicting_model_is_one_line(tiny_folder, tmp_path):
+    # a hunt's finding: a safetensors header, a GGUF cut short or a config that contradicts itself raised errors
+    # that are no OSError or ValueError: a traceback, exit 1
+    import json
+
+    def contradicting(folder):
+        config = json.loads((folder / "config.json").read_text())
+        config["layer_types"] = ["full_attention"] * (config["num_hidden_layers"] + 3)
+        (folder / "config.json").write_text(json.dumps(config))
+
+    folders = [damaged(tiny_folder, tmp_path, "weights", lambda f: (f / "model.safetensors").write_bytes(os.urandom(1000))),
+               damaged(tiny_folder, tmp_path, "config", contradicting)]
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(models.smollm2_path().read_bytes()[:20_000])
+    for spec in [*folders, cut]:
+        with pytest.raises(models.ModelNotAvailable, match=f"cannot load a model from {spec}: "):
+            models.load(str(spec), CPU)
+
+
+def test_a_folder_that_holds_no_model_says_so_and_names_a_gguf_in_it(tmp_path):
+    # a hunt's finding: "Couldn't instantiate the backend tokenizer from one of: ", cut short
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(models.ModelNotAvailable, match="not a model folder \\(no config.json\\)$"):
+        models.load(str(tmp_path / "empty"), CPU)
+    (tmp_path / "empty" / "smol.gguf").write_bytes(b"GGUF")
+    with pytest.raises(models.ModelNotAvailable, match="for a GGUF choose the file itself \\(smol.gguf\\)"):
+        models.load(str(tmp_path / "empty"), CPU)
+
+
+def test_an_allocation_refused_is_too_big_for_the_memory(tiny_folder, monkeypatch):
+    # a hunt's finding: torch's allocator raises RuntimeError ("can't allocate memory"), not MemoryError
+    from transformers import AutoModelForCausalLM
+
+    def refused(*args, **kwargs):
+        raise RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 939524096 bytes")
+
+    monkeypatch.setattr(AutoModelForCausalLM, "from_pretrained", refused)
+    with pytest.raises(models.ModelNotAvailable, match="too big for this machine's memory"):
+        models.load(str(tiny_folder), CPU)
+
+
+def test_a_gguf_is_de_quantized_once_where_the_cache_cannot_be_written(monkeypatch, tmp_path):
+    # a hunt's finding: the model loaded was thrown away and loaded again (twice the slow part)
+    monkeypatch.setattr(models, "user_cache_dir", lambda: tmp_path / "a-file" / "cache")
+    (tmp_path / "a-file").write_text("a file where the cache's folder would be")
+    calls = []
+    real = models._from_folder
+    monkeypatch.setattr(models, "_from_folder", lambda *args, **kwargs: calls.append(kwargs) or real(*args, **kwargs))
+    loaded = models.load(models.SMOLLM2, CPU)
+    assert loaded.model is not None and calls == [{"gguf_file": models.smollm2_path().name}]

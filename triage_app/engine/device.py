@@ -78,7 +78,8 @@ def detect_device() -> tuple[str, str]:
 
 
 def cuda_has_bf16() -> bool:
-    return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+    # emulated on GPUs before Ampere (a T4, a V100): is_bf16_supported() counts that in unless told not to
+    return torch.cuda.is_available() and torch.cuda.is_bf16_supported(including_emulation=False)
 
 
 def auto_dtype(device: str) -> tuple[str, str]:

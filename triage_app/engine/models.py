@@ -9,6 +9,7 @@ import json
 import os
 import sys
 from collections.abc import Iterable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -198,6 +199,7 @@ def load(spec: str, placement: Placement, allow_download: bool = False) -> Loade
         tokenizer, model = _from_gguf(Path(spec))
         name = Path(spec).name
     elif Path(spec).is_dir():
+        _check_folder(Path(spec))
         identity = folder_identity(Path(spec))
         tokenizer, model = _from_folder(Path(spec))
         name = Path(spec).name
@@ -206,8 +208,37 @@ def load(spec: str, placement: Placement, allow_download: bool = False) -> Loade
         identity = f"{spec}@{folder.name}"   # the snapshot folder is named by its commit
         tokenizer, model = _from_folder(folder)
         name = spec
-    model = model.to(device=placement.device, dtype=placement.dtype).eval()
+    with _loading(name):
+        model = model.to(device=placement.device, dtype=placement.dtype).eval()
     return LoadedModel(spec, name, tokenizer, model, placement, identity)
+
+
+def _check_folder(folder: Path) -> None:
+    """A folder chosen as the model that holds none: said before transformers' own message (which names
+    its tokenizer's backends, in a line cut short)."""
+    if not (folder / "config.json").is_file():
+        ggufs = sorted(folder.glob("*.gguf"))
+        hint = f"; for a GGUF choose the file itself ({ggufs[0].name})" if ggufs else ""
+        raise ModelNotAvailable(f"{folder}: not a model folder (no config.json){hint}")
+
+
+@contextmanager
+def _loading(what):
+    """A model that does not fit in memory, or whose files are damaged, as one line: transformers and torch
+    raise many kinds of error for them (a safetensors header, a GGUF cut short, a config that contradicts
+    itself, an allocation refused)."""
+    import torch
+
+    try:
+        yield
+    except ModelNotAvailable:
+        raise
+    except (MemoryError, torch.OutOfMemoryError):
+        raise ModelNotAvailable(f"{what}: too big for this machine's memory") from None
+    except Exception as exc:    # noqa: BLE001 (one line, whatever it is)
+        if "allocate" in str(exc):
+            raise ModelNotAvailable(f"{what}: too big for this machine's memory ({_first_line(exc)})") from None
+        raise ModelNotAvailable(f"cannot load a model from {what}: {_first_line(exc)}") from None
 
 
 # The results store keys on these, not on the spec the user typed: the same spec can name other
@@ -237,38 +268,36 @@ def _from_folder(folder: Path, **kwargs):
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    try:
+    with _loading(folder / kwargs.get("gguf_file", "")):
         tokenizer = AutoTokenizer.from_pretrained(folder, **kwargs)
         model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32, **kwargs)
-    except (OSError, ValueError) as exc:
-        raise ModelNotAvailable(f"cannot load a model from {folder}: {_first_line(exc)}") from None
     return tokenizer, model
 
 
 def _from_gguf(path: Path):
-    folder = _converted_gguf(path)
-    return _from_folder(folder) if folder else _from_folder(path.parent, gguf_file=path.name)
+    """(tokenizer, model) of a GGUF file: de-quantized on load, slowly (docs/engine.md has the time), so the
+    result is kept in the user cache and read from there next time."""
+    folder = _gguf_cache(path)
+    if (folder / "config.json").is_file():
+        return _from_folder(folder)
+    tokenizer, model = _from_folder(path.parent, gguf_file=path.name)
+    # the weights are plain tensors by now; only the bookkeeping still says "gguf"
+    model.hf_quantizer = None
+    del model.config.quantization_config
+    # written to a temporary folder and renamed, so a crash never leaves half a model behind
+    tmp = folder.with_name(f"{folder.name}.tmp{os.getpid()}")
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        tmp.rename(folder)
+    except OSError:
+        pass    # a cache we cannot write costs speed next time, nothing else: the model loaded is used
+    return tokenizer, model
 
 
-def _converted_gguf(path: Path) -> Path | None:
-    """GGUF weights are de-quantized on load, slowly (docs/engine.md has the time); the result is kept in the
-    user cache."""
-    key = hashlib.sha256(file_identity(path).encode()).hexdigest()[:16]
-    folder = user_cache_dir() / "models" / f"{path.stem}-{key}"
-    if not (folder / "config.json").is_file():
-        tokenizer, model = _from_folder(path.parent, gguf_file=path.name)
-        # write to a temporary folder and rename, so a crash never leaves half a model behind
-        tmp = folder.with_name(f"{folder.name}.tmp{os.getpid()}")
-        try:
-            # the weights are plain tensors by now; only the bookkeeping still says "gguf"
-            model.hf_quantizer = None
-            del model.config.quantization_config
-            model.save_pretrained(tmp)
-            tokenizer.save_pretrained(tmp)
-            tmp.rename(folder)
-        except OSError:
-            return None  # a cache we cannot write costs speed next time, nothing else
-    return folder
+def _gguf_cache(path: Path) -> Path:
+    """Where the GGUF file's de-quantized model is kept (there or not)."""
+    return user_cache_dir() / "models" / f"{path.stem}-{hashlib.sha256(file_identity(path).encode()).hexdigest()[:16]}"
 
 
 def _hub_snapshot(repo_id: str, allow_download: bool) -> Path:
@@ -345,8 +374,8 @@ def _random_qwen():
 
     from transformers import AutoTokenizer
 
-    folder = _converted_gguf(smollm2_path())
-    tokenizer = AutoTokenizer.from_pretrained(folder) if folder else _from_gguf(smollm2_path())[0]
+    folder = _gguf_cache(smollm2_path())
+    tokenizer = AutoTokenizer.from_pretrained(folder) if (folder / "config.json").is_file() else _from_gguf(smollm2_path())[0]
     torch.manual_seed(0)
     return tokenizer, Qwen2ForCausalLM(Qwen2Config(**QWEN25_05B_CONFIG))
 
