@@ -93,11 +93,16 @@ def test_a_label_under_the_hash_earlier_versions_gave_the_row_is_found_and_store
         assert labels_read(store, path, limit=2) == {0: "account", 1: "billing"}
 
 
-def test_with_limit_a_ticket_that_moved_within_the_rows_read_keeps_its_label(tmp_path):
+def three_tickets(tmp_path):
+    """A CSV of three tickets: its path, its frame and its rows' hashes."""
     path = tmp_path / "t.csv"
     frame = pd.DataFrame({"id": ["101", "102", "103"], "text": ["charged twice", "app crashes", "reset password"]})
     frame.to_csv(path, index=False)
-    hashes = row_hashes(read_tickets(path).frame)
+    return path, frame, row_hashes(read_tickets(path).frame)
+
+
+def test_with_limit_a_ticket_that_moved_within_the_rows_read_keeps_its_label(tmp_path):
+    path, frame, hashes = three_tickets(tmp_path)
     with ResultStore(tmp_path / "r.db") as store:
         store.set_person_labels(file_key(path), {0: (hashes[0], "account"), 2: (hashes[2], "technical")})
         pd.concat([pd.DataFrame({"id": ["100"], "text": ["new at the top"]}), frame]).to_csv(path, index=False)
@@ -108,13 +113,10 @@ def test_with_limit_a_ticket_that_moved_within_the_rows_read_keeps_its_label(tmp
 def test_with_limit_a_label_is_not_moved_where_the_rows_not_read_might_hold_its_ticket_nearer(tmp_path):
     # a review's finding: its ticket moved past the rows read, and a ticket with the same cells inside them took
     # the label; the whole file might place it on the ticket past them
-    path = tmp_path / "t.csv"
-    frame = pd.DataFrame({"id": ["1", "2", "3"], "text": ["charged twice", "app crashes", "reset password"]})
-    frame.to_csv(path, index=False)
-    hashes = row_hashes(read_tickets(path).frame)
+    path, frame, hashes = three_tickets(tmp_path)
     with ResultStore(tmp_path / "r.db") as store:
         store.set_person_labels(file_key(path), {2: (hashes[2], "account")})
-        twin = pd.DataFrame({"id": ["3"], "text": ["reset password"]})       # the same cells as row 2's
+        twin = pd.DataFrame({"id": ["103"], "text": ["reset password"]})     # the same cells as row 2's
         pd.concat([twin, frame]).to_csv(path, index=False)                    # row 2's ticket now at 3
         assert labels_read(store, path, limit=3) == {}                         # not on the twin at 0
         assert labels_read(store, path) == {3: "account"}                      # the whole file: the nearer, at 3
