@@ -136,12 +136,24 @@ def test_an_allocation_refused_is_too_big_for_the_memory(tiny_folder, monkeypatc
         models.load(str(tiny_folder), CPU)
 
 
-def test_a_gguf_is_de_quantized_once_where_the_cache_cannot_be_written(monkeypatch, tmp_path):
-    # a hunt's finding: the model loaded was thrown away and loaded again (twice the slow part)
+def test_a_gguf_is_de_quantized_once_where_the_cache_cannot_be_written(monkeypatch, tmp_path, tiny_qwen):
+    # a hunt's finding: the model loaded was thrown away and loaded again (twice the slow part). The tiny model
+    # stands in for what transformers de-quantizes from the bundled file (seconds a load)
+    import copy
+
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
     monkeypatch.setattr(models, "user_cache_dir", lambda: tmp_path / "a-file" / "cache")
     (tmp_path / "a-file").write_text("a file where the cache's folder would be")
-    calls = []
-    real = models._from_folder
-    monkeypatch.setattr(models, "_from_folder", lambda *args, **kwargs: calls.append(kwargs) or real(*args, **kwargs))
+    loads = []
+
+    def de_quantized(folder, **kwargs):
+        loads.append(kwargs.get("gguf_file"))
+        model = copy.deepcopy(tiny_qwen.model)
+        model.config.quantization_config = {"quant_method": "gguf"}
+        return model
+
+    monkeypatch.setattr(AutoModelForCausalLM, "from_pretrained", de_quantized)
+    monkeypatch.setattr(AutoTokenizer, "from_pretrained", lambda folder, **kwargs: tiny_qwen.tokenizer)
     loaded = models.load(models.SMOLLM2, CPU)
-    assert loaded.model is not None and calls == [{"gguf_file": models.smollm2_path().name}]
+    assert loaded.model is not None and loads == [models.smollm2_path().name]
