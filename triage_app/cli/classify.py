@@ -303,7 +303,7 @@ def write_updates(pending, gates: tuple[str, dict[str, float]], path: str) -> No
 
     (found, names), (column, above) = pending, gates
     updates.write(found, names, path)
-    written = [r for r in found.records if r["id"] not in set(found.refused)]   # a CSV leaves formula ids out
+    written = found.written
     per_axis = ", ".join(f"{n} {sum(n in r['fields'] for r in written)} at {above[n]:g}+" for n in names)
     print(f"updates: {len(written)} tickets, {sum(len(r['fields']) for r in written)} fields ({per_axis}; "
           f"id column {column}) -> {path}", file=sys.stderr)

@@ -51,6 +51,12 @@ class Updates:
         return sum(len(r["fields"]) for r in self.records)
 
     @property
+    def written(self) -> list[dict]:
+        """The records the file written last holds (a CSV leaves the refused ids out)."""
+        refused = set(self.refused)
+        return [r for r in self.records if r["id"] not in refused]
+
+    @property
     def notes(self) -> list[str]:
         """One line each for what a person must know about the file: ids repeated with different
         values, and ids the file written last could not hold."""
@@ -151,9 +157,7 @@ def write(found: Updates, axis_names: list[str], path: str | Path) -> Path:
     path = Path(path)
     if path.suffix.lower() == ".csv":
         found.refused = [r["id"] for r in found.records if any(map(runs_as_formula, [r["id"], *r["fields"].values()]))]
-        refused = set(found.refused)
-        rows = [{"id": r["id"], **{name: r["fields"].get(name) for name in axis_names}} for r in found.records
-                if r["id"] not in refused]
+        rows = [{"id": r["id"], **{name: r["fields"].get(name) for name in axis_names}} for r in found.written]
         frame = pd.DataFrame(rows, columns=["id", *axis_names], dtype=object)
         # not export(): its formula guard would change an id; what it guards against is refused above
         return write_or_fail(path, lambda tmp: frame.to_csv(tmp, index=False, encoding="utf-8"))

@@ -174,8 +174,7 @@ class PersonLabelling(QObject):
         number = self.db.rename_labels(person.file, renames, person.axis)
         if self._since_read is not None:    # labels given while a file is read follow their name too
             self._renamed_since_read.append((number, person.file, person.axis, dict(renames), None))
-            self._since_read = [(file, axis, row, h, renames.get(label, label) if axis == person.axis else label)
-                                for file, axis, row, h, label in self._since_read]
+            self._relabel_since_read(person.file, person.axis, renames)
 
     def axis_rename_problem(self, old: str, new: str) -> str | None:
         """A field renamed onto a name that holds labels of this file would merge the two: refused. The
@@ -223,6 +222,11 @@ class PersonLabelling(QObject):
             self._unrecord(file, new, None, old)
         self.failed.emit(f"The field “{old}” was not renamed “{new}”: {why}.")
 
+    def _relabel_since_read(self, file: str, axis: str, renames: dict[str, str]) -> None:
+        """The labels given on a file's field while the file is read, under the names these renames give them."""
+        self._since_read = [(f, a, row, h, renames.get(label, label) if (f, a) == (file, axis) else label)
+                            for f, a, row, h, label in self._since_read]
+
     def _unrecord(self, file: str, axis: str, labels: dict[str, str] | None, new: str | None) -> None:
         """The latest rename of these made while a file is read, forgotten (the database refused it)."""
         for k in range(len(self._renamed_since_read) - 1, -1, -1):
@@ -236,8 +240,7 @@ class PersonLabelling(QObject):
         label editor and the labels given, every part a rename changes) and says why."""
         if self._since_read is not None:    # never made: not laid over the copy a file's read brings
             self._unrecord(file, axis, {old: new for new, old in back.items()}, None)
-            self._since_read = [(f, a, row, h, back.get(label, label) if (f, a) == (file, axis) else label)
-                                for f, a, row, h, label in self._since_read]
+            self._relabel_since_read(file, axis, back)
         person, panel = self.people.get(axis), self.labels_panel
         if person is None or person.file != file:
             self.db.rename_labels(file, back, axis)     # another file open: the writer's part alone
