@@ -250,3 +250,28 @@ def test_formats_it_cannot_read_or_write_are_one_line_errors(tmp_path, short_tic
     (tmp_path / "t.xlsx").write_bytes(b"PK")
     with pytest.raises(BadInput, match="local command"):
         classify_with_ray(tmp_path / "t.xlsx", tmp_path / "out.csv", smollm2_recipe())
+
+
+def test_a_persons_labels_are_found_where_the_local_command_finds_them(ray_local, smollm2, tmp_path):
+    """Arrow reads a JSON record's missing key as None and its numbers as numbers: the rows are hashed as the
+    local reader reads them, and a ticket that moved (a record added above it) keeps its label."""
+    from triage_app.files.reader import read_tickets
+    from triage_app.files.store import ResultStore
+    from triage_app.files.ticket_keys import file_key, row_hashes
+    from triage_app.scale.ray_job import classify_with_ray
+
+    path, db = tmp_path / "t.jsonl", str(tmp_path / "results.db")
+    records = ['{"id": 1, "text": "my card was charged twice", "n": 1.50}',
+               '{"id": 2, "text": "I cannot log in to my account"}',     # no "n": a cell the row does not have
+               '{"id": 3, "text": "the app crashes when I open it", "n": 2}']
+    path.write_text("\n".join(records) + "\n")
+    hashes = row_hashes(read_tickets(path).frame)
+    with ResultStore(db) as store:     # as the window stores them, a label none of the model's answers agree with
+        store.set_person_labels(file_key(path), {0: (hashes[0], "account"), 1: (hashes[1], "billing"),
+                                                 2: (hashes[2], "billing")})
+    path.write_text('{"id": 0, "text": "where is my parcel"}\n' + "\n".join(records) + "\n")
+    out = tmp_path / "ray.csv"
+    classify_with_ray(path, out, smollm2_recipe(), actors=1, rows_per_block=2, db=db)
+    ray_out = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert ray_out["label"].tolist()[1:] == ["account", "billing", "billing"]
+    assert ray_out["person"].tolist() == ["False", "True", "True", "True"]

@@ -325,22 +325,13 @@ def stored_field(store, file: str, name: str) -> str:
 
 def person_labels(store, args, table, texts: list[str], axis, stored_as: str | None = None) -> dict[int, str]:
     """The labels a person gave this file's rows on this axis (stored under stored_as: its name unless the window
-    renamed it, stored_field), of its label names, read as the window reads them (an older database's adopted, a
-    moved ticket found at its row). With --limit the rest of the file is not read: the labels on the rows read are
-    placed as the window places them where the rows read show it would (out_of_reach), and nothing is adopted,
-    moved in the database or counted as not found (its ticket may be in the rows not read)."""
-    from triage_app.files.label_places import out_of_reach, place
+    renamed it, stored_field), of its label names, read as the window reads them (files/label_places.labels_as_read;
+    with --limit, of the rows read)."""
+    from triage_app.files.label_places import labels_as_read
     from triage_app.files.ticket_keys import file_key, row_hashes
 
-    key, hashes, stored_as = file_key(args.input, table.sheet), row_hashes(table.frame), stored_as or axis.name
-    if getattr(args, "limit", None):
-        stored = [(row, h, label) for row, h, label in store.stored_person_labels(key, True, stored_as)
-                  if row < len(hashes)]
-        found, moves, _ = place(stored, hashes)
-        found, not_found = {r: lab for r, lab in found.items() if r not in out_of_reach(moves, len(hashes))}, 0
-    else:
-        placed = store.person_labels(key, hashes, texts, stored_as)
-        found, not_found = placed.labels, placed.not_found
+    found, not_found = labels_as_read(store, file_key(args.input, table.sheet), row_hashes(table.frame), texts,
+                                      stored_as or axis.name, bool(getattr(args, "limit", None)))
     learning.say_unused(axis, [label for label in found.values() if label not in axis.names], not_found)
     return {row: label for row, label in found.items() if label in axis.names}
 

@@ -66,6 +66,22 @@ def out_of_reach(moves: list[tuple[int, int, str, str]], rows_read: int) -> set[
     return {new for old, new, _, _ in moves if abs(new - old) > rows_read - old}
 
 
+def labels_as_read(store, file: str, row_hashes: list[str], texts: list[str] | None, axis: str,
+                   limited: bool) -> tuple[dict[int, str], int]:
+    """{row: label} a person gave these rows on this axis (its name in the database), read as the window reads
+    them (an older database's adopted, a moved ticket found at its row), and how many name no ticket of the
+    file. limited: only the file's first rows were read (--limit): the labels are placed as the window places
+    them where the rows read show it would (out_of_reach), and nothing is adopted, moved in the database or
+    counted as not found (its ticket may be in the rows not read)."""
+    if not limited:
+        placed = store.person_labels(file, row_hashes, texts, axis)
+        return placed.labels, placed.not_found
+    stored = [(row, h, label) for row, h, label in store.stored_person_labels(file, True, axis) if row < len(row_hashes)]
+    found, moves, _ = place(stored, row_hashes)
+    reach = out_of_reach(moves, len(row_hashes))
+    return {row: label for row, label in found.items() if row not in reach and label != TAKEN_BACK}, 0
+
+
 def placed_from_file(origins: dict[tuple[int, str], str], found: dict[int, str],
                      moves: list[tuple[int, int, str, str]], row_hashes: list[str]) -> frozenset[int]:
     """The rows of found whose stored label came from the file (origins: (stored row, hash) -> origin)."""

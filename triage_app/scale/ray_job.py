@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from triage_app.engine.axes import PLAIN
 from triage_app.files import reader
 from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.delimiters import DELIMITERS
 from triage_app.files.export import REVIEW_BELOW
+from triage_app.files.label_places import labels_as_read
 from triage_app.files.ticket_keys import file_key, row_hashes
 from triage_app.scale.recipe import ClassifierRecipe
 from triage_app.scale.rows import CARRIED, FALLBACK, ROW, SCORES, TRUNCATED, add_row_index, in_order, num_rows
@@ -137,14 +139,10 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
                 batch_format="pandas", batch_size=rows_per_block, compute=ActorPoolStrategy(size=actors),
                 num_cpus=cpus, num_gpus=gpus or None)
             label_names = recipe.label_set.names
-            given = _person_labels(store, input, label_names)
+            given = _person_labels(store, Path(input), label_names, limit)
 
             def person_labels(frame, rows):
-                # a label counts where its row still holds the ticket it was given for
-                hashes = dict(zip(rows, row_hashes(frame)))
-                keys = {row: next((k for k in ((row, hashes[row]), (row, getattr(hashes[row], "earlier", None)))
-                                   if k in given), None) for row in rows}
-                return {i: given[keys[row]] for i, row in enumerate(rows) if keys[row] is not None}
+                return {i: given[row] for i, row in enumerate(rows) if row in given}
 
             blocks = in_order(scored.iter_batches(batch_size=None, batch_format="pandas"), total)
             frames = (block_results(block, label_names, person_labels, review_below) for block in blocks)
@@ -156,10 +154,17 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
                 ray.shutdown()
 
 
-def _person_labels(store, input, names: list[str]) -> dict[tuple[int, str], str]:
-    """{(row, row hash): label} a person gave the file in the window, of these label names."""
-    return {(row, h): label for row, h, label in store.stored_person_labels(file_key(input))
-            if label in names}
+def _person_labels(store, input: Path, names: list[str], limit: int | None) -> dict[int, str]:
+    """{row: label} a person gave the file in the window, of these label names, where the local command finds
+    them: the rows are hashed as the local reader reads them (Arrow reads a JSON number or a missing key
+    otherwise), on this machine, and only where the database holds labels for the file. An older database's
+    labels kept by text are not adopted here: the window or the local command adopts them."""
+    key = file_key(input)
+    if not store.stored_person_labels(key, True):
+        return {}
+    table = reader.read_tickets(input, limit=limit)
+    found, _ = labels_as_read(store, key, row_hashes(table.frame), None, PLAIN, bool(limit))
+    return {row: label for row, label in found.items() if label in names}
 
 
 def start_local(ray, num_cpus: int | None = None, object_store_gb: float = 1.5) -> None:
