@@ -363,3 +363,14 @@ def test_answers_pick_the_label_a_prediction_picks_even_where_probabilities_tie(
     assert names[read.index[0]] == Prediction(0, names, scores[0].tolist()).label
     assert np.isnan(read.confidence[1]) and np.isnan(read.margin[1]) and read.margin[0] == 0.0
     assert np.isnan(Answers.of(scores[:, :1]).margin).all()                             # one label: no margin
+
+
+@given(st.sampled_from(["Facturación", "Técnico", "Ärger", "billing"]), st.sampled_from(["NFC", "NFD"]),
+       st.sampled_from([str.lower, str.upper, str.title, str]))
+def test_a_column_value_names_the_label_whatever_its_case_and_accent_spelling(name, form, case):
+    """A macOS file writes "é" as two code points (NFD): to a person it is the label's name, as LabelSet says."""
+    import unicodedata
+
+    names = [unicodedata.normalize("NFC", name), "other"]
+    value = f" {case(unicodedata.normalize(form, name))} "
+    assert labels_from_column([value, "", "?"], names).labels == {0: names[0]}

@@ -95,3 +95,14 @@ def test_the_report_carries_gates_over_the_rows_it_judged():
     by = {g["threshold"]: g for g in report.gates}
     assert by[0.5]["n"] == 3 and by[0.5]["accuracy"] == 2 / 3            # the blank gold row does not count
     assert by[0.7]["n"] == 2 and by[0.7]["accuracy"] == 1.0 and by[0.7]["applied"] == 2 / 3
+
+
+def test_gold_values_spelled_otherwise_are_the_label_they_name():
+    """NFD (a macOS export) and another case are one name, as LabelSet tells names apart."""
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "Facturación")
+    report = evaluate([nfd, "técnico", "Facturación", " TÉCNICO "], ["Facturación", "Técnico", "Técnico", "Técnico"],
+                      ["Facturación", "Técnico"])
+    assert report.accuracy == 0.75
+    assert report.gold_values == ["Facturación", "Técnico"]

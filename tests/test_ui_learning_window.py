@@ -217,3 +217,44 @@ def test_labels_from_a_column_keep_what_the_person_wrote_of_the_labels_that_stay
     got = {label.name: label.description for label in window.label_set.labels}
     assert got == {"Account": "", "Billing": "invoices, refunds, plan prices", "Technical": "bugs and crashes"}
     assert window.label_set.examples == (Example("my card was charged twice", "Billing"),)
+
+
+def test_a_column_spelling_our_labels_otherwise_is_our_labels_spelled_as_the_helpdesk_does(qtbot, make_window,
+                                                                                         tmp_path, monkeypatch):
+    """"Billing" in the queue column is the set's "billing" (names are told apart folded): the label takes the
+    helpdesk's spelling and keeps its description, and the label a person gave by hand follows it, shown, not
+    set aside under the old spelling."""
+    from test_ui_axes import select
+
+    path = tmp_path / "queues.csv"
+    write_queues(path, {"queue": [list(QUEUES)[r % 3] if r % 2 == 0 else "" for r in range(12)]})
+    monkeypatch.setattr("triage_app.ui.learning.column_offer.LabelOfferDialog.exec", lambda self: QDialog.DialogCode.Accepted)
+    window = make_window(autoload=False)
+    descriptions = {label.name.title(): label.description for label in window.label_set.labels}
+    open_file(qtbot, window, path)
+    select(window, 1, "label")
+    qtbot.keyClick(window.view, Qt.Key.Key_1)                     # billing, by hand
+    with qtbot.waitSignal(window.learning.learning.retrained, timeout=60_000):
+        window.labels_from_column()
+    assert {label.name: label.description for label in window.label_set.labels} == descriptions
+    assert window.model.person_labels[1] == "Billing" and window.model.person_labels[0] == "Billing"
+    assert window.labelling.set_aside() == 0
+
+
+def test_a_name_typed_otherwise_brings_back_the_labels_set_aside_under_it(qtbot, make_window, tmp_path):
+    from test_ui_axes import select
+
+    path = tmp_path / "queues.csv"
+    write_queues(path, {"queue": [""] * 6})
+    window = make_window(autoload=False)
+    open_file(qtbot, window, path)
+    select(window, 1, "label")
+    qtbot.keyClick(window.view, Qt.Key.Key_1)                     # billing, by hand
+    panel = window.labels_panel
+    panel.labels.selectRow(0)
+    panel.remove_selected_label()                                 # billing's label is set aside
+    assert window.labelling.set_aside() == 1
+    panel.add_label()
+    panel.labels.item(panel.labels.rowCount() - 1, 0).setText("Billing")   # typed with a capital: one name
+    assert "billing" in window.label_set.names and "Billing" not in window.label_set.names
+    assert window.model.person_labels == {1: "billing"} and window.labelling.set_aside() == 0

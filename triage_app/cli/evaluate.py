@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import triage_app.cli.options as options
+from triage_app.engine.labels import folded
 
 
 def run(args) -> int:
@@ -49,7 +50,7 @@ def run_axes(args, axes, table, texts, cleaning) -> int:
     columns = gold_columns(args, axes, table)
     golds = {axis.name: table.frame[columns[axis.name]].str.strip().tolist() for axis in axes}
     for axis in axes:
-        if not {g.lower() for g in golds[axis.name]} & {name.lower() for name in axis.names}:
+        if not {folded(g) for g in golds[axis.name]} & {folded(name) for name in axis.names}:
             raise ValueError(f"--gold-column {axis.name}={columns[axis.name]}: no value is one of the axis's "
                              f"labels ({', '.join(axis.names)})")
     gold_sets = {axis.name: gold_rows(args, texts, golds[axis.name], axis.label_set, cleaning,
@@ -251,7 +252,7 @@ def judged_label_set(args, gold):
     spelled: dict[str, str] = {}
     for g in gold:        # one label per value whatever its case, as the values are matched (gold_rows)
         if g:
-            spelled.setdefault(g.lower(), g)
+            spelled.setdefault(folded(g), g)
     found = sorted(spelled.values())
     default = LabelSet.default()
     return default if set(found) <= set(default.names) else LabelSet.from_names(found)

@@ -11,7 +11,7 @@ import hashlib
 import json
 import unicodedata
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 LABEL_KEYS = ("name", "description", "alias")
@@ -49,7 +49,7 @@ class Label:
             raise ValueError(f"the alias of {_shown(self.name)} has leading or trailing spaces")
 
 
-def _folded(name: str) -> str:
+def folded(name: str) -> str:
     """A name as a person reads it: case and Unicode's two spellings of an accented letter (NFC, NFD) aside."""
     return unicodedata.normalize("NFC", name).lower()
 
@@ -74,9 +74,9 @@ class LabelSet:
         if len(self.labels) < 2:
             raise ValueError("a label set needs at least two labels")
         names = [label.name for label in self.labels]
-        if len(set(map(_folded, names))) != len(names):   # "ä" typed two ways is one name to a person
+        if len(set(map(folded, names))) != len(names):   # "ä" typed two ways is one name to a person
             raise ValueError(f"label names must be distinct: {names}")
-        surfaces = [_folded(label.surface) for label in self.labels]
+        surfaces = [folded(label.surface) for label in self.labels]
         if len(set(surfaces)) != len(surfaces):
             raise ValueError(f"label aliases must be distinct: {[label.surface for label in self.labels]}")
         for example in self.examples:
@@ -119,14 +119,17 @@ class LabelSet:
         return cls(labels=tuple(Label(n.strip()) for n in names if n.strip()))
 
     def for_names(self, names: list[str]) -> LabelSet:
-        """A label set of these names, in this order: a name this set has keeps its description, alias and
-        examples (what a person typed is not lost to a column's values); where an alias would clash with a
-        new name, the names alone."""
-        mine = {label.name: label for label in self.labels}
-        labels = tuple(mine.get(n.strip(), Label(n.strip())) for n in names if n.strip())
-        kept = {label.name for label in labels}
+        """A label set of these names, spelled so, in this order: a name this set has (told apart folded, as
+        here: "Billing" in a helpdesk's column is our "billing") keeps its description, alias and examples
+        (what a person typed is not lost to a column's values); where an alias would clash with a new name,
+        the names alone."""
+        mine = {folded(label.name): label for label in self.labels}
+        names = [n.strip() for n in names if n.strip()]
+        labels = tuple(replace(mine[folded(n)], name=n) if folded(n) in mine else Label(n) for n in names)
+        spelled = {mine[folded(n)].name: n for n in names if folded(n) in mine}
         try:
-            return LabelSet(labels, tuple(e for e in self.examples if e.label in kept))
+            examples = tuple(replace(e, label=spelled[e.label]) for e in self.examples if e.label in spelled)
+            return LabelSet(labels, examples)
         except ValueError:
             return LabelSet.from_names(names)
 

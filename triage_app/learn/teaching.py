@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from triage_app.engine.labels import folded
+
 
 @dataclass(slots=True)
 class Teaching:
@@ -78,15 +80,16 @@ class ColumnLabels:
 
 
 def labels_from_column(values: Iterable[object], names: Iterable[str]) -> ColumnLabels:
-    """A column's values as labels. Case and surrounding spaces are ignored, as eval's gold column does."""
-    canon = {name.strip().lower(): name for name in names}
+    """A column's values as labels. Case, Unicode's two spellings of an accent and surrounding spaces are
+    ignored (engine/labels.folded), as eval's gold column does."""
+    canon = {folded(name.strip()): name for name in names}
     labels, unknown, blank = {}, Counter(), 0
     for row, value in enumerate(values):
         text = cell_text(value)
         if not text:
             blank += 1
-        elif text.lower() in canon:
-            labels[row] = canon[text.lower()]
+        elif folded(text) in canon:
+            labels[row] = canon[folded(text)]
         else:
             unknown[text] += 1
     return ColumnLabels(labels, dict(sorted(unknown.items(), key=lambda kv: (-kv[1], kv[0]))), blank)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
+from triage_app.engine.labels import folded
+
 
 @dataclass(slots=True)
 class LabelMetrics:
@@ -55,10 +57,11 @@ class Report:
 
 
 def as_labels(gold: list, labels: list[str]) -> list[str]:
-    """Each gold value as the label it names, matched ignoring case and surrounding spaces; a value that
-    is no label stays itself, stripped ("" for a blank one)."""
-    canon = {name.lower(): name for name in labels}
-    return [canon.get(str(g).strip().lower(), str(g).strip()) for g in gold]
+    """Each gold value as the label it names, matched as labels are told apart (engine/labels.folded: case
+    and the two spellings of an accent aside) and ignoring surrounding spaces; a value that is no label stays
+    itself, stripped ("" for a blank one)."""
+    canon = {folded(name): name for name in labels}
+    return [canon.get(folded(str(g).strip()), str(g).strip()) for g in gold]
 
 
 def evaluate(gold: list[str], predicted: list[str | None], labels: list[str],

@@ -19,6 +19,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView,
                                QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
+from triage_app.engine.labels import folded
 from triage_app.learn.teaching import cell_text, labels_from_column
 from triage_app.ui.plain_text import fit_names
 
@@ -28,7 +29,7 @@ _NAME, _ROWS, _VALUE = 0, 1, 2
 
 @dataclass(frozen=True, slots=True)
 class ColumnValue:
-    key: str           # the value as labels_from_column compares it: stripped, lower-cased
+    key: str           # the value as labels_from_column compares it: stripped, folded
     shown: str         # its commonest spelling in the file
     rows: int
 
@@ -52,7 +53,7 @@ def column_values(values) -> list[ColumnValue]:
     for value in values:
         text = cell_text(value)
         if text:
-            spellings.setdefault(text.lower(), Counter())[text] += 1
+            spellings.setdefault(folded(text), Counter())[text] += 1
     found = [ColumnValue(key, c.most_common(1)[0][0], sum(c.values())) for key, c in spellings.items()]
     return sorted(found, key=lambda v: (-v.rows, v.key))
 
@@ -66,7 +67,7 @@ def label_like(values, most: int = 50) -> bool:
     """A column of a few repeated values, two of which the dialog would propose."""
     keys = set()
     for value in values:
-        keys.add(cell_text(value).lower())
+        keys.add(folded(cell_text(value)))
         if len(keys) > most + 1:           # (blank is one) a text column: known long before its end
             return False
     found = column_values(values)
@@ -110,9 +111,9 @@ def take(values, names_by_key: dict[str, str | None]) -> Offer:
     first: dict[str, str] = {}
     for name in names_by_key.values():
         if name:
-            first.setdefault(name.lower(), name)
+            first.setdefault(folded(name), name)
     names = list(first.values())
-    mapped = [names_by_key.get(cell_text(v).lower()) for v in values]
+    mapped = [names_by_key.get(folded(cell_text(v))) for v in values]
     found = labels_from_column(mapped, names)
     left_out = sum(1 for v, m in zip(values, mapped) if cell_text(v) and m is None)
     return Offer(names, found.labels, left_out)

@@ -21,7 +21,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from PySide6.QtCore import QObject, Signal
 
 from triage_app.engine.axes import Axes
-from triage_app.engine.labels import LabelSet
+from triage_app.engine.labels import LabelSet, folded
 from triage_app.files.field_renames import refusal
 from triage_app.review.person_labels import PersonLabels
 
@@ -52,6 +52,7 @@ class PersonLabelling(QObject):
         labels_panel.example_requested.connect(self.use_as_example)
         labels_panel.renamed.connect(self.rename)
         labels_panel.rename_problem = self.rename_problem
+        labels_panel.spelling = self.set_aside_spelling
         db.redirected.connect(self._redirected)
         db.labels_redirected.connect(self._labels_redirected)
         db.rename_refused.connect(self._rename_refused)
@@ -149,6 +150,12 @@ class PersonLabelling(QObject):
 
     def _names(self) -> dict[str, list[str]]:
         return {axis.name: axis.names for axis in self.axes}
+
+    def set_aside_spelling(self, name: str) -> str:
+        """The name as a label set aside on this field spells it, where the two are one name to a person (case
+        and accent spelling aside, as LabelSet tells names apart): its labels then come back with it."""
+        aside = self.person.set_aside(self.label_set.names)
+        return next((old for old in aside if folded(old) == folded(name)), name)
 
     def rename_problem(self, renames: dict[str, str]) -> str | None:
         """A rename of a label with labels onto a name whose labels are set aside would merge the two
@@ -306,12 +313,26 @@ class PersonLabelling(QObject):
         if taken:
             names, labels = taken
             person = self.person       # the current field's: the column's values become its labels
+            self._respell(person, names)
             self.labels_panel.set_label_set(self.label_set.for_names(names), announce=True)
             new = {row: label for row, label in labels.items() if row not in person.labels}
             self.db.set_person_labels(person.file, person.give_many(new, from_file=True), person.axis, set(new))
             self._note(person, new)
             self._show()
             self.learning.person_labelled(person.axis)
+
+    def _respell(self, person: PersonLabels, names: list[str]) -> None:
+        """Labels given under a name the column spells otherwise ("billing", the column "Billing": one name to a
+        person) take the column's spelling, the helpdesk's; never onto a name that holds labels already."""
+        spelled = {folded(name): name for name in names}
+        held = [*self.label_set.names, *person.set_aside(self.label_set.names)]
+        renames = {}
+        for old in held:
+            new = spelled.get(folded(old), old)
+            if new != old and new not in held and new not in renames.values():
+                renames[old] = new
+        if renames:
+            self.rename(renames)
 
     def _show(self) -> None:
         for axis, names in self._names().items():

@@ -47,6 +47,7 @@ class LabelsPanel(QWidget):
         self._axis = self._axes.first.name          # the field shown
         self._filling = False
         self.rename_problem = lambda renames: None   # why a rename may not be applied (the window's say), or None
+        self.spelling = lambda name: name    # a typed name as the window spells it (a set-aside label's)
         self.axis_rename_problem = lambda old, new: None   # the same for a field's rename
         layout = QVBoxLayout(self)
 
@@ -304,7 +305,7 @@ class LabelsPanel(QWidget):
         aliases = {label.name: label.alias for label in self.label_set.labels}   # not shown here: kept as they were
         for r in range(self.labels.rowCount()):
             name_item, description_item = self.labels.item(r, 0), self.labels.item(r, 1)
-            name = name_item.text().strip() if name_item else ""
+            name = self.spelling(name_item.text().strip()) if name_item else ""
             description = " ".join((description_item.text() if description_item else "").split())
             old = name_item.data(_COMMITTED) if name_item else None
             if old and old != name:
