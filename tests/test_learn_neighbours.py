@@ -108,3 +108,35 @@ def test_words_are_never_smoothed():
     assert features.neighbours() is None
     learned = learn(features, np.zeros((40, 2)), {0: "b", 1: "a", 2: "b", 3: "a", 4: "b", 5: "a"}, ["a", "b"])
     assert not learned.smoothed
+
+
+def copied(copies_of_first: int = 15, n: int = 60, seed: int = 6) -> tuple[np.ndarray, np.ndarray]:
+    """A file whose first ticket comes `copies_of_first` times (a queue's "where is my card?"), then the rest."""
+    x, gold = clustered(n, seed=seed)
+    return np.vstack([np.repeat(x[:1], copies_of_first, axis=0), x[1:]]), np.r_[[gold[0]] * copies_of_first, gold[1:]]
+
+
+def test_a_tickets_copies_are_one_node_of_the_graph():
+    """Among a dozen copies tied at cosine 1, which ones were neighbours would be the rows' order: none is."""
+    matrix, _ = copied()
+    same = graph.copies(matrix)
+    assert same[:15].tolist() == [0] * 15 and same[15:].tolist() == list(range(15, len(matrix)))
+    near = nearest(matrix, k=5)
+    assert all(set(near[r]) == set(near[0]) for r in range(15)) and not set(near[0]) & set(range(15))
+    distinct = nearest(matrix[14:], k=5)          # the copies' neighbours are their one ticket's
+    assert set(near[0]) == {r + 14 for r in distinct[0]}
+    assert nearest(np.repeat(matrix[:1], 5, axis=0)) is None     # one ticket five times: no neighbours
+
+
+def test_labels_given_to_a_tickets_copies_count_whichever_copies_hold_them():
+    """Two copies labelled one way and two the other: every copy answers the same, whichever rows they are."""
+    matrix, gold = copied()
+    texts = [f"ticket {r}" for r in range(len(matrix))]
+    others = {r: NAMES[gold[r]] for r in range(15, len(matrix), 4)}
+    answers = []
+    for first, second in ((NAMES[1], NAMES[2]), (NAMES[2], NAMES[1])):
+        labels = {0: first, 1: first, 12: second, 13: second, **others}
+        learned = learn(TicketFeatures(texts, matrix), lm_scores(gold, 0.6), labels, NAMES)
+        answers.append(np.exp(learned.scores[:15]))
+    np.testing.assert_allclose(answers[0], answers[1], atol=0.01)     # the folds are drawn by row: a little apart
+    np.testing.assert_allclose(answers[0], answers[0][[2]].repeat(15, axis=0), atol=1e-9)

@@ -32,7 +32,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
 
-from triage_app.learn.neighbours import nearest
+from triage_app.learn.neighbours import copies, nearest
 from triage_app.quiet import silenced
 
 SLICE = 500                 # rows per call that holds the GIL: a few ms each
@@ -46,6 +46,7 @@ class TicketFeatures:
     def __init__(self, texts: list[str], embeddings: np.ndarray | None = None):
         self._regions: dict[int, np.ndarray] = {}
         self._near: tuple[np.ndarray | None] | None = None
+        self._copies: np.ndarray | None = None
         if embeddings is not None:
             self.matrix = _embedding_matrix(texts, embeddings)                           # [N, D]
             # files.embeddings.embedded gives a text with nothing to read no vector (a row of zeros)
@@ -101,8 +102,14 @@ class TicketFeatures:
         file too small to have neighbours."""
         if self._near is None:
             with threadpool_limits(limits=1):       # as _regions: no spinning threads on a busy CPU
-                self._near = (nearest(self.matrix) if self.are_embeddings else None,)
+                self._near = (nearest(self.matrix, same=self.copies()) if self.are_embeddings else None,)
         return self._near[0]
+
+    def copies(self) -> np.ndarray:
+        """[N] each ticket's first row with the same embedding (learn/neighbours.copies), found once and kept."""
+        if self._copies is None:
+            self._copies = copies(self.matrix)
+        return self._copies
 
 
 def _embedding_matrix(texts: list[str], embeddings: np.ndarray) -> np.ndarray:

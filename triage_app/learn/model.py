@@ -305,7 +305,7 @@ def _learned_part(model: TextModel, features: TicketFeatures, smooth: Teaching |
     if smooth is None:
         return model.log_probs(features.matrix)
     return smoothed(lambda every: np.exp(model.log_probs(features.matrix)), np.arange(features.n),
-                    features.neighbours(), smooth.rows, smooth.targets, model.n_labels)
+                    features.neighbours(), smooth.rows, smooth.targets, model.n_labels, features.copies())
 
 
 def _combined(weights: Weights, z: np.ndarray, text: np.ndarray) -> np.ndarray:

@@ -135,7 +135,7 @@ def held_out(features: TicketFeatures, teaching: Teaching, config: LearnConfig, 
         if smooth is not None:
             smooth[test] += smoothed(lambda rows: np.exp(model.log_probs(features.rows(rows))),  # noqa: B023
                                      teaching.rows[test], near, teaching.rows[train], teaching.targets[train],
-                                     len(teaching.names))
+                                     len(teaching.names), features.copies())
     if not answered.any():
         return None
     # a row's mean over the repeats that answered it; NaN where none did (a label's only example, held out
