@@ -86,6 +86,8 @@ def test_updates_are_written_as_csv_and_json(tmp_path):
 @pytest.mark.parametrize("path, names, message", [
     ("u.xlsx", ["queue"], ".csv or .json"),
     ("u.csv", ["id", "queue"], "axis named id"),
+    ("u.json", ["queue", "ID"], "axis named ID"),
+    ("u.csv", ["Id", "queue"], "axis named Id"),
 ])
 def test_bad_updates_paths_are_refused(path, names, message):
     with pytest.raises(ValueError, match=message):

@@ -97,8 +97,10 @@ def check_path(path: str, axis_names: list[str]) -> None:
     """Said before the model loads, not after the run."""
     if Path(path).suffix.lower().lstrip(".") not in FORMATS:
         raise ValueError(f"{path}: the updates are .csv or .json")
-    if "id" in axis_names:
-        raise ValueError("an axis named id cannot be written next to the ticket id; rename the axis")
+    # "ID" next to "id": a tool that reads headers without case (Excel's Power Query, PowerShell) takes either
+    named = [name for name in axis_names if name.strip().casefold() == "id"]
+    if named:
+        raise ValueError(f"an axis named {named[0]} cannot be written next to the ticket id; rename the axis")
 
 
 def answered(answers: AxisAnswers, rows: int, above: float) -> list[Answer | None]:
