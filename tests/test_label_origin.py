@@ -148,3 +148,37 @@ def test_classify_with_a_label_set_from_before_a_fields_rename_reads_its_labels_
     assert code == 0, err
     assert any("the field 'priority' of this file was renamed 'urgency' in the window" in line for line in err)
     assert json.loads(updates.read_text()) == [{"id": "1", "fields": {"priority": "urgent"}}]
+
+
+def test_classify_with_a_label_set_from_before_two_fields_swapped_names_keeps_each_fields_labels(
+        tmp_path, capsys, tiny_model):
+    """The window swapped queue and priority (through a third name); a label-set file still says queue and
+    priority: each field's labels are read where the renames took them, never sent as the other field's."""
+    import json
+
+    from cli_helpers import run_main, write_rows
+
+    from triage_app.engine.axes import Axes, Axis
+    from triage_app.engine.labels import LabelSet
+    from triage_app.files.reader import read_tickets
+    from triage_app.files.store import ResultStore
+    from triage_app.files.ticket_keys import file_key, row_hashes
+
+    tickets = write_rows(tmp_path / "t.csv", [{"id": str(k), "text": t} for k, t in
+                                              enumerate(["card lost", "refund please", "app crashes", "help"])])
+    axes = tmp_path / "axes.json"
+    Axes((Axis("queue", LabelSet.from_names(["billing", "high"])),
+          Axis("priority", LabelSet.from_names(["high", "low"])))).save(axes)
+    hashes, key = row_hashes(read_tickets(tickets).frame), file_key(tickets)
+    with ResultStore(tmp_path / "r.db") as store:
+        store.set_person_labels(key, {1: (hashes[1], "high")}, axis="queue")
+        store.set_person_labels(key, {2: (hashes[2], "high")}, axis="priority")
+        for old, new in (("queue", "tmp"), ("priority", "queue"), ("tmp", "priority")):
+            store.rename_axis(key, old, new)
+    updates = tmp_path / "u.json"
+    code, _, err = run_main(capsys, "classify", tickets, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
+                            "--method", "direct", "--labels-file", axes, "--updates", updates,
+                            "--apply-above", "1")
+    assert code == 0, err
+    assert json.loads(updates.read_text()) == [{"id": "1", "fields": {"queue": "high"}},
+                                               {"id": "2", "fields": {"priority": "high"}}]

@@ -171,3 +171,25 @@ def test_a_busy_database_writer_holds_a_field_rename_half_a_second_at_most(qtbot
     finally:
         release.set()
     assert time.perf_counter() - started < 2.5
+
+
+def test_a_window_opening_a_file_after_another_swapped_two_fields_names_shows_each_fields_labels(
+        qtbot, make_window, tmp_path):
+    """Window a swaps queue and priority (through a third name); window b, still on the team's label-set file,
+    reads each field's labels where the renames took them, never the other field's."""
+    path = write_helpdesk(tmp_path, helpdesk_rows()[:6])
+    a = make_window(autoload=False)
+    assert a.labels_panel.load(str(HELPDESK_AXES))
+    open_file(qtbot, a, path)
+    queue = a.axes.named("queue").names[0]
+    key(a, 0, "queue", queue)
+    key(a, 1, "priority", "High")
+    for old, new in (("queue", "tmp"), ("priority", "queue"), ("tmp", "priority")):
+        assert a.labels_panel.rename_axis(old, new)
+    a.db.flush()
+    a.close()
+    b = make_window(autoload=False)
+    assert b.labels_panel.load(str(HELPDESK_AXES))
+    open_file(qtbot, b, path)
+    assert b.model.answers_of("queue").person_labels == {0: queue}
+    assert b.model.answers_of("priority").person_labels == {1: "High"}

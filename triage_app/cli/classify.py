@@ -80,7 +80,7 @@ def every_ticket(args, store, table, texts, axes, classifiers, settings, cleanin
     """The language model reads every ticket; the person's labels, where given, are learned and weighed."""
     from triage_app.files.ticket_keys import file_key, row_hashes
 
-    stored_as = [stored_field(store, file_key(args.input, table.sheet), axis.name) for axis in axes]
+    stored_as = [stored_field(store, file_key(args.input, table.sheet), axis.name, axes.names) for axis in axes]
     windows = [person_labels(store, args, table, texts, axis, name) for axis, name in zip(axes, stored_as)]
     from_file = [store.from_file_rows(file_key(args.input, table.sheet), row_hashes(table.frame), name)
                  for name in stored_as]
@@ -109,7 +109,7 @@ def labels_first_run(args, store, table, texts, axes, classifiers, settings, cle
 
     out, key = Answered([], [], read=[]), file_key(args.input, table.sheet)
     for axis, classifier in zip(axes, classifiers):
-        name = stored_field(store, key, axis.name)
+        name = stored_field(store, key, axis.name, axes.names)
         window = person_labels(store, args, table, texts, axis, name)
         stored = store.from_file_rows(key, row_hashes(table.frame), name)
         labels = {**taught[axis.name], **window}
@@ -313,10 +313,10 @@ def write_updates(pending, gates: tuple[str, dict[str, float]], path: str) -> No
         print(f"note: {note}", file=sys.stderr)
 
 
-def stored_field(store, file: str, name: str) -> str:
+def stored_field(store, file: str, name: str, names: list[str]) -> str:
     """The name the axis's labels are stored under for this file: a field the window renamed is said, and
-    followed (one name per field per file)."""
-    now = store.field_now(file, name)
+    followed (one name per field per file; names: the label set's fields, two of which may have swapped)."""
+    now = store.field_now(file, name, others=tuple(names))
     if now != name:
         print(f"note: the field {name!r} of this file was renamed {now!r} in the window; its labels are read "
               f"from there (rename it in the label-set file too)", file=sys.stderr)

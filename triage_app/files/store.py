@@ -302,12 +302,16 @@ class ResultStore:
             self._db.execute("UPDATE person_labels SET axis=? WHERE file=? AND axis=?", (new, file, now))
             return taken | {field_renames.record(self._db, file, now, new)}
 
-    def field_now(self, file: str, axis: str, mine: frozenset[int] = frozenset()) -> str:
+    def field_now(self, file: str, axis: str, mine: frozenset[int] = frozenset(), others: tuple[str, ...] = ()) -> str:
         """The name a field's labels are under now: its own where the file holds labels under it, else the
         name renames recorded for the file gave it (a label-set file from before a window's rename); mine: the
-        renames of the window that asks, which it shows already (never followed)."""
+        renames of the window that asks, which it shows already (never followed). others: the label set's other
+        fields; the labels under this one's name are another's where renames took that one there (two fields'
+        names swapped)."""
         with self._reported():
-            return axis if self._held(file, axis) else followed(self._db, file, axis, mine)[0]
+            claimed = {followed(self._db, file, other, mine)[0] for other in others if other != axis}
+            held = self._held(file, axis) and axis not in claimed
+            return axis if held else followed(self._db, file, axis, mine)[0]
 
     def axis_renames(self, file: str) -> frozenset[int]:
         """The renames recorded for this file's fields: what a window that reads it now knows."""

@@ -214,10 +214,13 @@ class ResultsDb(QObject):
 
     def _fields_now(self, store: ResultStore, file: str, axes: list[str]) -> dict[str, str]:
         refused, followed, out = self._shown.get(file, {}), self._followed.setdefault(file, {}), {}
-        for axis in axes:
+        mine = self._mine.get(file, frozenset())
+        nows = {axis: store.field_now(file, axis, mine, tuple(axes)) for axis in axes}   # another window's renames
+        for axis, now in nows.items():
             followed.pop(axis, None)        # decided again at every read
-            now = store.field_now(file, axis, self._mine.get(file, frozenset()))   # another window's rename
-            if now == axis or now in axes or axis in refused:   # its own; a field shown here; a refusal on its way
+            # its own; a field shown here (unless renames took that one on too: two names swapped); a refusal
+            # on its way
+            if now == axis or nows.get(now) == now or axis in refused:
                 out[axis] = axis
             else:
                 followed[axis] = out[axis] = now
