@@ -104,3 +104,15 @@ def test_the_licence_pyproject_declares_is_in_the_repository():
 
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["license"]
     assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith(f"{declared} License")
+
+
+def test_the_build_backend_required_can_build_the_licence():
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert isinstance(pyproject["project"]["license"], str)   # an SPDX expression (PEP 639)
+    setuptools = next(Requirement(r) for r in pyproject["build-system"]["requires"] if r.startswith("setuptools"))
+    # setuptools before 77 rejects a string licence: every version the requirement admits must be 77 or later
+    assert not setuptools.specifier.contains("76.1.0"), f"{setuptools} admits a setuptools that cannot build it"
