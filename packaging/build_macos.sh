@@ -5,7 +5,7 @@
 #   MACOS_SIGN_IDENTITY   "Developer ID Application: Name (TEAMID)" in the current keychain
 #   NOTARY_APPLE_ID, NOTARY_PASSWORD (app-specific), NOTARY_TEAM_ID   for notarytool
 # Without a signing identity the app keeps PyInstaller's ad-hoc signature: it runs on this Mac;
-# downloaded elsewhere, Gatekeeper asks the user to confirm once (docs/mac_app.md).
+# downloaded elsewhere, Gatekeeper asks the user to confirm once (docs/packaging.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}

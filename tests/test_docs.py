@@ -86,3 +86,22 @@ def test_the_readme_synopsis_shows_every_option():
                for option in undocumented(command, sections.get(name, ""))]
     missing += [f"triage-app: {option}" for option in undocumented(parser, "\n".join(sections.values()))]
     assert not missing, "options missing from the README's command-line block:\n" + "\n".join(missing)
+
+
+CITED = re.compile(r"(?<![\w/.-])docs/[\w./-]*\w")   # a docs/ path written out in code, a script or a comment
+CITING = ("triage_app", "scripts", "packaging", "tests", ".github")
+
+
+def test_every_docs_path_the_code_cites_exists():
+    missing = []
+    for folder in CITING:
+        for path in sorted((ROOT / folder).rglob("*")):
+            if not path.is_file() or "__pycache__" in path.parts:
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:   # an image or a binary plist
+                continue
+            missing += [f"{path.relative_to(ROOT)}:{n}: {cited}" for n, line in enumerate(text.splitlines(), 1)
+                        for cited in CITED.findall(line) if not (ROOT / cited).exists()]
+    assert not missing, "docs/ paths cited that do not exist:\n" + "\n".join(missing)

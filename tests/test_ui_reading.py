@@ -1,7 +1,7 @@
 """A file is read off the UI thread: the window handles events while a read is in flight.
 
 How long the reader's own work can still stall the event loop (the GIL) is a measurement, not a
-test: `pytest -m slow -s -k stalls` prints it (docs/bench/file_reading.txt).
+test: `pytest -m slow -s -k stalls` prints it (docs/files.md, "The window while a big file opens").
 """
 
 import threading

@@ -7,8 +7,8 @@ each was answered by a model that never saw it (Learned.cross_validated): the an
 catching tickets no label fits). Tickets the person marked as fitting no label (their combined
 probabilities: Learned.confidence on those rows, from a model that never trained on them, as they are
 no label's) say how many of their kind it catches; they do not move the threshold: fitted on ten of
-them, it either gave up far more right answers or caught none (docs/learning/none_of_these.md).
-How many it catches and what it costs on BANKING77: docs/learning/none_of_these.md.
+them, it either gave up far more right answers or caught none (docs/learning/similarity.md, "None of these").
+How many it catches and what it costs on BANKING77: the same section.
 """
 
 from __future__ import annotations
