@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -105,7 +106,7 @@ def make_private(path: Path) -> None:
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
             if file.exists() and file.stat().st_mode & 0o077:
-                os.chmod(file, 0o600)
+                os.chmod(file, stat.S_IMODE(file.stat().st_mode) & 0o700)   # a file made read-only stays so
     except OSError:
         pass        # a folder or file we may not change: SQLite's own open says why, if it fails
 
