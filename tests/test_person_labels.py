@@ -15,6 +15,7 @@ from triage_app.engine.axes import PLAIN, Axis
 from triage_app.engine.labels import LabelSet
 from triage_app.review.person_labels import PersonLabels
 from triage_app.files.store import ResultStore, place, text_hash
+from triage_app.files.store_errors import make_private
 from triage_app.files.ticket_keys import RowHash, file_key, holds, row_hash, row_hashes
 
 
@@ -103,6 +104,26 @@ def test_the_database_is_the_users_alone(tmp_path):
     os.chmod(db, 0o644)
     with ResultStore(db):
         assert stat.S_IMODE(db.stat().st_mode) == 0o600
+    # one its owner made read-only stays read-only (opening it then says so, for anyone but root)
+    os.chmod(db, 0o444)
+    make_private(db)
+    assert stat.S_IMODE(db.stat().st_mode) == 0o400
+
+
+def test_old_labels_another_process_adopted_meanwhile_are_adopted_once(tmp_path):
+    """Two processes open one file of an older database at once: the second finds it adopted, no error."""
+    db = tmp_path / "r.db"
+    with ResultStore(db) as store:
+        store._db.execute("INSERT INTO manual_labels (text_hash, label_set, label, created) VALUES (?, ?, ?, ?)",
+                          (text_hash("my invoice"), "set1", "billing", 1.0))
+        store._db.commit()
+    with ResultStore(db) as first, ResultStore(db) as other:
+        def meanwhile(statement: str) -> None:      # between first's look at the file and its adopting it
+            if statement.startswith("SELECT text_hash"):
+                first._db.set_trace_callback(None)
+                assert other.person_labels("f.csv", ["r0", "r1"], ["hello", "my invoice"]).labels == {1: "billing"}
+        first._db.set_trace_callback(meanwhile)
+        assert first.person_labels("f.csv", ["r0", "r1"], ["hello", "my invoice"]).labels == {1: "billing"}
 
 
 def test_a_row_hash_sees_every_cell_and_their_borders():

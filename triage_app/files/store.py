@@ -379,7 +379,8 @@ class ResultStore:
         old = self._db.execute("SELECT text_hash, label_set, label, created FROM manual_labels").fetchall()
         rows = [r for r in old if r[0] in hashes]
         if rows or not old:    # adopted now, or nothing old to adopt, ever
-            self._db.execute("INSERT INTO migrated_files (file) VALUES (?)", (file,))
+            # another process opening the file at this moment may have adopted it first: the same labels
+            self._db.execute("INSERT OR IGNORE INTO migrated_files (file) VALUES (?)", (file,))
         if not rows:
             return
         last = max(rows, key=lambda r: r[3])[1]
