@@ -116,3 +116,16 @@ def test_partial_files_of_other_targets_are_not_touched(tmp_path):
         _age(path, ABANDONED_AFTER_S + 60)
     _write(tmp_path / "results.csv", "id\n")
     assert _partials(tmp_path) == [other, odd]
+
+
+def test_a_file_its_owner_made_read_only_is_refused_in_one_line_and_kept(tmp_path):
+    """Not replaced behind the person's back (root may write anything; the mode still says no), and the line
+    names the file, not a hidden temporary one."""
+    from triage_app.files.export import ExportFailed, write_text
+
+    target = tmp_path / "results.csv"
+    target.write_text("kept\n")
+    os.chmod(target, 0o444)
+    with pytest.raises(ExportFailed, match=r"^cannot write results.csv: it is read-only; make it writable"):
+        write_text(target, "new\n")
+    assert target.read_text() == "kept\n" and sorted(p.name for p in tmp_path.iterdir()) == ["results.csv"]

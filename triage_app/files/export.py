@@ -259,11 +259,14 @@ def same_file(a: str | Path, b: str | Path) -> bool:
 def write_atomic(path: Path, write: Callable[[str], None]) -> None:
     """Write a sibling temporary file, then rename it over the target: never half a file.
 
-    A new file gets the mode the umask gives any new file; a replaced one keeps its own. A symlink
+    A new file gets the mode the umask gives any new file; a replaced one keeps its own, and one its owner
+    made read-only is refused (PermissionError), as the person would be refused writing it. A symlink
     stays a link: the file it names is replaced. A writer killed mid-write leaves its hidden partial
     file; the next write to the same target removes it once no writer holds it.
     """
     path = Path(os.path.realpath(path))
+    if path.is_file() and not path.stat().st_mode & stat.S_IWUSR:
+        raise PermissionError("it is read-only; make it writable or choose another name")
     path.parent.mkdir(parents=True, exist_ok=True)
     _remove_abandoned(path)
     tmp, held = _new_sibling(path)
