@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication
 
 from triage_app.files.store import ResultStore
 
-from ui_helpers import make_window, open_file, settings_file, write_slice  # noqa: F401
+from ui_helpers import make_window, open_file, save_shot, settings_file, write_slice  # noqa: F401
 
 
 def exported(window, tmp_path) -> pd.DataFrame:
@@ -375,3 +375,42 @@ def test_a_run_the_person_stopped_stays_stopped_after_an_edit(qtbot, make_window
     window.labels_panel.add_label()
     qtbot.wait(300)
     assert not window.running and "Run again" in window.statusBar().currentMessage()
+
+
+def test_labels_given_while_the_database_is_locked_are_saved_once_it_is_not(qtbot, make_window, tmp_path,
+                                                                          monkeypatch):
+    """Another run holds the database past the wait: the window goes on, says it will try again (not to move a
+    sound database aside, which would hide every earlier label), and Try again saves what was labelled meanwhile
+    into the same file."""
+    import sqlite3
+
+    from PySide6.QtWidgets import QMessageBox
+
+    monkeypatch.setattr(ResultStore.__init__, "__defaults__", (None, 0.5))     # the real wait is half a minute
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: 0)     # a failure here must not hang closing on a dialog
+    db = tmp_path / "results.sqlite3"
+    window = make_window(store_path=db, autoload=False)
+    open_file(qtbot, window, write_slice(tmp_path, 5))
+    label_rows(window, {0: "billing"})
+    window.db.flush()
+    locker = sqlite3.connect(db)
+    locker.execute("BEGIN IMMEDIATE")                   # another run, writing
+    label_rows(window, {1: "technical"})
+    window.db.flush()
+    assert window.db.problem and window.db.passing, window.db.problem
+    qtbot.waitUntil(lambda: window.fresh_store_button.isVisible())      # said on the UI thread
+    assert window.fresh_store_button.text() == "Try again" and "--db" not in window.banner_text.text()
+    save_shot(window, "database-locked.png", tmp_path)
+    locker.rollback()
+    locker.close()
+    window.fresh_store_button.click()
+
+    def stored():
+        with ResultStore(db) as store:
+            return store.person_labels(window.labelling.person.file, window.labelling.person.row_hashes).labels
+    qtbot.waitUntil(lambda: stored() == {0: "billing", 1: "technical"})
+    assert window.db.problem is None and not window.fresh_store_button.isVisible()
+    assert sorted(p.name for p in tmp_path.iterdir() if "unusable" in p.name) == []
+    label_rows(window, {2: "account"})
+    window.db.flush()
+    assert stored() == {0: "billing", 1: "technical", 2: "account"}

@@ -22,16 +22,28 @@ class StoreUnavailable(ValueError):
     path, problem and fix are there for a caller that words the way out itself (the window).
     """
 
-    def __init__(self, message: str, path: Path | None = None, problem: str = "", fix: str = ""):
+    def __init__(self, message: str, path: Path | None = None, problem: str = "", fix: str = "",
+                 passing: bool = False):
         super().__init__(message)
         self.path, self.problem, self.fix = path, problem, fix
+        self.passing = passing      # the file is sound and may work again as it is (passing(): locked, full)
 
 
 def unavailable(path: Path, error: sqlite3.Error | OSError, timeout: float = LOCK_TIMEOUT_S) -> StoreUnavailable:
     """One line: which database, what is wrong with it, and what to do."""
     problem, fix = _diagnosis(path, error, timeout)
     return StoreUnavailable(f"results database {path.absolute()} {problem}: {fix}, or choose another with --db PATH",
-                            path, problem, fix)
+                            path, problem, fix, passing(error))
+
+
+def passing(error: Exception) -> bool:
+    """Whether the database is sound and may work again as it is, once the person or another run lets it: locked
+    by another run, the disk full, a disk error, read-only; not a damaged file or another kind of file."""
+    if isinstance(error, StoreUnavailable):
+        return error.passing
+    code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR,
+                    sqlite3.SQLITE_READONLY)
 
 
 def check_kind(path: Path) -> None:

@@ -1,6 +1,7 @@
 """A results database that cannot be used, as the window says it: once, in the message bar, with its
-way out (a fresh database; the old file is kept, renamed). Until then the window goes on without it:
-nothing is resumed, and a person's labels are kept in memory."""
+way out: a fresh database (the old file is kept, renamed), or, where the file is sound and only locked,
+full or read-only for now, trying it again. Until then the window goes on without it: nothing is
+resumed, and a person's labels are kept in memory, and written once it works again."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox
 
-from triage_app.ui.panels.message_bar import MessageBar
+from triage_app.ui.panels.message_bar import FRESH_TIP, MessageBar
 from triage_app.ui.background.results_db import ResultsDb, store_file
 
 
@@ -23,7 +24,21 @@ class FreshStoreOffer(QObject):
         super().__init__(parent)
         self.db, self.bar = db, bar
         db.unavailable.connect(self._unavailable)
-        bar.fresh_store_button.clicked.connect(self.use_fresh)
+        db.recovered.connect(self._recovered)
+        bar.fresh_store_button.clicked.connect(self._way_out)
+
+    def _way_out(self) -> None:
+        if self.db.passing:
+            self.db.retry()             # said when it is tried: recovered, or unavailable again
+        else:
+            self.use_fresh()
+
+    def _recovered(self) -> None:
+        self.bar.fresh_store_button.hide()
+        self.bar.hide()
+        self.fresh.emit()               # what was labeled meanwhile is written now
+        self.message.emit(f"The results database {store_file(self.db.path)} works again: the labels you gave "
+                          "meanwhile are saved.", 15_000)
 
     def use_fresh(self) -> Path | None:
         """Move the unusable database aside (kept, renamed) and start an empty one; returns where it went."""
@@ -42,9 +57,17 @@ class FreshStoreOffer(QObject):
         return moved
 
     def _unavailable(self, message: str) -> None:
-        self.bar.fresh_store_button.show()
-        self.failed.emit(f"{message.rstrip('. ')}. The window goes on without it: nothing is resumed or "
-                         f"saved until you use a fresh database.")
+        button = self.bar.fresh_store_button
+        button.setText("Try again" if self.db.passing else "Use a fresh database")
+        button.setToolTip("Open the same database again, and save the labels you gave meanwhile."
+                          if self.db.passing else FRESH_TIP)
+        button.show()
+        if self.db.passing:
+            self.failed.emit(f"{window_line(message)}. The window goes on without it, your labels kept here: "
+                             "they are saved when it works again (Try again, or the next Run tries).")
+        else:
+            self.failed.emit(f"{window_line(message)}. The window goes on without it: nothing is resumed or "
+                             f"saved until you use a fresh database.")
 
     def settle(self, unsaved: int, going: str, parent) -> bool:
         """unsaved labels live in the window only (the database cannot be used): offer the fresh
@@ -54,12 +77,22 @@ class FreshStoreOffer(QObject):
         box = QMessageBox(QMessageBox.Icon.Warning, "Your labels are not saved",
                           f"{unsaved:,} label(s) you gave are not saved: the results database cannot be used. "
                           "A fresh database keeps them (the old file is kept, renamed).", parent=parent)
-        keep = box.addButton("Use a fresh database", QMessageBox.ButtonRole.AcceptRole)
+        if self.db.passing:
+            box.setInformativeText("It may work again now (another run done, space freed): Try again saves them.")
+        keep = box.addButton("Try again" if self.db.passing else "Use a fresh database",
+                             QMessageBox.ButtonRole.AcceptRole)
         drop = box.addButton(f"{going} without them", QMessageBox.ButtonRole.DestructiveRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(keep)
         box.exec()
+        if box.clickedButton() is keep and self.db.passing:
+            return self.db.retry(wait=True)     # failing still: said again, and the window stays
         if box.clickedButton() is keep:
             self.use_fresh()
             return self.db.problem is None      # a fresh one failed too: said, and the window stays
         return box.clickedButton() is drop
+
+
+def window_line(message: str) -> str:
+    """The database's line as the window says it: the command line's way out (--db PATH) is not the window's."""
+    return message.replace(", or choose another with --db PATH", "").rstrip(". ")

@@ -313,7 +313,7 @@ class EmbeddingWorker(QObject):
             try:
                 return EmbeddingCache(store_file(self.db.path))
             except StoreUnavailable as exc:
-                self.db.give_up(str(exc))
+                self.db.give_up_on(exc)
         return _Unkept()
 
 

@@ -61,7 +61,7 @@ class LabelsFirstWorker(QObject):
         from triage_app.learn import TicketFeatures
         from triage_app.run.labels_first import labels_first
 
-        from triage_app.ui.background.results_db import STORE_ERRORS, store_line
+        from triage_app.ui.background.results_db import STORE_ERRORS
 
         engine = self.engine
         if not engine.serving(run_id):
@@ -86,7 +86,7 @@ class LabelsFirstWorker(QObject):
             engine.cancelled.emit(run_id)
             return
         except STORE_ERRORS as exc:
-            engine.db.give_up(store_line(exc, engine.db.path))
+            engine.db.give_up_on(exc)
             engine.failed.emit(run_id, "the run stopped: the results database failed; Run again to go on without it")
             return
         except Exception as exc:

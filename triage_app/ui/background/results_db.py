@@ -1,6 +1,8 @@
 """The results database as the window uses it: one owner for the window, its file reader and its
 worker. Any failure is one StoreUnavailable line naming the file, said once; everything goes on
-without the database until the user sets it aside for a fresh one.
+without the database until the user sets it aside for a fresh one, or, where the file is sound and
+only locked, full or read-only for now (passing), until it works again: tried at the next run, or
+when the person asks.
 
 SQLite connections belong to one thread, so the owner hands out connections rather than sharing
 one: a run opens its own on the worker's thread, and a person's labels are written (and read
@@ -23,6 +25,7 @@ from PySide6.QtCore import QObject, Signal
 from triage_app.engine.axes import PLAIN
 from triage_app.files.field_renames import RenameRefused
 from triage_app.files.store import FileLabels, ResultStore, StoreUnavailable, default_path
+from triage_app.files.store_errors import passing
 
 STORE_ERRORS = (StoreUnavailable, sqlite3.Error)   # sqlite3's own: a database that broke after it opened
 RENAME_WAIT_S = 0.5     # the longest a field rename holds the UI thread for the database's word
@@ -32,6 +35,7 @@ class ResultsDb(QObject):
     """Owns the database's state (usable or not) and its writer; call from any thread."""
 
     unavailable = Signal(str)   # the first failure since it was last usable, one line
+    recovered = Signal()        # a passing failure is over: what was labelled meanwhile can be written
     redirected = Signal(str, str, str)   # file, field, the name it has now: another window renamed it
     labels_redirected = Signal(str, str, object)   # file, field, {label shown: its name now}: the same for labels
     # file, the field's name in the database, the name the window gave it, why: a rename the window's check
@@ -44,6 +48,7 @@ class ResultsDb(QObject):
         super().__init__()
         self.path = path
         self.problem: str | None = None   # the one line while the database is unavailable
+        self.passing = False              # the file is sound: it may work again as it is (store_errors.passing)
         self._lock = threading.Lock()
         self._labels: ResultStore | None = None   # the writer thread's connection
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="triage-labels")
@@ -64,29 +69,48 @@ class ResultsDb(QObject):
         self._mine: dict[str, frozenset[int]] = {}
 
     def open(self) -> ResultStore | None:
-        """A connection of the caller's own, for its thread (close it when done); None while unavailable."""
-        if self.problem is not None:
+        """A connection of the caller's own, for its thread (close it when done); None while unavailable. A
+        passing failure is tried again (a run asks): the database that works again is said (recovered)."""
+        if self.problem is not None and not self.passing:
             return None
         try:
-            return open_store(self.path)
+            store = open_store(self.path)
         except StoreUnavailable as exc:
-            self.give_up(str(exc))
+            self.give_up_on(exc)
             return None
+        if self._clear():
+            self.recovered.emit()
+        return store
 
-    def give_up(self, message: str) -> None:
-        """The database failed: nothing is resumed or saved until use_fresh()."""
+    def give_up_on(self, error: Exception) -> None:
+        """give_up with the error's line, and whether it may pass (store_errors.passing)."""
+        self.give_up(store_line(error, self.path), passing(error))
+
+    def give_up(self, message: str, may_pass: bool = False) -> None:
+        """The database failed: nothing is resumed or saved until use_fresh(), or, may_pass, until it works again."""
         with self._lock:
             first, self.problem = self.problem is None, self.problem or message
+            self.passing = may_pass if first else self.passing and may_pass
         if first:
             self.unavailable.emit(message)
+
+    def retry(self, wait: bool = False) -> bool:
+        """Open the database again as it is (a passing failure, over now?), on the writer thread: said as
+        recovered, or as unavailable again. wait: until then (True where it works); else at once (False)."""
+        done = self._submit(self._retry)
+        return done.result() if wait else False
+
+    def _clear(self) -> bool:
+        with self._lock:
+            was, self.problem, self.passing = self.problem is not None, None, False
+        return was
 
     def use_fresh(self) -> Path | None:
         """Move the unusable database aside (kept, renamed) and open an empty one; returns where the old
         one went. Raises OSError when it cannot be moved. A fresh one that fails too is said as the first."""
         self._submit(self._close_labels).result()     # the writer must not hold the old file
         moved = set_aside(store_file(self.path))
-        with self._lock:
-            self.problem = None
+        self._clear()
         self._submit(self._labels_store).result()     # opened now, so a failure is said now
         return moved
 
@@ -154,6 +178,14 @@ class ResultsDb(QObject):
         return self._writer.submit(_reported, job, *args)
 
     # on the writer thread
+    def _retry(self) -> bool:
+        self._close_labels()
+        if self._clear():               # a failure now is said again, as the first
+            self._labels = self.open()
+            if self._labels is not None:
+                self.recovered.emit()
+        return self.problem is None
+
     def _labels_store(self) -> ResultStore | None:
         if self.problem is not None:      # given up elsewhere (a run): labels stop here too
             self._close_labels()
@@ -256,7 +288,7 @@ class ResultsDb(QObject):
             return use(*args)
         except STORE_ERRORS as exc:     # read-only, full, or broken since it opened
             self._close_labels()
-            self.give_up(store_line(exc, self.path))
+            self.give_up_on(exc)
             return None
 
     def _close_labels(self) -> None:

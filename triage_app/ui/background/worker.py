@@ -243,7 +243,7 @@ class EngineWorker(QObject):
         from triage_app.files.clean import TextCleaning
         from triage_app.run.fields import PartStarted, run_fields
 
-        from triage_app.ui.background.results_db import STORE_ERRORS, store_line
+        from triage_app.ui.background.results_db import STORE_ERRORS
 
         self._served += 1
         if run_id <= self._cancelled_up_to or after_load in self._failed_loads:
@@ -269,7 +269,7 @@ class EngineWorker(QObject):
                 if isinstance(event, PartStarted):
                     self.fields_started.emit(RunFields(run_id, list(event.names)))
         except STORE_ERRORS as exc:     # full or broken mid-run: the batches shown so far stay
-            self.db.give_up(store_line(exc, self.db.path))
+            self.db.give_up_on(exc)
             self.failed.emit(run_id, "the run stopped: the results database failed; Run again to go on without it")
             return
         except Exception as exc:

@@ -8,6 +8,8 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePol
 
 from triage_app.ui.plain_text import elided, tooltip
 
+FRESH_TIP = ("Move the results database that cannot be used aside (it is kept, renamed) and start an empty one. "
+             "Until then nothing is saved.")
 MESSAGE_CHARS = 400     # a line naming a huge header or cell shows its head; the tooltip shows more
 
 
@@ -25,8 +27,7 @@ class MessageBar(QFrame):
         self.text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.fresh_store_button = QPushButton("Use a fresh database")
-        self.fresh_store_button.setToolTip("Move the results database that cannot be used aside (it is kept, "
-                                           "renamed) and start an empty one. Until then nothing is saved.")
+        self.fresh_store_button.setToolTip(FRESH_TIP)
         self.fresh_store_button.hide()
         # offered where a Hugging Face model is not on this machine and cannot be fetched now
         self.bundled_button = QPushButton("Use the bundled model now")
