@@ -68,15 +68,18 @@ class Curve:
     parts: tuple[str, ...] = PARTS
     encoder: str | None = None          # the sentence encoder's name, where the curve used one
 
-    def targets(self) -> dict[str, bool | None]:
-        """The issue's targets: combined >= the better of the other two at every k >= 2; +5 points at k = 5."""
+    def targets(self) -> dict[str, bool]:
+        """The issue's targets: combined >= the better of the other two at every k >= 2; +5 points at k = 5.
+        A k where a part has no answer (learned alone, taught fewer than two labels) is not judged."""
         out = {}
         for p in self.points:
+            zero, learned, combined = p.mean("zero_shot"), p.mean("learned"), p.mean("combined")
+            if None in (zero, learned, combined):
+                continue
             if p.k >= 2:
-                best = max(p.mean("zero_shot"), p.mean("learned"))
-                out[f"k={p.k}: combined >= max(zero-shot, learned)"] = p.mean("combined") >= best
+                out[f"k={p.k}: combined >= max(zero-shot, learned)"] = combined >= max(zero, learned)
             if p.k == 5:
-                out["k=5: combined >= zero-shot + 5 points"] = p.mean("combined") >= p.mean("zero_shot") + 0.05
+                out["k=5: combined >= zero-shot + 5 points"] = combined >= zero + 0.05
         return out
 
     def to_dict(self) -> dict:
@@ -176,13 +179,21 @@ def learning_curve(texts: list[str], gold: list[str], lm_scores: np.ndarray, nam
 def _teachable(ks, gold: list[str], names: list[str], log) -> tuple[int, ...]:
     """The ks every label can teach (a label of n tickets teaches up to n - 1, one held out to test): a k that
     a label has fewer for would teach it fewer and still be called k, so it is left out, said with the labels
-    short of it. A label of fewer than 2 tickets is never taught (said), and does not shorten the curve."""
+    short of it. A label of fewer than 2 tickets is never taught (said), and does not shorten the curve; with
+    fewer than two labels to teach, nothing learns (learning tells labels apart), so only k = 0 is kept."""
     every = Counter(gold)
     counts = {name: every[name] for name in names}
     if log and (rare := [name for name, n in counts.items() if n < 2]):
         log(f"note: {', '.join(f'{name} ({counts[name]})' for name in rare)}: too few tickets to teach and test, "
             f"never taught in the curve")
-    most = min((n - 1 for n in counts.values() if n >= 2), default=0)
+    teachable = [name for name, n in counts.items() if n >= 2]
+    if len(teachable) < 2:
+        if log and (short := [k for k in ks if k > 0]):
+            log(f"k={', '.join(map(str, short))} left out: "
+                f"{'only ' + teachable[0] if teachable else 'no label'} has 2 tickets or more to teach and test, "
+                f"and learning needs two labels")
+        return tuple(k for k in ks if k == 0)
+    most = min(counts[name] - 1 for name in teachable)
     if log and (short := [k for k in ks if k > most]):
         log(f"k={', '.join(map(str, short))} left out: "
             + ", ".join(f"{name} has {n - 1} to teach from" for name, n in counts.items() if 2 <= n <= max(short)))
