@@ -47,3 +47,18 @@ def test_eval_learning_curve_with_one_label_to_teach_prints_k0(tmp_path, capsys,
     assert code == 0, err
     assert [p["k"] for p in json.loads((tmp_path / "curve.json").read_text())["points"]] == [0]
     assert any("learning needs two labels" in line for line in err)
+
+
+def test_a_curve_of_k0_alone_is_drawn_as_one_point_in_the_middle(tmp_path, capsys, tiny_model, qapp):
+    result = {"set": "few", "names": NAMES, "n_test": 5, "points": [
+        {"k": 0, "mean": {"zero_shot": {"accuracy": 0.8}, "learned": {"accuracy": None},
+                          "combined": {"accuracy": 0.8}}}]}
+    circles = re.findall(r'<circle cx="([\d.]+)"', curves_svg([result]))
+    assert len(circles) == 2 and len(set(circles)) == 1
+    # and the command line writes the PNG of it
+    texts, gold = tickets(6, seed=5)
+    path = write_csv(tmp_path / "g.csv", ["text", "category"], list(zip(texts, gold)))
+    code, _, err = run_main(capsys, "eval", path, "--learning-curve", "--draws", "1", "--plot", tmp_path / "c.png",
+                            *LABELS)
+    assert code == 0, err
+    assert (tmp_path / "c.png").stat().st_size > 0

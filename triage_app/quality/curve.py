@@ -245,7 +245,8 @@ def _legend(titles: list[str], colors: list[str], width: int) -> tuple[list[str]
 
 def _panel(result: dict, left: int) -> list[str]:
     ks = [p["k"] for p in result["points"]]
-    x = lambda i: left + LEFT + PW * i / (len(ks) - 1)
+    # a curve of one k (k = 0 alone: too few labels to teach) is one point, in the middle
+    x = lambda i: left + LEFT + (PW * i / (len(ks) - 1) if len(ks) > 1 else PW / 2)
     y = lambda v: TOP + PH * (1 - v)
     out = [f'<text x="{left + LEFT}" y="{TOP - 22}" font-weight="bold">{escape(result["set"])}: '
            f'{len(result["names"])} labels, {result["n_test"]} test tickets</text>']
