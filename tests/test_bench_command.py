@@ -9,6 +9,7 @@ import pytest
 from cli_helpers import run_main
 
 from triage_app.bench import throughput
+from triage_app.bench.workloads import BANKING77
 
 
 @pytest.fixture
@@ -32,3 +33,24 @@ def test_speedups_are_against_the_reference_loop_when_it_is_not_a_mode(tmp_path,
     assert prefix["speedup"] * prefix["seconds"] == pytest.approx(fast["speedup"] * fast["seconds"])
     assert prefix["speedup"] != 1.0 and fast["speedup"] != 1.0
     assert prefix["agreement"] == fast["agreement"] == 1.0
+
+
+@pytest.mark.skipif(not BANKING77.is_file(), reason="the shared BANKING77 training split is not here")
+def test_the_many_labels_workload_writes_its_json(tmp_path, capsys, tiny_model, monkeypatch):
+    # a hunt's finding: --json wrote nothing. 12 labels and 4, not 77 and 10: the tiny model's context is short
+    real = throughput.run_many_labels
+    monkeypatch.setattr(throughput, "run_many_labels", lambda loaded, n, **kwargs: real(loaded, n, (12, 4), **kwargs))
+    out = tmp_path / "many.json"
+    code, _, err = run_main(capsys, "bench", "--workload", "many-labels", "--n", "2", "--json", out)
+    assert out.exists(), err
+    data = json.loads(out.read_text())
+    assert [(r["labels"], r["prune"]) for r in data["runs"]] == [(12, False), (12, True), (4, False), (4, True)]
+    assert code == (0 if all(r["same_labels"] for r in data["runs"]) else 1), err
+
+
+def test_the_many_labels_workload_exits_1_when_pruned_labels_differ(tmp_path, capsys, tiny_model, monkeypatch):
+    differ = throughput.ManyLabelsResult(10, True, 1.0, 2.0, 5, 9, same_labels=False)
+    monkeypatch.setattr(throughput, "run_many_labels", lambda *args, **kwargs: [differ])
+    code, stdout, _ = run_main(capsys, "bench", "--workload", "many-labels", "--n", "2", "--json", tmp_path / "m.json")
+    assert code == 1 and "NO" in stdout
+    assert json.loads((tmp_path / "m.json").read_text())["runs"][0]["same_labels"] is False

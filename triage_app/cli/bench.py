@@ -48,13 +48,20 @@ def run(args) -> int:
 
 def _many_labels(args) -> int:
     """Direct scoring with 77 labels against 10 on the same messages, the whole label trie against
-    the pruned one (engine/methods/prune.py): items/s and whether the labels are identical."""
+    the pruned one (engine/methods/prune.py): items/s and whether the labels are identical (exit 1 if not)."""
+    from dataclasses import asdict
+
     from triage_app.bench.throughput import many_labels_table, run_many_labels
 
-    results = run_many_labels(options.load_model(args), args.n, batch_size=args.batch_size,
-                              token_budget=args.token_budget, log=lambda line: print(line, file=sys.stderr))
+    loaded = options.load_model(args)
+    results = run_many_labels(loaded, args.n, batch_size=args.batch_size, token_budget=args.token_budget,
+                              log=lambda line: print(line, file=sys.stderr))
     print(many_labels_table(results))
-    return 0
+    if args.json:
+        options.write_json(args.json, {"model": loaded.name, "device": loaded.placement.device,
+                                       "dtype": loaded.placement.dtype_name, "workload": "many-labels", "n": args.n,
+                                       "runs": [asdict(r) for r in results]})
+    return 0 if all(r.same_labels for r in results) else 1
 
 
 def _export(args) -> int:
