@@ -9,7 +9,13 @@ import pytest
 from cli_helpers import run_main
 
 from triage_app.bench import throughput
-from triage_app.bench.workloads import BANKING77
+from triage_app.bench.workloads import BANKING77, WORKLOADS
+from triage_app.cli import options
+
+
+@pytest.fixture
+def no_model(monkeypatch):
+    monkeypatch.setattr(options, "load_model", lambda args: pytest.fail("the model was loaded"))
 
 
 @pytest.fixture
@@ -54,3 +60,19 @@ def test_the_many_labels_workload_exits_1_when_pruned_labels_differ(tmp_path, ca
     code, stdout, _ = run_main(capsys, "bench", "--workload", "many-labels", "--n", "2", "--json", tmp_path / "m.json")
     assert code == 1 and "NO" in stdout
     assert json.loads((tmp_path / "m.json").read_text())["runs"][0]["same_labels"] is False
+
+
+@pytest.mark.parametrize("given, said", [
+    (["--workload", "nonsense"], f"unknown workload 'nonsense': use {', '.join(WORKLOADS)}"),
+    (["--modes", ","], "--modes names no mode: use one or more of reference, buckets, prefix, prefix+buckets, fast, "
+                       "comma-separated"),
+    (["--batch-size", "0"], "--batch-size must be at least 1, not 0"),
+    (["--token-budget", "-1"], "--token-budget must be at least 1, not -1"),
+])
+def test_bad_arguments_are_refused_in_one_line_before_the_model_loads(capsys, no_model, given, said):
+    code, _, err = run_main(capsys, "bench", "--n", "3", *given)
+    assert code == 2 and err == [f"triage-app: {said}"]
+
+
+def test_every_workload_is_named_in_the_refusal():
+    assert {"export", "taught", "axes", "many-labels"} <= set(WORKLOADS)

@@ -10,14 +10,10 @@ import triage_app.cli.options as options
 def run(args) -> int:
     from dataclasses import asdict
 
-    from triage_app.bench.throughput import MODES, dense_rate, run_modes, table
+    from triage_app.bench.throughput import dense_rate, run_modes, table
     from triage_app.bench.workloads import workload
 
-    options.at_least(args.n, 1, "--n")
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    unknown = [m for m in modes if m not in MODES]
-    if unknown:
-        raise ValueError(f"unknown mode(s) {', '.join(unknown)}: use {', '.join(MODES)}")
+    modes = checked_args(args)
     if args.workload == "many-labels":
         return _many_labels(args)
     if args.workload == "export":
@@ -44,6 +40,24 @@ def run(args) -> int:
     if args.json:
         options.write_json(args.json, out)
     return 0
+
+
+def checked_args(args) -> list[str]:
+    """The modes asked for; a workload, mode or size the bench has not is said before the model loads."""
+    from triage_app.bench.throughput import MODES
+    from triage_app.bench.workloads import WORKLOADS
+
+    options.at_least(args.n, 1, "--n")
+    options.at_least(args.batch_size, 1, "--batch-size")
+    options.at_least(args.token_budget, 1, "--token-budget")
+    if args.workload not in WORKLOADS:
+        raise ValueError(f"unknown workload {args.workload!r}: use {', '.join(WORKLOADS)}")
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if not modes:
+        raise ValueError(f"--modes names no mode: use one or more of {', '.join(MODES)}, comma-separated")
+    if unknown := [m for m in modes if m not in MODES]:
+        raise ValueError(f"unknown mode(s) {', '.join(unknown)}: use {', '.join(MODES)}")
+    return modes
 
 
 def _many_labels(args) -> int:
