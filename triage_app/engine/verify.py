@@ -42,6 +42,7 @@ class VerifyReport:
     disagreements: list[Disagreement] = field(default_factory=list)
     checked: bool = False   # a checked low precision: every label must be float32's, no near-ties
     planned: int = 0        # the probes asked for; fewer were compared when the person stopped it
+    precision: str = ""     # on a checked placement, the precision the fast path's answers were in (said)
 
     @property
     def failures(self) -> list[Disagreement]:
@@ -62,9 +63,11 @@ class VerifyReport:
             verdict += f" (stopped after {self.probes} of {self.planned} probes)"
         if self.checked:
             return (f"{self.agree}/{self.probes} labels identical to the float32 reference loop (checked precision: "
-                    f"every one must be); largest score difference {self.max_score_diff:.2g}; {verdict}")
+                    f"every one must be; {self.precision}); largest score difference {self.max_score_diff:.2g}; "
+                    f"{verdict}")
+        ran = f"{self.precision}; " if self.precision else ""
         return (f"{self.agree}/{self.probes} labels identical to the reference loop; largest score difference "
-                f"{self.max_score_diff:.2g} (tolerance {self.tolerance:g}); near-ties {ties}; {verdict}")
+                f"{self.max_score_diff:.2g} (tolerance {self.tolerance:g}); near-ties {ties}; {ran}{verdict}")
 
 
 def probe_indices(lengths: list[int], n: int) -> list[int]:
@@ -210,12 +213,28 @@ def verify(classifier: Classifier, texts: list[str], probes: int = 16, config: R
                 passes.probe_done(len(reference))
     except VerifyStopped:
         pass
-    report = compare(reference, fast_sample, classifier.loaded.placement.dtype_name,
-                     classifier.scoring.method)
+    placement = classifier.loaded.placement.dtype_name
+    checked = is_checked(placement) and hasattr(classifier, "measure")
+    # a per-label method on a checked placement runs a plain float32 classifier (engine/build.py)
+    answered = placement if checked or not is_checked(placement) else "float32"
+    report = compare(reference, fast_sample, answered, classifier.scoring.method)
     report.planned = len(picked)
+    report.precision = _precision(classifier, placement, checked, [fast_sample[i] for i in reference])
     for d in report.disagreements:
         d.index = picked[d.index]
     return report
+
+
+def _precision(classifier: Classifier, placement: str, checked: bool, compared: list[Prediction]) -> str:
+    """What the compared answers were in, on a checked placement: a low-precision answer carries the
+    margin it beat (Prediction.drift), a float32 one none."""
+    if not is_checked(placement):
+        return ""
+    if not checked:
+        return (f"{classifier.scoring.method} scoring runs in float32 on {placement}, so no "
+                f"{placement.removesuffix('-checked')} answer was compared")
+    low = sum(1 for p in compared if p.drift > 0)
+    return f"{low} of {len(compared)} answered in {classifier.low_name}, the rest in float32"
 
 
 def _answers(run, passes: ReferencePasses) -> dict[int, Prediction]:
