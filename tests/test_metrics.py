@@ -30,6 +30,21 @@ def test_confusion_precision_recall_by_hand():
     assert "confusion" in r.table() and type(r).from_dict(r.to_dict()) == r
 
 
+def test_macro_f1_counts_a_label_the_model_gave_that_no_gold_row_has():
+    # a hunt's finding: it was left out of the average, which read higher than scikit-learn's macro-F1
+    from sklearn.metrics import f1_score
+
+    gold = ["billing", "billing", "technical", "technical", "billing"]
+    pred = ["billing", "account", "technical", "technical", "account"]
+    r = evaluate(gold, pred, LABELS)
+    assert r.per_label["account"].support == 0 and r.per_label["account"].f1 == 0.0
+    assert r.macro_f1 == pytest.approx(f1_score(gold, pred, average="macro"))
+    assert "macro-F1 0." in r.table() and "(over 3 labels with gold rows or answers)" in r.table()
+    # a label neither given nor in the gold column is out of the average
+    r = evaluate(["billing", "technical"], ["billing", "technical"], LABELS)
+    assert r.macro_f1 == 1.0 and "(over 2 labels with gold rows or answers)" in r.table()
+
+
 def test_a_label_never_given_has_no_precision():
     r = evaluate(["billing", "technical"], ["billing", "billing"], LABELS)
     assert r.per_label["technical"].precision is None and r.per_label["technical"].recall == 0

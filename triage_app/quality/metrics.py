@@ -44,8 +44,10 @@ class Report:
 
     def table(self) -> str:
         width = max(len(value) for value in self.gold_values) + 2
+        averaged = len(averaged_over(self.per_label))
         lines = [f"accuracy {_pct(self.accuracy)} (majority baseline {_pct(self.majority_baseline)}), "
-                 f"macro-F1 {self.macro_f1:.3f}" + (f", ECE {self.ece:.3f}" if self.ece is not None else "")
+                 f"macro-F1 {self.macro_f1:.3f} (over {averaged} labels with gold rows or answers)"
+                 + (f", ECE {self.ece:.3f}" if self.ece is not None else "")
                  + f", n={self.n}",
                  f"{'label':<{width}} {'precision':>9} {'recall':>7} {'F1':>6} {'n':>5}"]
         for label, m in self.per_label.items():
@@ -81,16 +83,24 @@ def evaluate(gold: list[str], predicted: list[str | None], labels: list[str],
     for g, p, _ in rows:
         confusion[row_of[g]][col_of[p]] += 1
     per_label = {name: _label_metrics(confusion, k) for k, name in enumerate(labels)}
-    present = [m for m in per_label.values() if m.support]
+    present = [per_label[name].f1 for name in averaged_over(per_label)]
     supports = [sum(row) for row in confusion]
     report = Report(labels, len(rows), sum(g == p for g, p, _ in rows),
-                    sum(m.f1 for m in present) / len(present) if present else 0.0, per_label, gold_values,
+                    sum(present) / len(present) if present else 0.0, per_label, gold_values,
                     confusion, majority_baseline=max(supports) / len(rows) if rows else 0.0)
     if confidence is not None and rows:
         report.reliability = reliability([c for _, _, c in rows], [g == p for g, p, _ in rows], bins)
         report.ece = sum(b["n"] * abs(b["accuracy"] - b["confidence"]) for b in report.reliability) / len(rows)
         report.gates = gates([c for _, _, c in rows], [g == p for g, p, _ in rows])
     return report
+
+
+def averaged_over(per_label: dict[str, LabelMetrics]) -> list[str]:
+    """The labels macro-F1 averages over: those with gold rows or answers. A label the model gave that no gold
+    row has scores F1 0 (every one of those answers is wrong), as scikit-learn's macro average counts it; a
+    label neither has is out. A gold value that names no label is no label: it is out of the average, counted
+    wrong in the accuracy and in the precision of the label the model gave it."""
+    return [name for name, m in per_label.items() if m.support or m.precision is not None]
 
 
 GATES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
