@@ -120,13 +120,21 @@ def _parser() -> argparse.ArgumentParser:
                                                                  "SmolLM2, offline)")
     parser.add_argument("--tab", choices=["labels", "accuracy"], default="labels", help="with --screenshot")
     parser.add_argument("--review", action="store_true", help="with --screenshot: show the review queue")
-    parser.add_argument("--size", default="1440x880", help="with --screenshot: window size, WxH")
+    parser.add_argument("--size", default=(1440, 880), type=_size, metavar="WxH",
+                        help="with --screenshot: window size, WxH")
     return parser
 
 
+def _size(text: str) -> tuple[int, int]:
+    """--size WxH: two whole numbers above zero; anything else is argparse's one-line error."""
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(part.strip().isdigit() and int(part) > 0 for part in parts):
+        raise argparse.ArgumentTypeError("use WxH, e.g. 1440x880")
+    return int(parts[0]), int(parts[1])
+
+
 async def _screenshot(window, args) -> int:
-    width, height = (int(v) for v in args.size.lower().split("x"))
-    window.resize(width, height)
+    window.resize(*args.size)
     window.show()
     if args.file:
         window.open_file(args.file)
