@@ -60,6 +60,9 @@ class ModelPanel(QGroupBox):
         layout.addWidget(self.busy)
         self.status = QLabel("No model loaded.")
         self.status.setWordWrap(True)
+        # rich, always: its lines are escaped (a path with & or '), and a line without a tag read as plain
+        # showed the escapes ("R&amp;D")
+        self.status.setTextFormat(Qt.TextFormat.RichText)
         layout.addWidget(self.status)
         self.encoder = QLabel()
         self.encoder.setWordWrap(True)
