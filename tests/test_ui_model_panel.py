@@ -1,10 +1,12 @@
-"""The model panel's lines: a path with & or ' reads as written."""
+"""The model panel's lines: a path with & or ' reads as written, and Qwen's entry stops saying
+"not downloaded yet" once Qwen is loaded."""
 
 from __future__ import annotations
 
 from PySide6.QtGui import QAccessible
 
-from triage_app.ui.panels.model_choice import ModelPanel
+from triage_app.ui.background.worker import ModelInfo
+from triage_app.ui.panels.model_choice import NOT_DOWNLOADED, QWEN, ModelPanel
 
 
 def shown(panel: ModelPanel) -> str:
@@ -24,3 +26,12 @@ def test_a_path_with_an_ampersand_or_a_quote_reads_as_written(qtbot, tmp_path):
     assert shown(panel) == "Loading qwen in the background…"
     panel.grab().save(str(tmp_path / "model_panel.png"))
 
+
+def test_qwen_loaded_is_no_longer_said_to_be_not_downloaded(qtbot):
+    panel = ModelPanel()
+    qtbot.addWidget(panel)
+    panel.mark_not_downloaded(QWEN)
+    k = panel.picker.findData(QWEN)
+    assert panel.picker.itemText(k) == NOT_DOWNLOADED[QWEN]
+    panel.show_loaded(ModelInfo(QWEN, "Qwen2.5-0.5B-Instruct", "cpu", "float32", "no GPU"))
+    assert panel.picker.itemText(k) == "Qwen2.5-0.5B-Instruct (recommended; downloads once)"

@@ -124,6 +124,9 @@ class ModelPanel(QGroupBox):
 
     def show_loaded(self, info) -> None:
         self.busy.hide()
+        k = self.picker.findData(info.spec)
+        if k >= 0 and info.spec in NOT_DOWNLOADED:     # here now: its entry no longer says it is not
+            self.picker.setItemText(k, dict(CHOICES)[info.spec])
         self.load_button.setEnabled(True)
         self.status.setText(f"<b>{html.escape(info.name)}</b><br>on {info.device}, {info.dtype} — "
                             f"{html.escape(info.reason)}")
