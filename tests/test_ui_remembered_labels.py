@@ -82,3 +82,23 @@ def test_a_hand_edited_value_is_said_as_written(tmp_path):
     assert f"{path}: batch_size: 'abc' is not a whole number; the default is used" in remembered.reverted
     assert f"{path}: token_budget: '3.7' is not a whole number; the default is used" in remembered.reverted
     assert any("device and dtype" in line and "cpu, cuda" in line for line in remembered.reverted)
+
+
+def test_a_batch_size_or_budget_the_dialog_does_not_offer_goes_back_to_its_default_said(qtbot, tmp_path):
+    """batch_size=3000000000 made Model ▸ Settings raise OverflowError (a spin box holds an int32); one above
+    the dialog's range was changed to its top on OK without a word."""
+    path = tmp_path / "t.ini"
+    path.write_text("[General]\nbatch_size=3000000000\ntoken_budget=99999999999\n")
+    remembered = Remembered.load(QSettings(str(path), QSettings.Format.IniFormat))
+    assert (remembered.batch_size, remembered.token_budget) == (Remembered().batch_size, Remembered().token_budget)
+    assert f"{path}: batch_size: 3,000,000,000 is outside what Settings offers (1 to 512); the default is used" \
+        in remembered.reverted
+    assert any(line.startswith(f"{path}: token_budget: 99,999,999,999 is outside") for line in remembered.reverted)
+    path.write_text("[General]\nbatch_size=1024\ntoken_budget=64\n")
+    remembered = Remembered.load(QSettings(str(path), QSettings.Format.IniFormat))
+    dialog = SettingsDialog(remembered, "")
+    qtbot.addWidget(dialog)
+    dialog.apply_to(remembered)       # OK, nothing touched: nothing changes
+    assert (remembered.batch_size, remembered.token_budget) == (Remembered().batch_size, 64)
+    assert [line for line in remembered.reverted if "batch_size" in line] == [
+        f"{path}: batch_size: 1,024 is outside what Settings offers (1 to 512); the default is used"]

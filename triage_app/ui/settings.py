@@ -79,12 +79,15 @@ class Remembered:
     def _checked(self, file: str) -> Remembered:
         """A value the engine's settings refuse (an older version's, or a hand-edited file) goes back to
         its default, and a line in reverted says so: the bounds are checked where the settings are made
-        (engine/config.py, engine/labels.py), not here."""
+        (engine/config.py, engine/labels.py), not here; and a batch size or token budget the dialog
+        does not offer, which its spin box cannot hold (or would change on OK without a word)."""
         default = type(self)()
         for names, check in ((("model",), lambda: ModelChoice(self.model)),
                              (("device", "dtype"), lambda: self.model_choice(DEFAULT_MODEL)),
                              (("method",), lambda: Scoring(method=self.method)),
                              (("batch_size", "token_budget"), lambda: self.run_settings()),
+                             (("batch_size",), lambda: _offered(self.batch_size, BATCH_SIZES_OFFERED)),
+                             (("token_budget",), lambda: _offered(self.token_budget, TOKEN_BUDGETS_OFFERED)),
                              (("label_set",), lambda: self.axes)):
             try:
                 check()
@@ -248,6 +251,12 @@ class SettingsDialog(QDialog):
 # what the dialog offers: a range a person may want, inside what the engine accepts (engine/config.py)
 BATCH_SIZES_OFFERED = (1, 512)
 TOKEN_BUDGETS_OFFERED = (64, 65536)
+
+
+def _offered(value: int, offered: tuple[int, int]) -> None:
+    low, high = offered
+    if not low <= value <= high:
+        raise ValueError(f"{value:,} is outside what Settings offers ({low:,} to {high:,})")
 
 
 def _combo(items, current) -> QComboBox:
