@@ -211,6 +211,7 @@ class Running(QObject):
             self.window.run_panel.finish("did not start: no model loaded")
             self.window.statusBar().showMessage("The run did not start: no model is loaded.", 10_000)
             self.ended.emit("failed")
+        self.window.update_actions()
 
     def start_waiting(self) -> None:
         """The run that waited for a model, on the model now loading; forgotten when none waited."""

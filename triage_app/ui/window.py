@@ -50,6 +50,7 @@ class MainWindow(QMainWindow):
     file_loaded = Signal(object)    # TicketTable, once it is in the table
     run_ended = Signal(str)         # "done", "cancelled" or "failed", once the window shows it
     error_shown = Signal(str)
+    _model_failure: str | None = None     # the banner's line of the latest model that failed to load
 
     def __init__(self, settings: QSettings | None = None, store_path=None, autoload: bool = True):
         super().__init__()
@@ -137,7 +138,6 @@ class MainWindow(QMainWindow):
         self.bundled_button.clicked.connect(self.use_bundled_model)
         self.banner.later_button.clicked.connect(self._download_later)
         self.fresh_store.fresh.connect(self.labelling.store)
-        self.learning.skip.connect(self.skip_model)
         # the parts say things one way: failed -> the message bar, message -> the status bar
         for part in (self.learning, self.labelling, self.fresh_store, self.exporting):
             part.failed.connect(self.show_error)
@@ -151,6 +151,7 @@ class MainWindow(QMainWindow):
         self.embedding = Embedding(self)     # the open file's tickets, embedded once for learning
         self.labels_first = LabelsFirst(self)     # a way of answering: the person's labels, the model for the unsure
         self.learning.unsettled.connect(self.runs.settle)
+        self.learning.skip.connect(self.runs.skip)
         self.runs.ended.connect(self.run_ended)
         self.runs.ended.connect(self.say_what_an_edit_costs)
         self.worker.prompt_ready.connect(self.prompt_preview.show_prompt)
@@ -231,13 +232,15 @@ class MainWindow(QMainWindow):
     model_info = property(lambda self: self.session.info)
 
     def _model_ready(self, info) -> None:
+        if self.banner_text.text() == self._model_failure:     # a model that failed before this one: mended
+            self.clear_error()
         self.statusBar().showMessage(f"Model ready: {info.name}", 8000)
         self.update_actions()
 
     def _model_failed(self, message: str, offer_bundled: bool) -> None:
         self.runs.no_model()
-        self.update_actions()
         self.show_error(message, offer_bundled)
+        self._model_failure = self.banner_text.text()
 
     def use_bundled_model(self) -> None:
         """Load the bundled model now (not remembered as the user's choice); a waiting run starts on it."""
@@ -275,9 +278,6 @@ class MainWindow(QMainWindow):
         """Stop the run or verify and the tickets' embedding (Run picks it up again)."""
         self.runs.cancel()
         self.embedding.cancel()
-
-    def skip_model(self) -> None:
-        self.runs.skip()
 
     def verify(self, probes: int = 16) -> None:
         self.runs.verify(probes)
