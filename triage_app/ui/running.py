@@ -203,8 +203,10 @@ class Running(QObject):
             self.start(limit=self.latest.limit, fields=[axis], exact={axis: rows})
 
     def no_model(self) -> None:
-        """The model the run waited for failed to load: the run never started (not "cancelled")."""
+        """The model the run or verify waited for failed to load: the run never started (not "cancelled"),
+        nor the verify (the worker skips both: the load's failure is the one message)."""
         self._again, self._after = [], []
+        self._verify_ended(self.verifying, failed=True)
         if self.running:
             self.window.worker.cancel()
             self.latest.running, self.latest.waiting = False, True
@@ -285,7 +287,7 @@ class Running(QObject):
 
     def _failed(self, request: int, message: str) -> None:
         if request in self._asked:     # the latest verify or prompt preview: a message, nothing ends
-            self._verify_ended(request)
+            self._verify_ended(request, failed=True)
             self.window.show_error(message)
         else:
             self._end(request, "failed", message)
@@ -298,9 +300,11 @@ class Running(QObject):
         self._verify_ended(self.verifying)
         self.window.statusBar().showMessage(self.window.run_panel.show_verify(report), 10_000)
 
-    def _verify_ended(self, request: int) -> None:
+    def _verify_ended(self, request: int, failed: bool = False) -> None:
         if request and request == self.verifying:
             self.verifying = 0
+            if failed:      # its "Verifying…" would stay, as if it went on
+                self.window.run_panel.verify_failed()
             self.window.update_actions()
 
     def _end(self, run_id: int, how: str, message: str = "") -> None:

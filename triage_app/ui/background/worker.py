@@ -74,7 +74,7 @@ class EngineWorker(QObject):
     _load_requested = Signal(object, int)
     _adopt_requested = Signal(object)
     _run_requested = Signal(int, object, object, object, object, bool, int, object, object, object)
-    _verify_requested = Signal(int, object, object, str, object, int)
+    _verify_requested = Signal(int, object, object, str, object, int, int)
     _prompt_requested = Signal(int, object, str, str, object)
 
     # reports
@@ -143,7 +143,7 @@ class EngineWorker(QObject):
         """The fast path as settings.run batches it, against the reference loop, for the field named
         (scored as a run of axes scores it). Returns the request id a failure will carry."""
         request = self._new_request()
-        self._verify_requested.emit(request, list(texts), axes, field, settings, probes)
+        self._verify_requested.emit(request, list(texts), axes, field, settings, probes, self._loads)
         return request
 
     def preview_prompt(self, axes, field: str, ticket: str, settings) -> int:
@@ -294,12 +294,12 @@ class EngineWorker(QObject):
                                        min(found.resumed for found in event.steps),
                                        dataclasses.replace(event.steps[0].stats)))
 
-    @Slot(int, object, object, str, object, int)
-    def _verify(self, request, texts, axes, field, settings, probes):
+    @Slot(int, object, object, str, object, int, int)
+    def _verify(self, request, texts, axes, field, settings, probes, after_load):
         from triage_app.engine.verify import verify
 
         self._served += 1
-        if self._closing:
+        if self._closing or after_load in self._failed_loads:   # that failure is said; the verify never starts
             return
         stop = lambda: self._closing or request <= self._cancelled_up_to   # noqa: E731  (between model passes)
         fast, progress = None, self.verify_progress.emit

@@ -217,6 +217,12 @@ class RunPanel(QGroupBox):
         self._show_verify(f"Verifying {progress.probes} tickets against the reference loop: {progress.passes:,} "
                           f"passes of the model over the whole prompt, up to one per label for each…", "")
 
+    def verify_failed(self) -> None:
+        """A verify that failed or never started (the message bar says why): nothing says it goes on."""
+        self.verify_result.hide()
+        if self.bar.format().startswith("Verify:"):
+            self.bar.setFormat("Verify stopped")
+
     def show_verify(self, report) -> str:
         """report: the engine's VerifyReport, with up to five disagreements; returns its headline."""
         lines = [html.escape(report.summary())]     # label names come from the person or a file: plain
