@@ -55,6 +55,9 @@ def test_a_batch_of_the_previous_text_column_never_lands_on_the_new_one(qtbot, t
     QApplication.processEvents()
     assert changed and window.columns.text_column == "subject"
     assert window.model.rows_answered == 0, "a batch of the old column landed on the new one"
+    # nothing is said of the old column's run: "0 labeled rows kept" counted the new one's
+    assert window.run_panel.bar.format() == "No run yet"
+    assert window.statusBar().currentMessage() == "The ticket text changed: Run to label it."
     assert run_and_wait(qtbot, window, fresh=True) == "done" and window.model.rows_answered == 20
 
 
@@ -74,6 +77,9 @@ def test_a_batch_of_the_previous_file_never_lands_on_the_new_one(qtbot, tiny_win
     QApplication.processEvents()
     assert window.model.rowCount() == 3
     assert window.model.rows_answered == 0, "a batch of the old file landed on the new one"
+    assert window.run_panel.bar.format() == "No run yet"      # nothing said of the old file's run
+    assert window.statusBar().currentMessage() == "smaller.csv: 3 tickets"
+    assert window.actions.run.isEnabled()
 
 
 def test_an_unusable_results_database_is_one_line_and_the_window_keeps_working(qtbot, tiny_window, tmp_path):

@@ -63,6 +63,8 @@ class Running(QObject):
         asked for again on the old rows is not started on these."""
         self._again, self._after, self.ended_how = [], [], ""
         self.settling = Settling()
+        if not self.running:        # what the panel says of a run is of the rows before (one in flight: at its end)
+            self.window.run_panel.clear()
         self.cancel()
         self.generation += 1
 
@@ -311,6 +313,9 @@ class Running(QObject):
         if not self.latest.end(run_id):   # a stale end, or ended already (its model failed)
             return
         win, run = self.window, self.latest
+        if run.generation != self.generation:
+            self._end_unseen(how)
+            return
         if how == "done":
             self.settling.ran(run.exact)
             for axis in ([] if run.labels_first else [axis for axis in run.fields if axis in win.model.axes]):
@@ -345,6 +350,15 @@ class Running(QObject):
         if fields and how == "done":     # a failed run says why; the person runs again once it is mended
             self.start(limit=run.limit, fields=[axis for axis in fields if axis in win.model.axes])
         self._settle_next()
+
+    def _end_unseen(self, how: str) -> None:
+        """A run of rows no longer shown (another file or text column came): nothing of it is said, as its
+        count would be of the new rows, and the panel is as before any run of them."""
+        for axis in self.latest.now or tuple(self.latest.fields)[:1]:
+            self.window.learning.run_done(axis)     # its offer to stop the model goes
+        self.window.run_panel.clear()
+        self.window.update_actions()
+        self.ended.emit(how)
 
 
 def _and(names) -> str:

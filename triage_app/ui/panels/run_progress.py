@@ -147,6 +147,11 @@ class RunPanel(QGroupBox):
             value.setText("–")
         self._show_rescored(None)
 
+    def clear(self) -> None:
+        """Nothing run yet on these rows (another file or text column)."""
+        self.start(0)
+        self.bar.setFormat("No run yet")
+
     def update_progress(self, progress) -> None:
         """progress: a worker RunProgress (rows over the whole file, stats over the rows classified)."""
         stats = progress.stats
