@@ -178,13 +178,22 @@ class Running(QObject):
         """A run of fields (those whose labels were edited) on their label sets as they are now: results
         stored for what the edit left alone come back from the store, and only what it changed is scored.
         A run in flight goes on with every other field (their answers do not depend on the edit); what
-        it has left of these is dropped, stale, and they run once it has ended, as the status line says."""
+        it has left of these is dropped, stale, and they run once it has ended, as the status line says.
+        Their answers so far were scored on the labels before the edit: they go now, and each comes back
+        as the run scores it, so a run stopped part way never shows (nor exports) old answers among new."""
+        self._forget_answers(fields)
         if not self.running:
             self.start(limit=self.latest.limit, fields=fields)
             return
         self._again += [axis for axis in fields if axis not in self._again]
         self.window.worker.drop(self.latest.id, fields)
         self.window.statusBar().showMessage(self._running_line())
+
+    def _forget_answers(self, fields: list[str]) -> None:
+        model = self.window.model
+        with model.resetting():
+            for axis in fields:
+                model.answers_of(axis).clear_predictions()      # the person's labels stay
 
     def settle(self, axis: str, rows: list[int]) -> None:
         """Learning's answers on these rows of a field rest on low-precision scores closer than their drift:
@@ -250,6 +259,12 @@ class Running(QObject):
         # any: a pass goes on for its fields whose labels were not edited meanwhile
         return any(self.latest.owns(run_id, self.generation, axis, names(axis)) for axis in axes)
 
+    def _as_asked(self, axis: str) -> bool:
+        """The field's labels are those the run was asked with: a description edited meanwhile (the names
+        the same) leaves the batches still on their way stale (again)."""
+        now = next((one.label_set for one in self.window.axes if one.name == axis), None)
+        return now == self.latest.fields.get(axis)
+
     def _started(self, run_id: int) -> None:
         if run_id == self.latest.id:
             self.window.statusBar().showMessage(self._running_line())
@@ -267,7 +282,7 @@ class Running(QObject):
         self.window.statusBar().showMessage(self._running_line())
 
     def _batch_done(self, batch) -> None:
-        if self._owns(batch.run_id, [batch.axis]):
+        if self._owns(batch.run_id, [batch.axis]) and self._as_asked(batch.axis):
             self.window.model.apply_predictions(batch.predictions, batch.axis)
             self.window.summary.schedule()
             self.window.learning.batch_scored(batch.axis, [p.index for p in batch.predictions])
