@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from triage_app.engine.labels import Example, LabelSet
+from triage_app.files.clean import model_texts
 from triage_app.ui.panels.prompt_preview import NO_MODEL
 from triage_app.ui.settings import Remembered, open_settings
 from ui_helpers import drop_files, make_window, open_file, sample_rows, settings_file, write_slice  # noqa: F401
@@ -89,7 +90,7 @@ def test_label_editor_add_rename_remove_and_examples(qtbot, make_window, tmp_pat
     window.view.selectRow(2)
     panel.example_label.setCurrentText("sales")
     panel.use_button.click()
-    assert window.label_set.examples[-1].text == sample_rows()[2]["text"]
+    assert window.label_set.examples[-1].text == model_texts([sample_rows()[2]["text"]], window.remembered.cleaning)[0]
     with qtbot.waitSignal(panel.changed):
         panel.labels.item(new_row, 0).setText("upsell")
     assert window.label_set.examples[-1].label == "upsell"
@@ -116,8 +117,8 @@ def test_corrections_become_examples(qtbot, make_window, tmp_path, monkeypatch):
     with qtbot.waitSignal(window.labels_panel.changed):
         window.actions.promote.trigger()
     rows = sample_rows()
-    assert window.label_set.examples[-2:] == (Example(rows[1]["text"].strip(), "account"),
-                                              Example(rows[4]["text"].strip(), "technical"))
+    read = lambda row: model_texts([rows[row]["text"]], window.remembered.cleaning)[0]     # noqa: E731
+    assert window.label_set.examples[-2:] == (Example(read(1), "account"), Example(read(4), "technical"))
     window.actions.promote.trigger()                     # already examples: not added twice
     assert len(window.label_set.examples) == len(LabelSet.default().examples) + 2
 
@@ -144,7 +145,8 @@ def test_under_channel_scoring_corrections_become_examples_only_if_confirmed(qtb
     answer[0] = QMessageBox.StandardButton.Yes
     with qtbot.waitSignal(window.labels_panel.changed):
         window.actions.promote.trigger()
-    assert window.label_set.examples[-1] == Example(sample_rows()[2]["text"].strip(), "billing")
+    assert window.label_set.examples[-1] == Example(model_texts([sample_rows()[2]["text"]],
+                                                                window.remembered.cleaning)[0], "billing")
 
 
 def test_label_set_saves_and_loads_as_json(qtbot, make_window, tmp_path):
@@ -291,3 +293,23 @@ def test_labels_are_written_off_the_ui_thread_and_closing_writes_every_one(qtbot
     assert len(writers) == 4 and threading.main_thread() not in writers
     with ResultStore(tmp_path / "results.sqlite3") as store:
         assert store.person_labels(person.file, person.row_hashes).labels == {0: "account", 4: "technical"}
+
+
+def test_an_example_from_the_table_is_the_ticket_as_the_model_reads_it(qtbot, make_window, tmp_path):
+    """A helpdesk export's HTML, escapes and signature are cleaned off a ticket before the model reads it: an
+    example taken from the table is shown to the model the same way, not as the raw cell."""
+    import csv
+
+    raw = ("<div><p>Hi team,</p><p>I was charged twice for my subscription this month.</p></div>\\n--\\n"
+           "Jane Doe\\nSenior Buyer | ACME Corp\\nPhone +1 555 0100")
+    path = tmp_path / "tickets.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([["id", "text"], ["1", raw], ["2", "the app crashes on start"]])
+    window = make_window(autoload=False)
+    open_file(qtbot, window, path)
+    window.view.selectRow(0)
+    window.labels_panel.example_label.setCurrentText("billing")
+    window.labels_panel.use_button.click()
+    example = window.label_set.examples[-1]
+    assert example.text == model_texts([raw], window.remembered.cleaning)[0] != raw.strip()
+    assert "<p>" not in example.text and example.label == "billing"

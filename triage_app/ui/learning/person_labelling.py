@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, Signal
 
 from triage_app.engine.axes import Axes
 from triage_app.engine.labels import LabelSet, folded
+from triage_app.files.clean import model_texts
 from triage_app.files.field_renames import refusal
 from triage_app.review.person_labels import PersonLabels
 
@@ -341,7 +342,7 @@ class PersonLabelling(QObject):
 
     def promote(self, ask_first: bool) -> None:
         """Tickets a person labeled become few-shot examples (the prefix is encoded once more, then reused)."""
-        corrections = [(self.texts[row], label) for row, label in sorted(self.model.person_labels.items())]
+        corrections = [(self._as_read(row), label) for row, label in sorted(self.model.person_labels.items())]
         added = self.labels_panel.add_corrections(corrections, ask_first=ask_first)
         if added is None:
             self.failed.emit("No new corrections to add: label tickets by hand first (keys 1–9).")
@@ -353,7 +354,12 @@ class PersonLabelling(QObject):
         if not rows:
             self.failed.emit("Select a ticket in the table first, then “Use as example of”.")
             return
-        self.labels_panel.add_example(self.texts[rows[0]], label)
+        self.labels_panel.add_example(self._as_read(rows[0]), label)
+
+    def _as_read(self, row: int) -> str:
+        """The ticket as the model reads it (the window's cleaning: no HTML, no signature): an example shows the
+        model what tickets look like, so it is one as they are read, as eval --examples-per-label builds them."""
+        return model_texts([self.texts[row]], self.parent().remembered.cleaning)[0]
 
     def _selection_changed(self, *_) -> None:
         rows = self.view.selected_source_rows()
