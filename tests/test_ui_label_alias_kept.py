@@ -19,3 +19,22 @@ def test_an_edit_of_names_and_descriptions_keeps_every_alias(qtbot):
         ("payments", "billing and payments"), ("technical", "tech"), ("account", "")]
     assert panel.label_set.labels[2].description == "logins and passwords"
     assert panel.label_set.examples == (Example("I was charged twice", "payments"),)
+
+
+def test_a_removed_label_named_again_gets_back_its_description_alias_and_examples(qtbot):
+    """Removing a label set its examples aside with it, not into nothing: typed work comes back with the name
+    (typed in another case too: one name to a person)."""
+    labels = LabelSet((Label("billing", "invoices", alias="billing and payments"), Label("technical"),
+                       Label("account")), (Example("I was charged twice", "billing"), Example("app crash", "technical"),
+                                           Example("refund my order", "billing")))
+    panel = LabelsPanel(labels)
+    qtbot.addWidget(panel)
+    panel.labels.selectRow(0)
+    panel.remove_selected_label()
+    assert panel.label_set.names == ["technical", "account"] and len(panel.label_set.examples) == 1
+    panel.add_label()
+    panel.labels.item(panel.labels.rowCount() - 1, 0).setText("Billing")
+    back = panel.label_set.labels[-1]
+    assert (back.name, back.description, back.alias) == ("Billing", "invoices", "billing and payments")
+    assert set(panel.label_set.examples) == {Example("app crash", "technical"), Example("I was charged twice", "Billing"),
+                                             Example("refund my order", "Billing")}

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxL
                                QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from triage_app.engine.axes import Axes, Axis
-from triage_app.engine.labels import Example, Label, LabelSet
+from triage_app.engine.labels import Example, Label, LabelSet, folded
 from triage_app.ui import plain_text
 from triage_app.ui.panels.axis_picker import AxisPicker
 from triage_app.ui.plain_text import fit_names
@@ -22,9 +22,8 @@ from triage_app.ui.plain_text import fit_names
 # (docs/quality/README.md, "Few-shot examples under channel"; docs/quality/channel_examples_smollm2.txt)
 CORRECTIONS_WARNING = (
     "With channel scoring (the default), corrected tickets made poor examples when measured: accuracy on "
-    "the rest of the tickets fell, on both files tried. The "
-    "tickets a model gets wrong are the ambiguous ones, and as a label's example one of them pulls "
-    "unrelated tickets to that label.\n\n"
+    "the rest of the tickets fell, on both files tried. The tickets a model gets wrong are the ambiguous "
+    "ones, and as a label's example one of them pulls unrelated tickets to that label.\n\n"
     "What helped on the sample: two ordinary tickets of each label, picked at random (Use as example "
     "of). Or switch to direct scoring (Model > Settings), where corrections helped.\n\n"
     "Add them anyway?")
@@ -48,6 +47,7 @@ class LabelsPanel(QWidget):
         self._filling = False
         self.rename_problem = lambda renames: None   # why a rename may not be applied (the window's say), or None
         self.spelling = lambda name: name    # a typed name as the window spells it (a set-aside label's)
+        self._removed: dict[tuple[str, str], tuple[Label, tuple[Example, ...]]] = {}   # (field, folded name): its own
         self.axis_rename_problem = lambda old, new: None   # the same for a field's rename
         layout = QVBoxLayout(self)
 
@@ -220,11 +220,26 @@ class LabelsPanel(QWidget):
         if not rows:
             return
         keep = tuple(l for k, l in enumerate(self.label_set.labels) if k not in rows)
-        names = {l.name for l in keep}
+        names, before = {l.name for l in keep}, self.label_set
         try:
             self._apply(LabelSet(keep, tuple(e for e in self.label_set.examples if e.label in names)))
         except ValueError as exc:
             self._show_error(str(exc))
+            return
+        self._removed.update({(self._axis, folded(l.name)): (l, tuple(e for e in before.examples if e.label == l.name))
+                              for l in before.labels if l.name not in names})
+
+    def _restored(self, label_set: LabelSet) -> LabelSet:
+        """A label named again as one removed from this field: its description, alias and examples come back."""
+        back = {l.name: self._removed.pop((self._axis, folded(l.name))) for l in label_set.labels
+                if l.name not in self.label_set.names and (self._axis, folded(l.name)) in self._removed}
+        labels = tuple(replace(l, description=l.description or back[l.name][0].description, alias=l.alias or
+                               back[l.name][0].alias) if l.name in back else l for l in label_set.labels)
+        examples = tuple(replace(e, label=name) for name, (_, theirs) in back.items() for e in theirs)
+        try:     # its alias may be another label's name since: the name alone then
+            return LabelSet(labels, label_set.examples + examples)
+        except ValueError:
+            return label_set
 
     def add_example(self, text: str, label: str) -> None:
         text = str(text).strip()
@@ -324,7 +339,7 @@ class LabelsPanel(QWidget):
             return
         if renames:
             self.renamed.emit(renames)
-        self._apply(label_set)
+        self._apply(self._restored(label_set))
 
     def _apply(self, label_set: LabelSet) -> None:
         self._show_error("")
