@@ -258,3 +258,24 @@ def test_a_name_typed_otherwise_brings_back_the_labels_set_aside_under_it(qtbot,
     panel.labels.item(panel.labels.rowCount() - 1, 0).setText("Billing")   # typed with a capital: one name
     assert "billing" in window.label_set.names and "Billing" not in window.label_set.names
     assert window.model.person_labels == {1: "billing"} and window.labelling.set_aside() == 0
+
+
+def test_an_edit_of_another_labels_description_never_renames_a_label_left_as_it_was(qtbot, make_window, tmp_path):
+    """"billing" labels set aside under a label-set file's "Billing": an edit of technical's description is that
+    edit alone, not a rename of "Billing" onto the set-aside spelling (refused, and every later edit with it)."""
+    from test_ui_axes import select
+
+    from triage_app.engine.labels import LabelSet
+
+    path = tmp_path / "queues.csv"
+    write_queues(path, {"queue": [""] * 6})
+    window = make_window(autoload=False)
+    open_file(qtbot, window, path)
+    select(window, 1, "label")
+    qtbot.keyClick(window.view, Qt.Key.Key_1)                     # billing, by hand
+    panel = window.labels_panel
+    panel.set_label_set(LabelSet.from_names(["Billing", "technical", "account"]), announce=True)
+    assert window.labelling.set_aside() == 1
+    panel.labels.item(1, 1).setText("bugs and crashes")
+    assert window.label_set.names == ["Billing", "technical", "account"] and not panel.error.isVisible()
+    assert window.label_set.labels[1].description == "bugs and crashes"

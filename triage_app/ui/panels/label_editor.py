@@ -320,9 +320,9 @@ class LabelsPanel(QWidget):
         aliases = {label.name: label.alias for label in self.label_set.labels}   # not shown here: kept as they were
         for r in range(self.labels.rowCount()):
             name_item, description_item = self.labels.item(r, 0), self.labels.item(r, 1)
-            name = self.spelling(name_item.text().strip()) if name_item else ""
+            name, old = (name_item.text().strip(), name_item.data(_COMMITTED)) if name_item else ("", None)
+            name = name if name == old else self.spelling(name)     # a name typed, not one left as it was
             description = " ".join((description_item.text() if description_item else "").split())
-            old = name_item.data(_COMMITTED) if name_item else None
             if old and old != name:
                 renames[old] = name
             labels.append((name, description, aliases.get(old, "")))
