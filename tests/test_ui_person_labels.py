@@ -391,13 +391,15 @@ def test_labels_given_while_the_database_is_locked_are_saved_once_it_is_not(qtbo
     db = tmp_path / "results.sqlite3"
     window = make_window(store_path=db, autoload=False)
     open_file(qtbot, window, write_slice(tmp_path, 5))
-    label_rows(window, {0: "billing"})
+    label_rows(window, {0: "billing", 3: "account"})
     window.db.flush()
     locker = sqlite3.connect(db)
     locker.execute("BEGIN IMMEDIATE")                   # another run, writing
     label_rows(window, {1: "technical"})
     window.db.flush()
     assert window.db.problem and window.db.passing, window.db.problem
+    assert window.model.set_person_label(3, None)       # taken back meanwhile: it must not come back
+    assert window.labelling.rename_problem({"billing": "payments"})     # a rename waits for the database
     qtbot.waitUntil(lambda: window.fresh_store_button.isVisible())      # said on the UI thread
     assert window.fresh_store_button.text() == "Try again" and "--db" not in window.banner_text.text()
     save_shot(window, "database-locked.png", tmp_path)
@@ -410,7 +412,42 @@ def test_labels_given_while_the_database_is_locked_are_saved_once_it_is_not(qtbo
             return store.person_labels(window.labelling.person.file, window.labelling.person.row_hashes).labels
     qtbot.waitUntil(lambda: stored() == {0: "billing", 1: "technical"})
     assert window.db.problem is None and not window.fresh_store_button.isVisible()
+    assert window.labelling.rename_problem({"billing": "payments"}) is None
     assert sorted(p.name for p in tmp_path.iterdir() if "unusable" in p.name) == []
     label_rows(window, {2: "account"})
     window.db.flush()
     assert stored() == {0: "billing", 1: "technical", 2: "account"}
+
+
+def test_closing_while_the_database_is_locked_and_trying_again_saves_the_labels_first(qtbot, make_window, tmp_path,
+                                                                                    monkeypatch):
+    """Try again in the closing dialog: the labels given meanwhile are written before the window goes."""
+    import sqlite3
+
+    from PySide6.QtWidgets import QMessageBox
+
+    monkeypatch.setattr(ResultStore.__init__, "__defaults__", (None, 0.5))
+    db = tmp_path / "results.sqlite3"
+    window = make_window(store_path=db, autoload=False)
+    open_file(qtbot, window, write_slice(tmp_path, 5))
+    label_rows(window, {0: "billing"})
+    window.db.flush()
+    locker = sqlite3.connect(db)
+    locker.execute("BEGIN IMMEDIATE")
+    label_rows(window, {2: "technical"})
+    window.db.flush()
+    assert window.db.problem and window.db.passing
+    locker.rollback()
+    locker.close()
+    asked = []
+
+    def try_again(box):
+        asked.append(box.text())
+        next(b for b in box.buttons() if b.text().replace("&", "") == "Try again").click()
+        return 0
+    monkeypatch.setattr(QMessageBox, "exec", try_again)
+    file, hashes = window.labelling.person.file, window.labelling.person.row_hashes
+    window.close()
+    assert not window.isVisible() and "not saved yet" in asked[0]
+    with ResultStore(db) as store:
+        assert store.person_labels(file, hashes).labels == {0: "billing", 2: "technical"}

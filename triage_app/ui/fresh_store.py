@@ -74,11 +74,11 @@ class FreshStoreOffer(QObject):
         database that keeps them, going on without them ("Close", "Open it"), or Cancel. True: go on."""
         if not unsaved:
             return True
-        box = QMessageBox(QMessageBox.Icon.Warning, "Your labels are not saved",
-                          f"{unsaved:,} label(s) you gave are not saved: the results database cannot be used. "
-                          "A fresh database keeps them (the old file is kept, renamed).", parent=parent)
-        if self.db.passing:
-            box.setInformativeText("It may work again now (another run done, space freed): Try again saves them.")
+        text = (f"{unsaved:,} label(s) you gave are not saved: the results database cannot be used. A fresh "
+                "database keeps them (the old file is kept, renamed)." if not self.db.passing else
+                "Labels you gave since the results database stopped working are not saved yet. It may work again "
+                "now (another run done, space freed): Try again saves them into it.")
+        box = QMessageBox(QMessageBox.Icon.Warning, "Your labels are not saved", text, parent=parent)
         keep = box.addButton("Try again" if self.db.passing else "Use a fresh database",
                              QMessageBox.ButtonRole.AcceptRole)
         drop = box.addButton(f"{going} without them", QMessageBox.ButtonRole.DestructiveRole)
@@ -86,7 +86,11 @@ class FreshStoreOffer(QObject):
         box.setDefaultButton(keep)
         box.exec()
         if box.clickedButton() is keep and self.db.passing:
-            return self.db.retry(wait=True)     # failing still: said again, and the window stays
+            if not self.db.retry(wait=True):    # failing still: said again, and the window stays
+                return False
+            self.fresh.emit()                   # written before the window closes or shows another file
+            self.db.flush()
+            return self.db.problem is None
         if box.clickedButton() is keep:
             self.use_fresh()
             return self.db.problem is None      # a fresh one failed too: said, and the window stays

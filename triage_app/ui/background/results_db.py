@@ -95,10 +95,19 @@ class ResultsDb(QObject):
             self.unavailable.emit(message)
 
     def retry(self, wait: bool = False) -> bool:
-        """Open the database again as it is (a passing failure, over now?), on the writer thread: said as
-        recovered, or as unavailable again. wait: until then (True where it works); else at once (False)."""
-        done = self._submit(self._retry)
+        """Open the database again as it is (a passing failure, over now?), on the writer thread: a failure is
+        said as unavailable again. At once (False), said as recovered where it works; wait: until then, True
+        where it works, and the caller writes what was labelled meanwhile (a window closing will not hear it)."""
+        done = self._submit(self._retry, not wait)
         return done.result() if wait else False
+
+    def _retry(self, announce: bool) -> bool:
+        self._close_labels()
+        if self._clear():               # a failure now is said again, as the first
+            self._labels = self.open()
+            if self._labels is not None and announce:
+                self.recovered.emit()
+        return self.problem is None
 
     def _clear(self) -> bool:
         with self._lock:
@@ -178,14 +187,6 @@ class ResultsDb(QObject):
         return self._writer.submit(_reported, job, *args)
 
     # on the writer thread
-    def _retry(self) -> bool:
-        self._close_labels()
-        if self._clear():               # a failure now is said again, as the first
-            self._labels = self.open()
-            if self._labels is not None:
-                self.recovered.emit()
-        return self.problem is None
-
     def _labels_store(self) -> ResultStore | None:
         if self.problem is not None:      # given up elsewhere (a run): labels stop here too
             self._close_labels()

@@ -27,6 +27,10 @@ from triage_app.files.field_renames import refusal
 from triage_app.review.person_labels import PersonLabels
 
 
+# a rename is the database's too (other windows, the command line follow it): not made where it cannot be written
+WAITING = "the results database cannot be written for now: rename once it works again (Try again above the table)"
+
+
 class PersonLabelling(QObject):
     changed = Signal()           # a label given or taken back: counts and accuracy follow
     message = Signal(str, int)   # one line for the status bar, and how long it stays (ms)
@@ -170,6 +174,8 @@ class PersonLabelling(QObject):
                     f"them with these. Add “{taken[0]}” back first, or choose another name")
         if not self.person.file:
             return None
+        if self.db.problem and self.db.passing:
+            return WAITING
         try:
             return self.db.label_rename_problem(self.person.file, renames, self.person.axis)
         except FutureTimeout:
@@ -191,6 +197,8 @@ class PersonLabelling(QObject):
         person = self.person_of(old)
         if not person.file or old == new:
             return None
+        if self.db.problem and self.db.passing:
+            return WAITING
         try:
             problem = self.db.axis_rename_problem(person.file, old, new)
             if self.db.problem is None:
@@ -289,10 +297,14 @@ class PersonLabelling(QObject):
                 self.message.emit(self._aside_line(aside), 15_000)
 
     def store(self) -> None:
-        """Write every label of the file, every field's (a fresh database after an unusable one)."""
+        """Write every label of the file, every field's, and the rows whose label was taken back here (a fresh
+        database after an unusable one, or the same one working again: it holds them still)."""
         for person in self.people.values():
-            if person.labels:
-                self.db.set_person_labels(person.file, person.rows(), person.axis, person.from_file)
+            cleared = {row: None for file, axis, row in self.labelled_here
+                       if (file, axis) == (person.file, person.axis) and row not in person.labels}
+            if person.labels or cleared:
+                self.db.set_person_labels(person.file, {**person.rows(), **person.rows(cleared)}, person.axis,
+                                          person.from_file)
         self.labelled_here.clear()
 
     def unsaved(self) -> int:
