@@ -128,4 +128,8 @@ def test_a_file_its_owner_made_read_only_is_refused_in_one_line_and_kept(tmp_pat
     os.chmod(target, 0o444)
     with pytest.raises(ExportFailed, match=r"^cannot write results.csv: it is read-only; make it writable"):
         write_text(target, "new\n")
+    with pytest.raises(PermissionError) as raised:      # as a writer that calls it directly says it (Ray's)
+        write_atomic(target, lambda tmp: None)
+    assert (raised.value.filename, raised.value.strerror) == (str(target), "it is read-only; make it writable or "
+                                                                          "choose another name")
     assert target.read_text() == "kept\n" and sorted(p.name for p in tmp_path.iterdir()) == ["results.csv"]

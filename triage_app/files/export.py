@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import glob
 import itertools
 import math
@@ -266,7 +267,7 @@ def write_atomic(path: Path, write: Callable[[str], None]) -> None:
     """
     path = Path(os.path.realpath(path))
     if path.is_file() and not path.stat().st_mode & stat.S_IWUSR:
-        raise PermissionError("it is read-only; make it writable or choose another name")
+        raise PermissionError(errno.EACCES, "it is read-only; make it writable or choose another name", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     _remove_abandoned(path)
     tmp, held = _new_sibling(path)

@@ -103,7 +103,8 @@ def held_out(features: TicketFeatures, teaching: Teaching, config: LearnConfig, 
              near: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None] | None:
     """([T, L], [T, L] or None): the learned part's log-probabilities of each labelled row, from folds that
     left it out; and, given the file's neighbours (learn/neighbours.py), the same folds' answers smoothed
-    over them, each fold's labelled rows held at their labels (the held-out row's own never is).
+    over them, each fold's labelled rows held at their labels (the held-out row's own never is; its exact
+    copies taught in the fold are, as the file's copies of a labelled ticket are: learn/neighbours.smoothed).
 
     With few labels, which rows share a fold moves the fitted weights as much as the labels do:
     the folds are drawn `repeats` times and each row's held-out log-probabilities averaged. More
