@@ -26,3 +26,20 @@ def test_a_database_gone_bad_is_told_to_be_moved_aside(tmp_path):
         ResultStore(db)
     assert (exc.value.problem, exc.value.fix) == ("is damaged or not a SQLite database",
                                                   "move it aside (a new one is made in its place)")
+
+
+def test_a_database_a_newer_triage_changed_is_refused_before_anything_is_written(tmp_path):
+    """Its rows may need columns this Triage does not fill: refused in one line at opening, not a traceback at
+    the first batch's save after the model has run."""
+    import sqlite3
+
+    db = tmp_path / "r.db"
+    with ResultStore(db):
+        pass
+    with sqlite3.connect(db) as older:
+        assert older.execute("PRAGMA user_version").fetchone()[0] >= 1      # this version's mark
+        older.execute("PRAGMA user_version=999")
+    with pytest.raises(StoreUnavailable, match=r"was made by a newer Triage \(its version 999"):
+        ResultStore(db)
+    with sqlite3.connect(db) as after:
+        assert after.execute("PRAGMA user_version").fetchone()[0] == 999

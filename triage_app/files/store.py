@@ -34,8 +34,8 @@ from triage_app.engine.config import is_checked
 from triage_app.files import field_renames
 from triage_app.files.field_renames import RenameRefused, followed, label_names, label_refusal, labels_now, refusal
 from triage_app.files.label_places import FILE, PERSON, TAKEN_BACK, FileLabels, place, placed_from_file
-from triage_app.files.store_errors import (LOCK_TIMEOUT_S, StoreUnavailable, check_kind, make_private, reported,
-                                           set_wal)
+from triage_app.files.store_errors import (LOCK_TIMEOUT_S, StoreUnavailable, check_kind, check_version, make_private,
+                                           reported, set_wal)
 from triage_app.files.ticket_keys import holds
 from triage_app.paths import user_data_dir
 
@@ -130,6 +130,7 @@ class ResultStore:
                 set_wal(self._db, self.timeout)
                 self._db.execute("PRAGMA synchronous=FULL")
                 self._db.execute("PRAGMA fullfsync=ON")
+                check_version(self._db, self.path)
                 self._db.executescript(_SCHEMA + field_renames.SCHEMA)
                 self._once(self._has_axes, _WITH_AXES)
                 self._once(self._has_drift, _WITH_DRIFT)

@@ -46,6 +46,22 @@ def passing(error: Exception) -> bool:
                     sqlite3.SQLITE_READONLY)
 
 
+SCHEMA_VERSION = 1      # the database's PRAGMA user_version: raised with every change an earlier Triage cannot read
+
+
+def check_version(db: sqlite3.Connection, path: Path) -> None:
+    """A database a newer Triage changed is refused before anything reads or writes it (its rows may need
+    columns this one does not fill); an older one is marked as this version's once brought up to date."""
+    found = db.execute("PRAGMA user_version").fetchone()[0]
+    if found > SCHEMA_VERSION:
+        problem, fix = f"was made by a newer Triage (its version {found}, this one reads {SCHEMA_VERSION})", \
+            "open it with that Triage"
+        raise StoreUnavailable(f"results database {path.absolute()} {problem}: {fix}, or choose another with --db "
+                               "PATH", path, problem, fix)
+    if found < SCHEMA_VERSION:
+        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+
 def check_kind(path: Path) -> None:
     """Refused before anything is changed: a path that is there and is neither a file nor a folder (a device
     such as /dev/null, a pipe, a socket) is no database, and SQLite would write a journal beside it."""
