@@ -102,9 +102,9 @@ class TicketFilterProxy(RowOrderProxy):
     def row_keys(self) -> np.ndarray | None:
         model = self.sourceModel()
         column, descending = self._sort[0], self._sort[1] == Qt.SortOrder.DescendingOrder
-        if not 0 <= column < model.columnCount():
+        if self.next_to_label is None and not 0 <= column < model.columnCount():
             return None
-        if self.next_to_label is not None:              # the queue's order, whichever column is clicked
+        if self.next_to_label is not None:              # the queue's order, whichever column is clicked (or none)
             keys = np.zeros(model.rowCount())
             for row, place in self.next_to_label.items():
                 if row < model.rowCount():

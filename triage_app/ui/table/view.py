@@ -146,8 +146,14 @@ class TicketView(PaintsHoldingTheGil, QTableView):
         # a new file brings other columns: the frozen view shows the decision columns only
         model.modelReset.connect(self._columns_changed)
         model.layoutChanged.connect(self._columns_changed)
+        model.layoutChanged.connect(self._current_in_view)
         model.columnsInserted.connect(self._columns_changed)
         self._columns_changed()
+
+    def _current_in_view(self, *_) -> None:
+        # a sort or a retrain's new order carries the selected row away: a key labels it, so it stays in sight
+        if self.currentIndex().isValid():
+            self.scrollTo(self.currentIndex())
 
     @property
     def frozen_count(self) -> int:
@@ -251,11 +257,13 @@ class TicketView(PaintsHoldingTheGil, QTableView):
             return 0
         last = max(i.row() for i in selected)
         sources = [proxy.mapToSource(i) for i in selected]
+        following = proxy.source_row(last + 1) if last + 1 < proxy.rowCount() else None   # the next ticket down
         changed = sum(bool(change(proxy.sourceModel(), s.row())) for s in sources)
         if len(sources) == 1 and proxy.rowCount():
-            # in the review queue the labeled row leaves the view and the next one takes its place
-            still_here = last < proxy.rowCount() and proxy.source_row(last) == sources[0].row()
-            self.selectRow(min(last + 1 if still_here else last, proxy.rowCount() - 1))
+            # the next ticket, wherever the label moved the one labelled: out of the review queue, or up a
+            # table sorted by label (the row now at its place is one already passed)
+            place = -1 if following is None else proxy.mapFromSource(proxy.sourceModel().index(following, 0)).row()
+            self.selectRow(place if place >= 0 else min(last, proxy.rowCount() - 1))
         return changed
 
     def keyPressEvent(self, event):
