@@ -108,10 +108,14 @@ class FileAnswers:
         if scored:
             rows = np.array([p.index for p in scored])
             self._lm[rows] = [p.scores for p in scored]                                 # [B, L]
-            if self._learned is not None:
-                self._show(rows, self._learned.combine(rows, self._lm[rows]), self._learned_source)
-            else:
-                self._show(rows, self._lm[rows], MODEL)
+            # a row a person labelled keeps the model's own answer under the label, as apply_learned leaves it:
+            # learned from that label, the answer would only echo it (and the accuracy tab count it as the model's)
+            learned = ~self.person_mask()[rows] if self._learned is not None else np.zeros(len(rows), dtype=bool)
+            if learned.any():
+                self._show(rows[learned], self._learned.combine(rows[learned], self._lm[rows[learned]]),
+                           self._learned_source)
+            if not learned.all():
+                self._show(rows[~learned], self._lm[rows[~learned]], MODEL)
         return [p.index for p in predictions]
 
     # the learned answers
