@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import csv
 
+import numpy as np
+
 from PySide6.QtCore import Qt
 
 from triage_app.engine.labels import LabelSet
@@ -63,3 +65,16 @@ def test_next_to_label_keeps_its_order_after_the_review_queue_is_turned_off(qtbo
     window.tickets.review_button.setChecked(True)
     window.tickets.review_button.setChecked(False)
     assert shown(window) == [5, 2, 7, 0]
+
+
+def test_sorted_by_label_the_none_of_these_rows_sit_together(qtbot, make_window, tmp_path):
+    from triage_app.learn.none_of_these import NONE_OF_THESE, NoneOfThese
+
+    window = opened(qtbot, make_window, tmp_path, [f"ticket {r}" for r in range(9)])
+    sure, unsure = [0.9, 0.05, 0.05], [0.4, 0.35, 0.25]
+    p = [sure, unsure, sure[::-1], sure, unsure, sure[::-1], unsure[::-1], sure, sure[::-1]]
+    window.model.apply_predictions([Prediction(r, NAMES, np.log(s).tolist()) for r, s in enumerate(p)])
+    window.model.set_none_of_these(NoneOfThese(threshold=0.5, kept=1.0, caught=None))
+    window.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+    shown_labels = [window.proxy.data(window.proxy.index(r, 0)) for r in range(window.proxy.rowCount())]
+    assert shown_labels == sorted(shown_labels) and shown_labels.count(NONE_OF_THESE) == 3

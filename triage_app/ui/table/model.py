@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 
+from triage_app.learn.none_of_these import NONE_OF_THESE
 from triage_app.review.answers import Answer, FileAnswers
 from triage_app.ui.table.cell_roles import LOW_CONFIDENCE, SORT_ROLE, CellRoles
 from triage_app.ui.table.decisions import CONFIDENCE, LABEL, MARGIN, PER_AXIS, RESULT_HEADERS, Decisions
@@ -292,10 +293,11 @@ class TicketTableModel(CellRoles, QAbstractTableModel):
         if column < self._first_file_column:
             state = self.decisions.at(column)
             if column % PER_AXIS == LABEL:
-                names = np.array([*state.label_names, ""], dtype=object)      # label index -1, no answer: ""
+                # label index -1, no answer: ""; "none of these" sorts as the word it shows, as sort_key does
+                names = np.array([*state.label_names, NONE_OF_THESE, ""], dtype=object)
                 rank = np.empty(len(names))
                 rank[np.argsort(names)] = np.arange(len(names))
-                return rank[state.label_indexes()]
+                return rank[np.where(state.misfit_mask(), len(state.label_names), state.label_indexes())]
             values = state.confidence_column if column % PER_AXIS == CONFIDENCE else state.margin_column
             return np.where(np.isnan(values), -1.0, values)
         if column not in self._file_keys:        # the file does not change: ranked once per column
