@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 
 import numpy as np
-
 from PySide6.QtCore import Qt
 
 from triage_app.engine.labels import LabelSet
