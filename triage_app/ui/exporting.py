@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import sys
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtCore import QEventLoop, QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QFileDialog, QProgressDialog, QWidget
 
+WRITTEN_HERE_UP_TO = 2_000      # rows an export writes on the UI thread, briefly; more go to a thread of their own
 EXPORT_FILTERS = {"csv": "CSV (*.csv)", "xlsx": "Excel workbook (*.xlsx)", "json": "JSON (*.json)"}
 
 
@@ -46,7 +48,7 @@ class Exporting(QObject):
                              f"would replace it. Choose another name.")
             return None
         try:
-            written, rows, cut = export_results(table, self.model, path, self.axes())
+            written, rows, cut = export_results(table, self.model, path, self.axes(), self._off_the_ui_thread)
         except ExportFailed as exc:
             self.failed.emit(str(exc))
             return None
@@ -63,6 +65,23 @@ class Exporting(QObject):
         self.message.emit(f"Exported {rows:,} rows to {written}" + "".join(f"; {n}" for n in notes),
                           15_000 if notes else 10_000)
         return written
+
+    def _off_the_ui_thread(self, write, rows: int):
+        """write() on a thread of its own past a few thousand rows, the window painted and saying so, modal (no
+        second export, no closing, under it): a big workbook is seconds of openpyxl (docs/window.md)."""
+        if rows < WRITTEN_HERE_UP_TO:
+            return write()
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="triage-export") as pool:
+            done, loop = pool.submit(write), QEventLoop()
+            waiting = QProgressDialog(f"Exporting {rows:,} rows…", None, 0, 0, self.parent())
+            waiting.setWindowModality(Qt.WindowModality.WindowModal)
+            waiting.setMinimumDuration(0)
+            poll = QTimer(interval=20, timeout=lambda: done.done() and loop.quit())
+            poll.start()
+            loop.exec()
+            poll.stop()
+            waiting.close()
+            return done.result()
 
     def _unsettled(self) -> int:
         """Rows whose learned answer rests on low-precision scores too close to call (Learned.unsettled)."""
@@ -91,15 +110,18 @@ def ask_export_path(parent: QWidget, suggested: str) -> str | None:
     return path
 
 
-def export_results(table, model, path: str | Path, axes=None) -> tuple[Path, int, list[str]]:
+def export_results(table, model, path: str | Path, axes=None,
+                   run=lambda write, rows: write()) -> tuple[Path, int, list[str]]:
     """Every row and column of table (a TicketTable) with model's (a TicketTableModel) labels, each
     field's (axes, engine.axes Axes) under its name; returns the file written, its rows, and what the
-    file could not hold as shown (files.export's notes). Raises ExportFailed."""
+    file could not hold as shown (files.export's notes). run: how the writing runs (off the UI thread).
+    Raises ExportFailed."""
     from triage_app.files.export import export    # its writers load when first used
 
     notes: list[str] = []
     try:
-        return export(results(table, model, axes), path, notes=notes), len(table.frame), notes
+        frame = results(table, model, axes)
+        return run(lambda: export(frame, path, notes=notes), len(frame)), len(table.frame), notes
     except (OSError, ValueError) as exc:
         raise ExportFailed(f"Export failed: {_first_line(exc)}") from exc
     except Exception as exc:   # a writer's own error on content nobody foresaw: the table stays, say why
