@@ -209,3 +209,20 @@ def test_labels_first_never_sends_back_the_labels_the_window_took_from_the_files
                  "--apply-above", "0", *flag)
         sent = {row["id"] for row in read_rows(tmp_path / "up.csv")}
         assert sent and not sent & {f"T{r}" for r in taken}, flag
+
+
+def test_a_ticket_the_person_marked_none_of_these_in_the_column_is_answered_so_and_never_sent(
+        tmp_path, capsys, tiny_model, taught_file):
+    """With --none-of-these, the column's "None of these" is the person's answer for the ticket (it was a value
+    that is no label, left out, and the learned label went to the helpdesk); it tells how many such tickets the
+    threshold catches."""
+    path, texts, labels = taught_file
+    rows = [[f"T{r}", t, labels.get(r, "")] for r, t in enumerate(texts)]
+    rows[TAUGHT][2] = "None of these"                                 # a ticket that fits no queue, the person says
+    path = write_csv(tmp_path / "t.csv", ["id", "text", "queue"], rows)
+    out, err = classify(capsys, tmp_path, path, "out.csv", "--person-labels", "queue", "--none-of-these",
+                        "--updates", tmp_path / "up.csv", "--apply-above", "0")
+    assert (out[TAUGHT]["label"], out[TAUGHT]["person"], out[TAUGHT]["source"]) == (NONE_OF_THESE, "True", "person")
+    assert f"T{TAUGHT}" not in {row["id"] for row in read_rows(tmp_path / "up.csv")}
+    said = "\n".join(err)
+    assert "of your misfits caught" in said and "not a label" not in said

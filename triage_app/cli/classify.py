@@ -30,7 +30,7 @@ def run(args) -> int:
     if Path(args.output).suffix.lower().lstrip(".") not in FORMATS:
         raise ValueError(f"{args.output}: the output must end in .{', .'.join(FORMATS)}")
     table, texts = options.read_tickets(args, args.limit)      # --limit: the first N tickets
-    taught = person_labels_in_columns(table, args.person_labels, axes)
+    taught = person_labels_in_columns(table, args.person_labels, axes, args.none_of_these)
     learning.check_learning_flags(args, axes, taught)
     gates = updates_gates(args, table, axes)
     note_renamed_columns(table, axes)
@@ -202,7 +202,8 @@ def axis_answers(axis, features, predictions, window: dict[int, str], taught: di
     labels = {**taught, **window}  # a label set in the window is the person's latest word
     predictions, sources, learned = learned_axis(features, predictions, axis.names, labels, settle, similarity,
                                                  axis_prefix)
-    misfit = learning.misfits(learned, predictions, axis_prefix) if none_of_these else []
+    marked = [row for row, label in labels.items() if label not in axis.names]      # "none of these", the person's
+    misfit = learning.misfits(learned, predictions, axis_prefix, marked) if none_of_these else []
     return AxisAnswers(axis, predictions, labels, sources, review_below, own), misfit
 
 
@@ -266,10 +267,13 @@ def note_renamed_columns(table, axes) -> None:
         print(f"note: {line}", file=sys.stderr)
 
 
-def person_labels_in_columns(table, spec: str | None, axes) -> dict[str, dict[int, str]]:
-    """Axis name -> the labels its --person-labels column gives, for the axes that have one."""
+def person_labels_in_columns(table, spec: str | None, axes, none_of_these: bool = False) -> dict[str, dict[int, str]]:
+    """Axis name -> the labels its --person-labels column gives, for the axes that have one; with --none-of-these,
+    a value "none of these" too: the person's answer for that ticket, as a label's is."""
+    from triage_app.learn import NONE_OF_THESE
+
     columns = options.per_axis(spec, axes, "--person-labels", options.column, plain_for_all=False)
-    return {axis.name: column_labels(table, columns[axis.name], axis.names)
+    return {axis.name: column_labels(table, columns[axis.name], axis.names + [NONE_OF_THESE] * none_of_these)
             for axis in axes if columns[axis.name] is not None}
 
 
@@ -377,13 +381,15 @@ def learned_axis(features, predictions: list, names: list[str], taught: dict[int
 
 
 def answered_sources(predictions: list, learned, taught: dict[int, str]) -> list:
-    """Each row's source: learned's, but the model's for a blank ticket nobody labelled (it has no answer)."""
-    from triage_app.learn import MODEL
+    """Each row's source: learned's, but the model's for a blank ticket nobody labelled (it has no answer), and
+    the person's where they answered "none of these" (no label of the set: learning left it aside)."""
+    from triage_app.learn import MODEL, NONE_OF_THESE, PERSON
 
     sources = learned.sources.copy()
     for p in predictions:
         if not p.scores and p.index not in taught:
             sources[p.index] = MODEL
+    sources[[row for row, label in taught.items() if label == NONE_OF_THESE]] = PERSON
     return sources.tolist()
 
 

@@ -104,14 +104,15 @@ def labels_first_summary(found: list, axes, rows: int, output: str, stats_json: 
         options.write_json(stats_json, {"rows": rows, READ_COLUMN: read, "unsure": unsure, "unsure_not_sent": not_sent})
 
 
-def misfits(learned, predictions: list, axis_prefix: str) -> list[int]:
+def misfits(learned, predictions: list, axis_prefix: str, marked: list[int] = ()) -> list[int]:
     """--none-of-these: the rows (not the person's, not a blank ticket's: predictions, the answers written)
     whose combined answer is under the threshold fitted on the cross-validated answers
-    (learn/none_of_these.py), said in one line."""
+    (learn/none_of_these.py), said in one line with how many of the tickets the person marked "none of these"
+    (marked) it would have caught."""
     from triage_app.learn import PERSON
     from triage_app.learn.none_of_these import fit_none_of_these
 
-    fitted = fit_none_of_these(learned.cross_validated)
+    fitted = fit_none_of_these(learned.cross_validated, learned.confidence[list(marked)] if marked else None)
     if fitted is None:
         _say(f"{axis_prefix}none of these: too few labels to cross-validate a threshold; every ticket keeps its label")
         return []
