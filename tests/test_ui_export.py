@@ -54,6 +54,7 @@ def test_a_big_export_is_written_while_the_window_goes_on_painting(qtbot, make_w
 
     import openpyxl
     from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
 
     from triage_app.ui.exporting import WRITTEN_HERE_UP_TO
 
@@ -64,8 +65,13 @@ def test_a_big_export_is_written_while_the_window_goes_on_painting(qtbot, make_w
     window = make_window(autoload=False)
     open_file(qtbot, window, path)
     handled = []
-    QTimer.singleShot(0, lambda: handled.append(True))              # an event due while the file is written
+
+    def meanwhile():        # an event due while the file is written: the modal line is up, and Esc does not end it
+        waiting = QApplication.activeModalWidget()
+        waiting.reject()
+        handled.append((waiting.labelText(), waiting.isVisible()))
+    QTimer.singleShot(0, meanwhile)
     written = window.exporting.write(window.table, tmp_path / "out.xlsx")
-    assert handled == [True] and written == tmp_path / "out.xlsx"
+    assert handled == [(f"Exporting {rows:,} rows…", True)] and written == tmp_path / "out.xlsx"
     sheet = openpyxl.load_workbook(written).active
     assert sheet.max_row == rows + 1 and sheet.cell(rows + 1, 2).value == f"ticket number {rows - 1}"

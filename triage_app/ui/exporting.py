@@ -73,14 +73,15 @@ class Exporting(QObject):
             return write()
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="triage-export") as pool:
             done, loop = pool.submit(write), QEventLoop()
-            waiting = QProgressDialog(f"Exporting {rows:,} rows…", None, 0, 0, self.parent())
+            waiting = _Waiting(f"Exporting {rows:,} rows…", None, 0, 0, self.parent())
             waiting.setWindowModality(Qt.WindowModality.WindowModal)
-            waiting.setMinimumDuration(0)
+            waiting.show()          # at once: QProgressDialog's own timer would show it after seconds
             poll = QTimer(interval=20, timeout=lambda: done.done() and loop.quit())
             poll.start()
             loop.exec()
             poll.stop()
-            waiting.close()
+            waiting.hide()
+            waiting.deleteLater()
             return done.result()
 
     def _unsettled(self) -> int:
@@ -93,6 +94,16 @@ class Exporting(QObject):
         if table is None:
             self.failed.emit("Nothing to export yet: open a ticket file first.")
         return table is None
+
+
+class _Waiting(QProgressDialog):
+    """Modal until the file is written: Esc or the title bar's close would let the window go on under it."""
+
+    def reject(self) -> None:
+        pass
+
+    def closeEvent(self, event) -> None:
+        event.ignore()
 
 
 class ExportFailed(Exception):
