@@ -77,3 +77,29 @@ def test_sorted_by_label_the_none_of_these_rows_sit_together(qtbot, make_window,
     window.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
     shown_labels = [window.proxy.data(window.proxy.index(r, 0)) for r in range(window.proxy.rowCount())]
     assert shown_labels == sorted(shown_labels) and shown_labels.count(NONE_OF_THESE) == 3
+
+
+def test_a_batch_landing_in_a_sorted_table_leaves_a_person_reading_elsewhere_where_they_are(qtbot, make_window,
+                                                                                            tmp_path):
+    from triage_app.ui.table.decisions import CONFIDENCE
+
+    window = opened(qtbot, make_window, tmp_path, [f"ticket {r:03d}" for r in range(300)])
+    window.model.apply_predictions([Prediction(r, NAMES, [-0.4 - r / 1000, -1.6, -2.3]) for r in range(0, 300, 2)])
+    window.view.sortByColumn(window.model.column_of(kind=CONFIDENCE), Qt.SortOrder.DescendingOrder)
+    window.view.selectRow(0)
+    bar = window.view.verticalScrollBar()
+    bar.setValue(bar.maximum())                                   # reading the bottom, the top row selected
+    window.model.apply_predictions([Prediction(r, NAMES, [-0.3 - r / 1000, -1.6, -2.3]) for r in range(1, 40, 2)])
+    qtbot.wait(20)
+    assert bar.value() == bar.maximum()
+
+
+def test_labelling_the_last_row_moves_on_to_where_it_went_not_to_a_ticket_passed(qtbot, make_window, tmp_path):
+    window = opened(qtbot, make_window, tmp_path, [f"ticket {r}" for r in range(8)])
+    scores = {r: [-1.6, -0.4, -2.3] if r < 4 else [-0.4, -1.6, -2.3] for r in range(8)}   # 0-3 beta, 4-7 alpha
+    window.model.apply_predictions([Prediction(r, NAMES, s) for r, s in scores.items()])
+    window.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+    window.view.setFocus()
+    window.view.selectRow(7)                                      # ticket 3, the last row
+    qtbot.keyClick(window.view, Qt.Key.Key_1)
+    assert window.view.selected_source_rows() == [3]

@@ -146,13 +146,19 @@ class TicketView(PaintsHoldingTheGil, QTableView):
         # a new file brings other columns: the frozen view shows the decision columns only
         model.modelReset.connect(self._columns_changed)
         model.layoutChanged.connect(self._columns_changed)
+        model.layoutAboutToBeChanged.connect(self._current_seen)
         model.layoutChanged.connect(self._current_in_view)
         model.columnsInserted.connect(self._columns_changed)
         self._columns_changed()
 
+    def _current_seen(self, *_) -> None:
+        current = self.currentIndex()
+        self._seen = current.isValid() and self.viewport().rect().intersects(self.visualRect(current))
+
     def _current_in_view(self, *_) -> None:
-        # a sort or a retrain's new order carries the selected row away: a key labels it, so it stays in sight
-        if self.currentIndex().isValid():
+        # a sort or a retrain's new order carries the selected row away: a key labels it, so it stays in sight;
+        # one the person had scrolled away from stays where they are reading
+        if getattr(self, "_seen", False) and self.currentIndex().isValid():
             self.scrollTo(self.currentIndex())
 
     @property
@@ -262,7 +268,8 @@ class TicketView(PaintsHoldingTheGil, QTableView):
         if len(sources) == 1 and proxy.rowCount():
             # the next ticket, wherever the label moved the one labelled: out of the review queue, or up a
             # table sorted by label (the row now at its place is one already passed)
-            place = -1 if following is None else proxy.mapFromSource(proxy.sourceModel().index(following, 0)).row()
+            row = sources[0].row() if following is None else following      # the last row: itself, where it went
+            place = proxy.mapFromSource(proxy.sourceModel().index(row, 0)).row()
             self.selectRow(place if place >= 0 else min(last, proxy.rowCount() - 1))
         return changed
 
