@@ -38,3 +38,16 @@ def test_a_removed_label_named_again_gets_back_its_description_alias_and_example
     assert (back.name, back.description, back.alias) == ("Billing", "invoices", "billing and payments")
     assert set(panel.label_set.examples) == {Example("app crash", "technical"), Example("I was charged twice", "Billing"),
                                              Example("refund my order", "Billing")}
+
+
+def test_a_label_renamed_to_a_removed_ones_name_keeps_its_own_description_and_examples(qtbot):
+    """Only a new, bare label takes a removed one's typed work: a label with its own is renamed, not merged."""
+    labels = LabelSet((Label("billing", "invoices"), Label("refund"), Label("account")),
+                      (Example("charged twice", "billing"), Example("money back please", "refund")))
+    panel = LabelsPanel(labels)
+    qtbot.addWidget(panel)
+    panel.labels.selectRow(0)
+    panel.remove_selected_label()
+    panel.labels.item(0, 0).setText("billing")                    # refund, renamed
+    assert [(label.name, label.description) for label in panel.label_set.labels] == [("billing", ""), ("account", "")]
+    assert panel.label_set.examples == (Example("money back please", "billing"),)

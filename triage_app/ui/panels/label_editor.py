@@ -13,9 +13,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxL
                                QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from triage_app.engine.axes import Axes, Axis
-from triage_app.engine.labels import Example, Label, LabelSet, folded
+from triage_app.engine.labels import Example, Label, LabelSet
 from triage_app.ui import plain_text
 from triage_app.ui.panels.axis_picker import AxisPicker
+from triage_app.ui.panels.removed_labels import RemovedLabels
 from triage_app.ui.plain_text import fit_names
 
 # why the panel asks: measured with `triage-app eval --compare` and scripts/experiments/confident_examples.py
@@ -47,7 +48,7 @@ class LabelsPanel(QWidget):
         self._filling = False
         self.rename_problem = lambda renames: None   # why a rename may not be applied (the window's say), or None
         self.spelling = lambda name: name    # a typed name as the window spells it (a set-aside label's)
-        self._removed: dict[tuple[str, str], tuple[Label, tuple[Example, ...]]] = {}   # (field, folded name): its own
+        self.removed = RemovedLabels()
         self.axis_rename_problem = lambda old, new: None   # the same for a field's rename
         layout = QVBoxLayout(self)
 
@@ -226,20 +227,7 @@ class LabelsPanel(QWidget):
         except ValueError as exc:
             self._show_error(str(exc))
             return
-        self._removed.update({(self._axis, folded(l.name)): (l, tuple(e for e in before.examples if e.label == l.name))
-                              for l in before.labels if l.name not in names})
-
-    def _restored(self, label_set: LabelSet) -> LabelSet:
-        """A label named again as one removed from this field: its description, alias and examples come back."""
-        back = {l.name: self._removed.pop((self._axis, folded(l.name))) for l in label_set.labels
-                if l.name not in self.label_set.names and (self._axis, folded(l.name)) in self._removed}
-        labels = tuple(replace(l, description=l.description or back[l.name][0].description, alias=l.alias or
-                               back[l.name][0].alias) if l.name in back else l for l in label_set.labels)
-        examples = tuple(replace(e, label=name) for name, (_, theirs) in back.items() for e in theirs)
-        try:     # its alias may be another label's name since: the name alone then
-            return LabelSet(labels, label_set.examples + examples)
-        except ValueError:
-            return label_set
+        self.removed.keep(self._axis, before, self.label_set)
 
     def add_example(self, text: str, label: str) -> None:
         text = str(text).strip()
@@ -339,7 +327,7 @@ class LabelsPanel(QWidget):
             return
         if renames:
             self.renamed.emit(renames)
-        self._apply(self._restored(label_set))
+        self._apply(self.removed.restored(self._axis, self.label_set, label_set))
 
     def _apply(self, label_set: LabelSet) -> None:
         self._show_error("")
