@@ -33,6 +33,8 @@ def test_a_database_a_newer_triage_changed_is_refused_before_anything_is_written
     the first batch's save after the model has run."""
     import sqlite3
 
+    from triage_app.files.embeddings import EmbeddingCache
+
     db = tmp_path / "r.db"
     with ResultStore(db):
         pass
@@ -41,5 +43,7 @@ def test_a_database_a_newer_triage_changed_is_refused_before_anything_is_written
         older.execute("PRAGMA user_version=999")
     with pytest.raises(StoreUnavailable, match=r"was made by a newer Triage \(its version 999"):
         ResultStore(db)
+    with pytest.raises(StoreUnavailable, match=r"was made by a newer Triage"):    # its embeddings' table too
+        EmbeddingCache(db)
     with sqlite3.connect(db) as after:
         assert after.execute("PRAGMA user_version").fetchone()[0] == 999

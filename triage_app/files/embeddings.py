@@ -20,7 +20,8 @@ import numpy as np
 
 from triage_app.engine.encoder import BATCH, EmbeddingCancelled, SentenceEncoder
 from triage_app.files.store import default_path, text_hash
-from triage_app.files.store_errors import LOCK_TIMEOUT_S, check_kind, make_private, reported
+from triage_app.files.store_errors import (LOCK_TIMEOUT_S, StoreUnavailable, check_kind, check_version, make_private,
+                                           reported)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -43,6 +44,11 @@ class EmbeddingCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             make_private(self.path)     # the results database: the user's alone, whichever class opens it
             self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False)
+            try:
+                check_version(self._db, self.path)      # a newer Triage's database is not ours to write
+            except StoreUnavailable:
+                self._db.close()
+                raise
             # a cache: what a crash loses is embedded again, so a commit need not wait for the disk
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
