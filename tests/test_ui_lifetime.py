@@ -91,6 +91,11 @@ def test_an_unusable_results_database_is_one_line_and_the_window_keeps_working(q
     assert window.banner.isVisible() and window.fresh_store_button.isVisible()
     open_file(qtbot, window, write_slice(tmp_path, 6, start=40))        # files still open; the way out stays
     assert window.fresh_store_button.isVisible() and str(db) in window.banner_text.text()
+    # said as the window says it, not the command line's --db, and that nothing is saved, under any other line
+    assert "--db" not in window.banner_text.text() and "nothing is resumed or saved" in window.banner_text.text()
+    window.open_file(tmp_path / "nowhere.csv")
+    qtbot.waitUntil(lambda: "nowhere.csv" in window.banner_text.text())
+    assert "nothing is resumed or saved" in window.banner_text.text() and window.fresh_store_button.isVisible()
     assert run_and_wait(qtbot, window) == "done" and window.model.rows_answered == 6
     window.model.set_person_label(1, "account")       # kept in memory while there is no database
     assert window.model.label_of(1) == "account"

@@ -451,3 +451,31 @@ def test_closing_while_the_database_is_locked_and_trying_again_saves_the_labels_
     assert not window.isVisible() and "not saved yet" in asked[0]
     with ResultStore(db) as store:
         assert store.person_labels(file, hashes).labels == {0: "billing", 2: "technical"}
+
+
+def test_a_newer_triages_database_is_never_moved_aside(qtbot, make_window, tmp_path, monkeypatch):
+    """Its labels are that Triage's: no "Use a fresh database" (which moves the file aside), here or on closing."""
+    import sqlite3
+
+    from PySide6.QtWidgets import QMessageBox
+
+    db = tmp_path / "results.sqlite3"
+    with ResultStore(db):
+        pass
+    with sqlite3.connect(db) as newer:
+        newer.execute("PRAGMA user_version=999")
+    window = make_window(store_path=db, autoload=False)
+    open_file(qtbot, window, write_slice(tmp_path, 5))
+    assert window.db.problem and not window.db.ours
+    assert not window.fresh_store_button.isVisible() and "never moves it" in window.banner_text.text()
+    label_rows(window, {0: "billing"})
+    offered = []
+
+    def close_without(box):
+        offered.extend(b.text().replace("&", "") for b in box.buttons())
+        next(b for b in box.buttons() if b.text().replace("&", "").endswith("without them")).click()
+        return 0
+    monkeypatch.setattr(QMessageBox, "exec", close_without)
+    window.close()
+    assert not window.isVisible() and "Use a fresh database" not in offered and "Try again" not in offered
+    assert db.exists() and not [p.name for p in tmp_path.iterdir() if "unusable" in p.name]

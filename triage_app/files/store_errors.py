@@ -23,10 +23,11 @@ class StoreUnavailable(ValueError):
     """
 
     def __init__(self, message: str, path: Path | None = None, problem: str = "", fix: str = "",
-                 passing: bool = False):
+                 passing: bool = False, ours: bool = True):
         super().__init__(message)
         self.path, self.problem, self.fix = path, problem, fix
         self.passing = passing      # the file is sound and may work again as it is (passing(): locked, full)
+        self.ours = ours            # False: another Triage's (newer) file, never to be moved aside
 
 
 def unavailable(path: Path, error: sqlite3.Error | OSError, timeout: float = LOCK_TIMEOUT_S) -> StoreUnavailable:
@@ -57,7 +58,7 @@ def check_version(db: sqlite3.Connection, path: Path) -> None:
         problem, fix = f"was made by a newer Triage (its version {found}, this one reads {SCHEMA_VERSION})", \
             "open it with that Triage"
         raise StoreUnavailable(f"results database {path.absolute()} {problem}: {fix}, or choose another with --db "
-                               "PATH", path, problem, fix)
+                               "PATH", path, problem, fix, ours=False)
     if found < SCHEMA_VERSION:
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 

@@ -34,6 +34,7 @@ class FreshStoreOffer(QObject):
             self.use_fresh()
 
     def _recovered(self) -> None:
+        self.bar.standing = None
         self.bar.fresh_store_button.hide()
         self.bar.hide()
         self.fresh.emit()               # what was labeled meanwhile is written now
@@ -47,6 +48,7 @@ class FreshStoreOffer(QObject):
         except OSError as exc:
             self.failed.emit(f"Cannot move {store_file(self.db.path)} aside: {exc.strerror or exc}")
             return None
+        self.bar.standing = None
         self.bar.fresh_store_button.hide()
         self.bar.hide()
         if self.db.problem:             # the new one failed too (a read-only folder): said already
@@ -61,13 +63,18 @@ class FreshStoreOffer(QObject):
         button.setText("Try again" if self.db.passing else "Use a fresh database")
         button.setToolTip("Open the same database again, and save the labels you gave meanwhile."
                           if self.db.passing else FRESH_TIP)
-        button.show()
-        if self.db.passing:
-            self.failed.emit(f"{window_line(message)}. The window goes on without it, your labels kept here: "
-                             "they are saved when it works again (Try again, or the next Run tries).")
+        button.setVisible(self.db.ours)
+        if not self.db.ours:
+            line = (f"{window_line(message)}. This window goes on without it, and never moves it: nothing is resumed "
+                    "or saved here.")
+        elif self.db.passing:
+            line = (f"{window_line(message)}. The window goes on without it, your labels kept here: they are saved "
+                    "when it works again (Try again, or the next Run tries).")
         else:
-            self.failed.emit(f"{window_line(message)}. The window goes on without it: nothing is resumed or "
-                             f"saved until you use a fresh database.")
+            line = (f"{window_line(message)}. The window goes on without it: nothing is resumed or saved until you "
+                    "use a fresh database.")
+        self.bar.standing = line        # said again under any other message, until it is over
+        self.failed.emit(line)
 
     def settle(self, unsaved: int, going: str, parent) -> bool:
         """unsaved labels live in the window only (the database cannot be used): offer the fresh
@@ -78,20 +85,23 @@ class FreshStoreOffer(QObject):
                 "database keeps them (the old file is kept, renamed)." if not self.db.passing else
                 "Labels you gave since the results database stopped working are not saved yet. It may work again "
                 "now (another run done, space freed): Try again saves them into it.")
+        if not self.db.ours:
+            text = (f"{unsaved:,} label(s) you gave are not saved: the results database is another Triage's, and "
+                    "this window never moves it.")
         box = QMessageBox(QMessageBox.Icon.Warning, "Your labels are not saved", text, parent=parent)
         keep = box.addButton("Try again" if self.db.passing else "Use a fresh database",
-                             QMessageBox.ButtonRole.AcceptRole)
+                             QMessageBox.ButtonRole.AcceptRole) if self.db.ours else None
         drop = box.addButton(f"{going} without them", QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(keep)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel if keep is None else keep)
         box.exec()
-        if box.clickedButton() is keep and self.db.passing:
+        if keep is not None and box.clickedButton() is keep and self.db.passing:
             if not self.db.retry(wait=True):    # failing still: said again, and the window stays
                 return False
             self.fresh.emit()                   # written before the window closes or shows another file
             self.db.flush()
             return self.db.problem is None
-        if box.clickedButton() is keep:
+        if keep is not None and box.clickedButton() is keep:
             self.use_fresh()
             return self.db.problem is None      # a fresh one failed too: said, and the window stays
         return box.clickedButton() is drop

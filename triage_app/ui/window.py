@@ -352,7 +352,7 @@ class MainWindow(QMainWindow):
 
     def clear_error(self) -> None:
         """A new file or run clears the last message, but not that the database cannot be used."""
-        self.banner.clear(self.db.problem)
+        self.banner.clear()
 
     def _panel_message(self, message: str) -> None:
         if message.startswith("Cannot"):

@@ -49,6 +49,7 @@ class ResultsDb(QObject):
         self.path = path
         self.problem: str | None = None   # the one line while the database is unavailable
         self.passing = False              # the file is sound: it may work again as it is (store_errors.passing)
+        self.ours = True                  # False: another (newer) Triage's file, never moved aside
         self._lock = threading.Lock()
         self._labels: ResultStore | None = None   # the writer thread's connection
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="triage-labels")
@@ -83,14 +84,16 @@ class ResultsDb(QObject):
         return store
 
     def give_up_on(self, error: Exception) -> None:
-        """give_up with the error's line, and whether it may pass (store_errors.passing)."""
-        self.give_up(store_line(error, self.path), passing(error))
+        """give_up with the error's line, whether it may pass (store_errors.passing), and whether the file is ours."""
+        self.give_up(store_line(error, self.path), passing(error), getattr(error, "ours", True))
 
-    def give_up(self, message: str, may_pass: bool = False) -> None:
-        """The database failed: nothing is resumed or saved until use_fresh(), or, may_pass, until it works again."""
+    def give_up(self, message: str, may_pass: bool = False, ours: bool = True) -> None:
+        """The database failed: nothing is resumed or saved until use_fresh(), or, may_pass, until it works again;
+        not ours (a newer Triage's): never moved aside for a fresh one."""
         with self._lock:
             first, self.problem = self.problem is None, self.problem or message
             self.passing = may_pass if first else self.passing and may_pass
+            self.ours = ours if first else self.ours and ours
         if first:
             self.unavailable.emit(message)
 
@@ -111,7 +114,7 @@ class ResultsDb(QObject):
 
     def _clear(self) -> bool:
         with self._lock:
-            was, self.problem, self.passing = self.problem is not None, None, False
+            was, self.problem, self.passing, self.ours = self.problem is not None, None, False, True
         return was
 
     def use_fresh(self) -> Path | None:
@@ -325,8 +328,10 @@ def open_store(path=None) -> ResultStore:
     """ResultStore(path); raises StoreUnavailable (one line naming the file) however it fails."""
     try:
         return ResultStore(path)
+    except StoreUnavailable:
+        raise               # as it is: whether it may pass, whether the file is ours
     except (*STORE_ERRORS, OSError) as exc:     # OSError: a folder that cannot be made
-        raise StoreUnavailable(store_line(exc, path)) from exc
+        raise StoreUnavailable(store_line(exc, path), passing=passing(exc)) from exc
 
 
 def store_line(exc: Exception, path=None) -> str:

@@ -26,6 +26,7 @@ class MessageBar(QFrame):
         # a long word (a header without spaces) must not widen the window: the line wraps within it
         self.text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.standing: str | None = None    # a problem that lasts (a results database that cannot be used)
         self.fresh_store_button = QPushButton("Use a fresh database")
         self.fresh_store_button.setToolTip(FRESH_TIP)
         self.fresh_store_button.hide()
@@ -46,16 +47,17 @@ class MessageBar(QFrame):
         self.hide()
 
     def say(self, message: str, offer_bundled: bool = False) -> None:
+        """The message, and under it the standing line while there is one (its button is that line's)."""
         self.show_model_offer(offer_bundled)
-        self._show_text(message)
+        self._show_text(message if not self.standing or message == self.standing else f"{message}\n{self.standing}")
         self.show()
 
-    def clear(self, standing: str | None = None) -> None:
-        """Hide the last message, unless standing (a problem that lasts, like a database that cannot be
-        used): that line, and its way out, stay until the user takes it."""
+    def clear(self) -> None:
+        """Hide the last message, unless a problem that lasts stands (a database that cannot be used): that
+        line, and its way out, stay until the user takes it."""
         self.show_model_offer(False)
-        if standing:
-            self._show_text(standing)
+        if self.standing:
+            self._show_text(self.standing)
         else:
             self.hide()
 
