@@ -182,3 +182,22 @@ def test_classify_with_a_label_set_from_before_two_fields_swapped_names_keeps_ea
     assert code == 0, err
     assert json.loads(updates.read_text()) == [{"id": "1", "fields": {"queue": "high"}},
                                                {"id": "2", "fields": {"priority": "high"}}]
+
+
+def test_classify_sends_back_no_window_label_the_column_already_holds(tmp_path, capsys, tiny_model, tickets,
+                                                                       axes_file):
+    """The person confirmed in the window the value the helpdesk has: nothing to send (a no-op update still
+    touches the ticket and sets off the helpdesk's triggers); another label there is sent."""
+    from triage_app.files.reader import read_tickets
+    from triage_app.files.ticket_keys import file_key, row_hashes
+
+    hashes = row_hashes(read_tickets(tickets).frame)
+    with ResultStore(tmp_path / "r.db") as store:   # typed: row 0 as its queue_known, row 3 otherwise
+        store.set_person_labels(file_key(tickets), {0: (hashes[0], "billing"), 3: (hashes[3], "account")},
+                                axis="queue")
+    updates = tmp_path / "updates.json"
+    code, _, err = run_main(capsys, "classify", tickets, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
+                            "--method", "direct", "--labels-file", axes_file, "--person-labels", "queue=queue_known",
+                            "--updates", updates, "--apply-above", "1")
+    assert code == 0, err
+    assert json.loads(updates.read_text()) == [{"id": "9003", "fields": {"queue": "account"}}]

@@ -209,8 +209,9 @@ def axis_answers(axis, features, predictions, window: dict[int, str], taught: di
 
 def files_own(taught: dict[int, str], window: dict[int, str], stored: frozenset[int]) -> frozenset[int]:
     """The person rows whose label the file already holds, never sent back in --updates: the --person-labels
-    column's where the window gave none, and the window's own labels taken from the file's column."""
-    return frozenset(set(taught) - set(window)) | (stored & window.keys())
+    column's where the window gave none or the same, and the window's own labels taken from the file's column."""
+    same = {row for row, label in window.items() if taught.get(row) == label}
+    return frozenset(set(taught) - set(window)) | same | (stored & window.keys())
 
 
 def export_answers(table, axes, answers: list, args, found=None) -> None:
