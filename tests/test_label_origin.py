@@ -27,8 +27,7 @@ def test_the_store_keeps_each_labels_origin_and_it_follows_a_ticket_that_moved(t
         # a row added above: each label found one row down, its origin with it
         found = store.person_labels("f.csv", ["new", "a", "b", "c"], axis="queue")
         assert found.labels == {1: "billing", 2: "account", 3: "billing"} and found.from_file == {1}
-        assert store.from_file_rows("f.csv", ["new", "a", "b", "c"], "queue") == {1}
-        assert store.from_file_rows("f.csv", ["a", "b", "c"], "queue") == frozenset()    # not placed: not counted
+        assert store.from_file_rows("f.csv", "queue") == {(1, "a")}                   # moved there, for good
         store.set_person_labels("f.csv", {1: ("a", "account")}, "queue")      # typed over: the person's now
         assert store.person_labels("f.csv", ["new", "a", "b", "c"], axis="queue").from_file == frozenset()
 
@@ -86,7 +85,8 @@ def test_labels_taken_from_a_column_are_kept_as_the_files_in_the_window_and_the_
     window.db.flush()
     file = window.labelling.people["queue"].file
     with ResultStore(tmp_path / "results.sqlite3") as store:
-        assert store.from_file_rows(file, window.labelling.people["queue"].row_hashes, "queue") == taken - {row}
+        assert store.person_labels(file, window.labelling.people["queue"].row_hashes, axis="queue").from_file == \
+            taken - {row}
 
 
 def test_classify_sends_back_no_label_the_window_took_from_the_files_own_column(
@@ -201,3 +201,29 @@ def test_classify_sends_back_no_window_label_the_column_already_holds(tmp_path, 
                             "--updates", updates, "--apply-above", "1")
     assert code == 0, err
     assert json.loads(updates.read_text()) == [{"id": "9003", "fields": {"queue": "account"}}]
+
+
+def test_with_limit_labels_the_window_took_from_the_files_column_are_not_sent_after_a_row_was_added_above(
+        tmp_path, capsys, tiny_model, tickets, axes_file):
+    """--limit reads the first rows and moves nothing in the database: the column's labels found a row down were
+    read as typed, and the helpdesk's own values went back as changes (without --limit, none did)."""
+    import csv
+
+    from cli_helpers import write_rows
+
+    from triage_app.files.reader import read_tickets
+    from triage_app.files.ticket_keys import file_key, row_hashes
+
+    hashes = row_hashes(read_tickets(tickets).frame)
+    with ResultStore(tmp_path / "r.db") as store:   # rows 0 and 3 taken from the column
+        store.set_person_labels(file_key(tickets), {0: (hashes[0], "billing"), 3: (hashes[3], "billing")},
+                                axis="queue", from_file={0, 3})
+    with open(tickets, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    write_rows(tickets, [{"ticket_id": "8999", "text": "Where is my parcel?", "queue_known": ""}, *rows])
+    updates = tmp_path / "updates.json"
+    code, _, err = run_main(capsys, "classify", tickets, "-o", tmp_path / "out.csv", "--db", tmp_path / "r.db",
+                            "--method", "direct", "--labels-file", axes_file, "--updates", updates,
+                            "--apply-above", "1", "--limit", "6")
+    assert code == 0, err
+    assert json.loads(updates.read_text()) == []

@@ -35,7 +35,7 @@ def write_jsonl(path, records):
 def labels_read(store, path, limit=None):
     table = read_tickets(path, limit=limit)
     texts = table.frame["text"].tolist()
-    return person_labels(store, Namespace(input=str(path), limit=limit), table, texts, AXIS)
+    return person_labels(store, Namespace(input=str(path), limit=limit), table, texts, AXIS)[0]
 
 
 records = st.lists(st.dictionaries(st.sampled_from(["id", "text", "tags", "channel", "team"]),

@@ -78,12 +78,11 @@ class Answered:
 def every_ticket(args, store, table, texts, axes, classifiers, settings, cleaning, taught, features, similarity,
                  review) -> Answered:
     """The language model reads every ticket; the person's labels, where given, are learned and weighed."""
-    from triage_app.files.ticket_keys import file_key, row_hashes
+    from triage_app.files.ticket_keys import file_key
 
     stored_as = [stored_field(store, file_key(args.input, table.sheet), axis.name, axes.names) for axis in axes]
-    windows = [person_labels(store, args, table, texts, axis, name) for axis, name in zip(axes, stored_as)]
-    from_file = [store.from_file_rows(file_key(args.input, table.sheet), row_hashes(table.frame), name)
-                 for name in stored_as]
+    windows, from_file = zip(*(person_labels(store, args, table, texts, axis, name)
+                               for axis, name in zip(axes, stored_as)))
     firsts = labelled_first(axes, classifiers, store, texts, settings, cleaning, features, taught, windows, similarity)
     runs = classified(axes.names, classifiers, store, texts, settings, args, cleaning,
                       weighed={a.name: f.weighed for a, f in zip(axes, firsts) if f.weighed is not None})
@@ -105,13 +104,12 @@ def labels_first_run(args, store, table, texts, axes, classifiers, settings, cle
     """--labels-first: each axis answered from the person's labels, the language model reading only the
     tickets they leave unsure (run/labels_first.py)."""
     from triage_app.files.axes_export import AxisAnswers
-    from triage_app.files.ticket_keys import file_key, row_hashes
+    from triage_app.files.ticket_keys import file_key
 
     out, key = Answered([], [], read=[]), file_key(args.input, table.sheet)
     for axis, classifier in zip(axes, classifiers):
         name = stored_field(store, key, axis.name, axes.names)
-        window = person_labels(store, args, table, texts, axis, name)
-        stored = store.from_file_rows(key, row_hashes(table.frame), name)
+        window, stored = person_labels(store, args, table, texts, axis, name)
         labels = {**taught[axis.name], **window}
         run_some = lambda names, cs, some, exact: classified(  # noqa: E731
             names, cs, store, some, settings, args, cleaning, exact=exact)
@@ -328,17 +326,17 @@ def stored_field(store, file: str, name: str, names: list[str]) -> str:
     return now
 
 
-def person_labels(store, args, table, texts: list[str], axis, stored_as: str | None = None) -> dict[int, str]:
+def person_labels(store, args, table, texts: list[str], axis, stored_as: str | None = None) -> tuple[dict, frozenset]:
     """The labels a person gave this file's rows on this axis (stored under stored_as: its name unless the window
     renamed it, stored_field), of its label names, read as the window reads them (files/label_places.labels_as_read;
-    with --limit, of the rows read)."""
+    with --limit, of the rows read); and the rows whose label the window took from the file's own column."""
     from triage_app.files.label_places import labels_as_read
     from triage_app.files.ticket_keys import file_key, row_hashes
 
-    found, not_found = labels_as_read(store, file_key(args.input, table.sheet), row_hashes(table.frame), texts,
-                                      stored_as or axis.name, bool(getattr(args, "limit", None)))
-    learning.say_unused(axis, [label for label in found.values() if label not in axis.names], not_found)
-    return {row: label for row, label in found.items() if label in axis.names}
+    found = labels_as_read(store, file_key(args.input, table.sheet), row_hashes(table.frame), texts,
+                           stored_as or axis.name, bool(getattr(args, "limit", None)))
+    learning.say_unused(axis, [label for label in found.labels.values() if label not in axis.names], found.not_found)
+    return {row: label for row, label in found.labels.items() if label in axis.names}, found.from_file
 
 
 def column_labels(table, column: str, names: list[str]) -> dict[int, str]:

@@ -67,19 +67,21 @@ def out_of_reach(moves: list[tuple[int, int, str, str]], rows_read: int) -> set[
 
 
 def labels_as_read(store, file: str, row_hashes: list[str], texts: list[str] | None, axis: str,
-                   limited: bool) -> tuple[dict[int, str], int]:
-    """{row: label} a person gave these rows on this axis (its name in the database), read as the window reads
-    them (an older database's adopted, a moved ticket found at its row), and how many name no ticket of the
-    file. limited: only the file's first rows were read (--limit): the labels are placed as the window places
-    them where the rows read show it would (out_of_reach), and nothing is adopted, moved in the database or
-    counted as not found (its ticket may be in the rows not read)."""
+                   limited: bool) -> FileLabels:
+    """The labels a person gave these rows on this axis (its name in the database), read as the window reads
+    them (an older database's adopted, a moved ticket found at its row), with how many name no ticket of the
+    file and which rows' were taken from the file's own column. limited: only the file's first rows were read
+    (--limit): the labels are placed as the window places them where the rows read show it would
+    (out_of_reach), and nothing is adopted, moved in the database or counted as not found (its ticket may be
+    in the rows not read)."""
     if not limited:
-        placed = store.person_labels(file, row_hashes, texts, axis)
-        return placed.labels, placed.not_found
-    stored = [(row, h, label) for row, h, label in store.stored_person_labels(file, True, axis) if row < len(row_hashes)]
+        return store.person_labels(file, row_hashes, texts, axis)
+    stored = [entry for entry in store.stored_person_labels(file, True, axis) if entry[0] < len(row_hashes)]
     found, moves, _ = place(stored, row_hashes)
     reach = out_of_reach(moves, len(row_hashes))
-    return {row: label for row, label in found.items() if row not in reach and label != TAKEN_BACK}, 0
+    found = {row: label for row, label in found.items() if row not in reach and label != TAKEN_BACK}
+    origins = dict.fromkeys(store.from_file_rows(file, axis), FILE)
+    return FileLabels(found, 0, placed_from_file(origins, found, moves, row_hashes))
 
 
 def placed_from_file(origins: dict[tuple[int, str], str], found: dict[int, str],

@@ -36,7 +36,6 @@ from triage_app.files.field_renames import RenameRefused, followed, label_names,
 from triage_app.files.label_places import FILE, PERSON, TAKEN_BACK, FileLabels, place, placed_from_file
 from triage_app.files.store_errors import (LOCK_TIMEOUT_S, StoreUnavailable, check_kind, check_version, make_private,
                                            reported, set_wal)
-from triage_app.files.ticket_keys import holds
 from triage_app.paths import user_data_dir
 
 _SCHEMA = """
@@ -351,13 +350,12 @@ class ResultStore:
         origins = {(row, h): origin for row, h, _, origin in stored}
         return FileLabels(labels, lost, placed_from_file(origins, labels, moves, row_hashes), renamed)
 
-    def from_file_rows(self, file: str, row_hashes: list[str], axis: str = PLAIN) -> frozenset[int]:
-        """The rows whose stored label was taken from the file's own column, where their ticket is now
-        (person_labels has placed a ticket that moved; one out of place is not counted)."""
+    def from_file_rows(self, file: str, axis: str = PLAIN) -> frozenset[tuple[int, str]]:
+        """(row, row hash) as stored of the labels taken from the file's own column (label_places.placed_from_file
+        finds their rows now, labels_as_read among them)."""
         with self._reported():
-            stored = self._db.execute("SELECT row, row_hash FROM person_labels WHERE file=? AND axis=? AND origin=?",
-                                      (file, axis, FILE))
-            return frozenset(row for row, h in stored if row < len(row_hashes) and holds(row_hashes[row], h))
+            return frozenset(self._db.execute("SELECT row, row_hash FROM person_labels WHERE file=? AND axis=? AND "
+                                              "origin=?", (file, axis, FILE)).fetchall())
 
     def stored_person_labels(self, file: str, taken_back: bool = False,
                              axis: str = PLAIN) -> list[tuple[int, str, str]]:

@@ -163,7 +163,7 @@ def _person_labels(store, input: Path, names: list[str], limit: int | None) -> d
     if not store.stored_person_labels(key, True):
         return {}
     table = reader.read_tickets(input, limit=limit)
-    found, _ = labels_as_read(store, key, row_hashes(table.frame), None, PLAIN, bool(limit))
+    found = labels_as_read(store, key, row_hashes(table.frame), None, PLAIN, bool(limit)).labels
     return {row: label for row, label in found.items() if label in names}
 
 
