@@ -37,5 +37,6 @@ def test_a_persons_rows_are_scored_on_the_models_own_answers(qtbot, make_window,
     assert [state.predicted_label(r) for r in labelled] == ["card_arrival"] * 12
     window.summary.refresh()
     scores = window.accuracy_panel.scores
+    assert "learned from your labels; where you labelled, the model" in window.accuracy_panel.headline.text()
     assert scores.n == 30 and round(scores.accuracy * 30) == 4 + sum(
         state.predicted_label(r) == rows[r]["category"] for r in range(30) if r not in labelled)

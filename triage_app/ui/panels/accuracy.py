@@ -1,6 +1,7 @@
 """How the model does against a gold column: accuracy, per-label precision/recall, confusions.
 
-It scores the model's own answers: a label a person set is a correction, not a prediction.
+It scores the answers shown, the model's or learned from the person's labels, never a person's label: a label
+a person set is a correction, not a prediction (on that row the model's own answer counts).
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ class AccuracyPanel(QWidget):
             self.headline.setText(f"No labeled rows with a “{html.escape(gold_column)}” value yet.")
         else:
             self.headline.setText(f"Accuracy <b>{100 * scores.accuracy:.1f}%</b> — {scores.correct:,} of "
-                                  f"{scores.n:,} rows agree with “{html.escape(gold_column)}” (the model's own labels)")
+                                  f"{scores.n:,} rows agree with “{html.escape(gold_column)}” (the answers shown, "
+                                  "the model's or learned from your labels; where you labelled, the model's own)")
         self.calibration.setText(_calibration(scores))
         self.per_label.setRowCount(len(scores.per_label))
         self.per_label.setVerticalHeaderLabels(list(scores.per_label))
