@@ -46,7 +46,7 @@ class Retrained:
     changed: int               # answers that differ from the previous retrain's (the model's, for the first)
     first: bool                # the first retrain on this file and label set
     seconds: float
-    modelled: bool = True      # the model had answered some row before it: there was something to change
+    modelled: bool = True      # the model has answered some row: answers to change, or to combine
     zero_shot: bool = False    # the answers before a label were the zero-shot rule (language model + similarity)
 
     def status(self) -> str:
@@ -255,7 +255,7 @@ class LiveLearning(QObject):
             # the answers before any label: the model's own, or the zero-shot rule with the similarity
             before = inputs.last or learn(features, scores, {}, names, config, similarity=similarity)
             result = Retrained(learned, queue, len(learned.changed_since(before)), inputs.last is None,
-                               time.perf_counter() - started, bool((before.labels >= 0).any()), similarity is not None)
+                               time.perf_counter() - started, bool(np.isfinite(scores).any()), similarity is not None)
         except Exception as exc:   # a failed retrain must not end the window; it says one line
             traceback.print_exception(exc)
             result = exc
