@@ -140,6 +140,9 @@ def test_labels_first_with_no_encoder_reads_words_as_the_command_lines_does(qtbo
     assert window.labels_first.why_not() == ""
     window.run_panel.method.setCurrentIndex(LABELS_FIRST)
     assert run_and_wait(qtbot, window, timeout=600_000) == "done"
+    # the short line on the status bar (the whole sentence was cut there, under the counts); the whole one stands
+    assert window.statusBar().currentMessage().startswith("Done: the model read")
+    assert window.run_panel.method_note.text().startswith("Labels first: the language model read")
     answers = window.model.answers_of(field)
     read = answers.read_by_model()
     want = labels_first(TicketFeatures(texts), window.label_set.names, labels,

@@ -351,7 +351,7 @@ class Running(QObject):
             line = (f"The model stopped after {model.rows_answered:,} tickets: your labels answer "
                     f"the {model.rows - model.rows_answered:,} it did not reach.")
         if run.said and how == "done":
-            line = run.said[0]
+            line = run.said[1]      # the whole sentence stands under the answer picker; the bar holds a short one
             win.run_panel.show_labels_first(*run.said)
         if how == "failed":
             win.show_error(message)
