@@ -374,3 +374,15 @@ def test_a_column_value_names_the_label_whatever_its_case_and_accent_spelling(na
     names = [unicodedata.normalize("NFC", name), "other"]
     value = f" {case(unicodedata.normalize(form, name))} "
     assert labels_from_column([value, "", "?"], names).labels == {0: names[0]}
+
+
+def test_with_many_labels_the_summary_names_those_taught_not_every_label():
+    """80 labels listed one by one filled the window's learning line past the table (a hunt's screenshot)."""
+    from triage_app.learn.teaching import SHOWN, Teaching
+
+    names = [f"category_{k:02d}" for k in range(80)]
+    assert Teaching.from_labels({0: names[3], 1: names[3], 2: names[7]}, names).summary() == \
+        "3 labels (on 2 of 80 labels: category_03 2, category_07 1)"
+    many = Teaching.from_labels({k: names[k] for k in range(SHOWN + 5)}, names).summary()
+    assert many.endswith(", 5 more)") and many.count("category_") == SHOWN
+    assert Teaching.from_labels({0: "a"}, ["a", "b", "c"]).summary() == "1 labels (per label: a 1, b 0, c 0)"

@@ -11,6 +11,9 @@ import numpy as np
 from triage_app.engine.labels import folded
 
 
+SHOWN = 10      # labels a summary names one by one
+
+
 @dataclass(slots=True)
 class Teaching:
     """Rows a person labelled, as label indices into `names`; labels no longer in the set are set aside.
@@ -51,10 +54,17 @@ class Teaching:
         """How many labels have at least one example."""
         return int(np.count_nonzero(np.bincount(self.targets, minlength=len(self.names))))
 
-    def summary(self) -> str:
-        """'N labels (per label: a 3, b 0, ...)' plus what was set aside, for the window's line."""
-        counts = ", ".join(f"{name} {c}" for name, c in self.per_label.items())
-        line = f"{self.n} labels (per label: {counts})"
+    def summary(self, shown: int = SHOWN) -> str:
+        """'N labels (per label: a 3, b 0, ...)' plus what was set aside, for the window's line; past `shown`
+        labels, those taught (the most first, `shown` of them) and how many are not: one line, not a page."""
+        counts = self.per_label
+        if len(counts) > shown:
+            taught = sorted((item for item in counts.items() if item[1]), key=lambda item: -item[1])
+            listed = ", ".join([f"{name} {c}" for name, c in taught[:shown]] +
+                               [f"{len(taught) - shown:,} more"] * (len(taught) > shown))
+            line = f"{self.n} labels (on {len(taught):,} of {len(counts):,} labels{': ' * bool(listed)}{listed})"
+        else:
+            line = f"{self.n} labels (per label: {', '.join(f'{name} {c}' for name, c in counts.items())})"
         if self.ignored:
             line += "; not in the label set, ignored: " + ", ".join(f"{k!r} {v}" for k, v in self.ignored.items())
         return line
