@@ -68,6 +68,7 @@ def test_two_persons_labels_that_disagree_leave_the_field_out():
     found = found_for(["4711", "4711", "4711"], ["Shipping", None, None], [None, None, None],
                       person_labels={1: "Payments", 2: "Shipping"})
     assert found.records == [] and found.conflicts == {"4711": ["queue"]}
+    assert "your labels, disagree" in found.notes[0] and "no person's label" not in found.notes[0]
 
 
 def test_the_files_own_label_on_a_repeated_id_is_not_overwritten_by_the_model():

@@ -63,8 +63,8 @@ class Updates:
         out = []
         if self.conflicts:
             named = [f"{i!r} ({', '.join(axes)})" for i, axes in self.conflicts.items()]
-            out.append(f"{len(named)} ticket id(s) are on several rows with different values and no person's "
-                       f"label to decide; those fields are left out: {_first(named)}")
+            out.append(f"{len(named)} ticket id(s) are on several rows with different values that nothing decides "
+                       f"(the model's answers, or your labels, disagree); those fields are left out: {_first(named)}")
         if self.settled:
             out.append(f"{len(self.settled)} ticket id(s) are on several rows with different values; "
                        f"a person's label decided: {_first(list(map(repr, self.settled)))}")
