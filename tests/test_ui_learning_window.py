@@ -241,7 +241,8 @@ def test_a_column_spelling_our_labels_otherwise_is_our_labels_spelled_as_the_hel
     assert window.labelling.set_aside() == 0
 
 
-def test_a_name_typed_otherwise_brings_back_the_labels_set_aside_under_it(qtbot, make_window, tmp_path):
+def billing_by_hand(qtbot, make_window, tmp_path):
+    """A window on six tickets, the second labelled billing by hand (key 1)."""
     from test_ui_axes import select
 
     path = tmp_path / "queues.csv"
@@ -249,7 +250,12 @@ def test_a_name_typed_otherwise_brings_back_the_labels_set_aside_under_it(qtbot,
     window = make_window(autoload=False)
     open_file(qtbot, window, path)
     select(window, 1, "label")
-    qtbot.keyClick(window.view, Qt.Key.Key_1)                     # billing, by hand
+    qtbot.keyClick(window.view, Qt.Key.Key_1)
+    return window
+
+
+def test_a_name_typed_otherwise_brings_back_the_labels_set_aside_under_it(qtbot, make_window, tmp_path):
+    window = billing_by_hand(qtbot, make_window, tmp_path)
     panel = window.labels_panel
     panel.labels.selectRow(0)
     panel.remove_selected_label()                                 # billing's label is set aside
@@ -263,16 +269,9 @@ def test_a_name_typed_otherwise_brings_back_the_labels_set_aside_under_it(qtbot,
 def test_an_edit_of_another_labels_description_never_renames_a_label_left_as_it_was(qtbot, make_window, tmp_path):
     """"billing" labels set aside under a label-set file's "Billing": an edit of technical's description is that
     edit alone, not a rename of "Billing" onto the set-aside spelling (refused, and every later edit with it)."""
-    from test_ui_axes import select
-
     from triage_app.engine.labels import LabelSet
 
-    path = tmp_path / "queues.csv"
-    write_queues(path, {"queue": [""] * 6})
-    window = make_window(autoload=False)
-    open_file(qtbot, window, path)
-    select(window, 1, "label")
-    qtbot.keyClick(window.view, Qt.Key.Key_1)                     # billing, by hand
+    window = billing_by_hand(qtbot, make_window, tmp_path)
     panel = window.labels_panel
     panel.set_label_set(LabelSet.from_names(["Billing", "technical", "account"]), announce=True)
     assert window.labelling.set_aside() == 1
