@@ -226,3 +226,10 @@ def test_a_ticket_the_person_marked_none_of_these_in_the_column_is_answered_so_a
     assert f"T{TAUGHT}" not in {row["id"] for row in read_rows(tmp_path / "up.csv")}
     said = "\n".join(err)
     assert "of your misfits caught" in said and "not a label" not in said
+    # labels first: the person's answer is neither a label the model reads first nor an unsure one it is sent
+    first, err = classify(capsys, tmp_path, path, "first.csv", "--person-labels", "queue", "--none-of-these",
+                          "--labels-first")
+    said = "\n".join(err)
+    assert (first[TAUGHT]["label"], first[TAUGHT]["source"]) == (NONE_OF_THESE, "person")
+    assert first[TAUGHT]["read_by_model"] == "False" and f"({TAUGHT} labelled, " in said
+    assert "of your misfits caught" in said and "none of these: 1 tickets" not in said

@@ -117,7 +117,8 @@ def labels_first_run(args, store, table, texts, axes, classifiers, settings, cle
         found = learning.labels_first_answers(axis, classifier, features, similarity[axis.name], labels, texts,
                                               cleaning, args.labels_first, run_some, prefix)
         print(prefix + found.learned.status(), file=sys.stderr)
-        misfit = learning.misfits(found.learned, found.predictions, prefix) if args.none_of_these else []
+        marked = [row for row, label in labels.items() if label not in axis.names]     # "none of these", the person's
+        misfit = learning.misfits(found.learned, found.predictions, prefix, marked) if args.none_of_these else []
         sources = answered_sources(found.predictions, found.learned, labels)
         out.answers.append(AxisAnswers(axis, found.predictions, labels, sources, review[axis.name],
                                        files_own(taught[axis.name], window, stored)))

@@ -119,6 +119,7 @@ def misfits(learned, predictions: list, axis_prefix: str, marked: list[int] = ()
     rows = len(predictions)
     answered = np.array([bool(p.scores) for p in predictions], dtype=bool)
     found = np.flatnonzero(fitted.fits_none(learned.confidence[:rows]) & (learned.sources[:rows] != PERSON) & answered)
+    found = found[~np.isin(found, list(marked))]        # the person's own answer there already
     _say(f"{axis_prefix}none of these: {len(found)} tickets; {fitted.line()}")
     return found.tolist()
 

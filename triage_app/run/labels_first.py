@@ -40,11 +40,12 @@ class LabelsFirst:
     not_sent: int = 0               # unsure, not sent: the weighing leaves the model's scores out (model_counts)
 
 
-def unsure_rows(learned: Learned, threshold: float, blank: Collection[int] = ()) -> np.ndarray:
-    """[U] the rows the language model reads: not the person's, not blank, and answered less surely than
-    threshold (or not at all)."""
+def unsure_rows(learned: Learned, threshold: float, blank: Collection[int] = (),
+                given: Collection[int] = ()) -> np.ndarray:
+    """[U] the rows the language model reads: not the person's (given: also those they answered with no label,
+    "none of these"), not blank, and answered less surely than threshold (or not at all)."""
     out = ~(learned.answers.confidence >= threshold) & (learned.sources != PERSON)       # [N] NaN: unsure
-    out[list(blank)] = False
+    out[[*blank, *given]] = False
     return np.flatnonzero(out)
 
 
@@ -58,12 +59,13 @@ def labels_first(features: TicketFeatures, names: list[str], labels: dict[int, s
     if not 0 <= threshold <= 1:
         raise ValueError(f"--labels-first: {threshold} is not a probability from 0 to 1")
     blank = set(blank)
-    n, taught = features.n, [r for r in sorted(labels) if r not in blank]
+    given = [r for r in sorted(labels) if r not in blank]     # a label's, or the person's "none of these"
+    n, taught = features.n, [r for r in given if labels[r] in names]
     # the labelled rows settled first: the weights rest on them alone, so these are the run's final weights
     read, first = settled(features, score(taught), names, labels, settle, log, similarity)
-    unsure = unsure_rows(first, threshold, blank)
+    unsure = unsure_rows(first, threshold, blank, given)
     sent = unsure if model_counts(first) else unsure[:0]
-    log(_line(n - len(unsure) - len(taught) - len(blank), len(unsure), len(sent), threshold, first))
+    log(_line(n - len(unsure) - len(given) - len(blank), len(unsure), len(sent), threshold, first))
     learned = first
     if len(sent):
         read, learned = settled(features, read + score(sent.tolist()), names, labels, settle, log, similarity)
