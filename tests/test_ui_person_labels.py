@@ -479,3 +479,38 @@ def test_a_newer_triages_database_is_never_moved_aside(qtbot, make_window, tmp_p
     window.close()
     assert not window.isVisible() and "Use a fresh database" not in offered and "Try again" not in offered
     assert db.exists() and not [p.name for p in tmp_path.iterdir() if "unusable" in p.name]
+
+
+def test_trying_again_on_opening_another_file_ends_the_databases_warning(qtbot, make_window, tmp_path, monkeypatch):
+    """The closing/opening dialog's Try again worked, so the warning and its button go: left standing, the button
+    then moved the working database aside (a review's finding)."""
+    import sqlite3
+
+    from PySide6.QtWidgets import QMessageBox
+
+    monkeypatch.setattr(ResultStore.__init__, "__defaults__", (None, 0.5))
+    db = tmp_path / "results.sqlite3"
+    window = make_window(store_path=db, autoload=False)
+    open_file(qtbot, window, write_slice(tmp_path, 5))
+    locker = sqlite3.connect(db)
+    locker.execute("BEGIN IMMEDIATE")
+    label_rows(window, {2: "technical"})
+    window.db.flush()
+    qtbot.waitUntil(lambda: window.fresh_store_button.isVisible())
+    locker.rollback()
+    locker.close()
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: next(
+        b for b in box.buttons() if b.text().replace("&", "") == "Try again").click() or 0)
+    open_file(qtbot, window, write_slice(tmp_path, 3, start=20, name="other.csv"))
+    assert window.db.problem is None and window.banner.standing is None
+    assert not window.fresh_store_button.isVisible() and not [p for p in tmp_path.iterdir() if "unusable" in p.name]
+
+
+def test_a_message_over_a_standing_line_leaves_that_line_whole(qtbot):
+    from triage_app.ui.panels.message_bar import MESSAGE_CHARS, MessageBar
+
+    bar = MessageBar()
+    qtbot.addWidget(bar)
+    bar.standing = "The results database is locked: your labels are kept here, saved when it works again."
+    bar.say("a note " * MESSAGE_CHARS)
+    assert bar.text.text().endswith("\n" + bar.standing)

@@ -28,15 +28,20 @@ class FreshStoreOffer(QObject):
         bar.fresh_store_button.clicked.connect(self._way_out)
 
     def _way_out(self) -> None:
-        if self.db.passing:
+        if self.db.problem is None:     # over already (the closing dialog's Try again)
+            self._over()
+        elif self.db.passing:
             self.db.retry()             # said when it is tried: recovered, or unavailable again
         else:
             self.use_fresh()
 
-    def _recovered(self) -> None:
+    def _over(self) -> None:
         self.bar.standing = None
         self.bar.fresh_store_button.hide()
         self.bar.hide()
+
+    def _recovered(self) -> None:
+        self._over()
         self.fresh.emit()               # what was labeled meanwhile is written now
         self.message.emit(f"The results database {store_file(self.db.path)} works again: the labels you gave "
                           "meanwhile are saved.", 15_000)
@@ -48,9 +53,7 @@ class FreshStoreOffer(QObject):
         except OSError as exc:
             self.failed.emit(f"Cannot move {store_file(self.db.path)} aside: {exc.strerror or exc}")
             return None
-        self.bar.standing = None
-        self.bar.fresh_store_button.hide()
-        self.bar.hide()
+        self._over()
         if self.db.problem:             # the new one failed too (a read-only folder): said already
             return None
         self.fresh.emit()               # what was labeled meanwhile is not lost
@@ -98,6 +101,7 @@ class FreshStoreOffer(QObject):
         if keep is not None and box.clickedButton() is keep and self.db.passing:
             if not self.db.retry(wait=True):    # failing still: said again, and the window stays
                 return False
+            self._over()
             self.fresh.emit()                   # written before the window closes or shows another file
             self.db.flush()
             return self.db.problem is None

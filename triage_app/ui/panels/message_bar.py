@@ -49,7 +49,8 @@ class MessageBar(QFrame):
     def say(self, message: str, offer_bundled: bool = False) -> None:
         """The message, and under it the standing line while there is one (its button is that line's)."""
         self.show_model_offer(offer_bundled)
-        self._show_text(message if not self.standing or message == self.standing else f"{message}\n{self.standing}")
+        below = "" if not self.standing or message == self.standing else self.standing    # whole, under it
+        self._show_text(message, below)
         self.show()
 
     def clear(self) -> None:
@@ -65,7 +66,7 @@ class MessageBar(QFrame):
         self.bundled_button.setVisible(shown)
         self.later_button.setVisible(shown)
 
-    def _show_text(self, message: str) -> None:
-        shown = elided(message, MESSAGE_CHARS, lines=4)
-        self.text.setText(shown)
+    def _show_text(self, message: str, below: str = "") -> None:
+        shown = elided(message, MESSAGE_CHARS, lines=4 - 2 * bool(below))
+        self.text.setText(f"{shown}\n{below}" if below else shown)
         self.text.setToolTip(tooltip(message) if shown != message else "")
