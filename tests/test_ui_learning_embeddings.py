@@ -209,9 +209,9 @@ def test_how_long_a_retrain_on_embeddings_stalls_the_window_against_tfidf(qtbot)
     assert session.close(60_000)
 
 
-def test_a_run_after_a_retrain_with_no_answers_yet_says_the_zero_shot_rule_not_answers_changed(qtbot, encoded):
-    """The encoder and the label vectors came before the run (no answer to change): the run's retrain is the
-    zero-shot rule's first answers, said so, not "N answer(s) changed since the last retrain" (a hunt's finding)."""
+def embedded_before_a_run(qtbot, encoded):
+    """A session on a table no model has answered, the tickets and the label vectors embedded: (session, model,
+    axis) after that retrain."""
     texts, _, names, embeddings, vectors = encoded
     model = TicketTableModel(pd.DataFrame({"text": texts}, dtype=object))
     model.set_label_names(names)
@@ -221,9 +221,24 @@ def test_a_run_after_a_retrain_with_no_answers_yet_says_the_zero_shot_rule_not_a
     axis = model.current_axis
     session.file_changed(texts, {axis: names})
     session.set_embeddings(texts, embeddings)
-    retrained(qtbot, session, axis, lambda: session.set_label_vectors(axis, vectors, names))   # no answers yet
+    retrained(qtbot, session, axis, lambda: session.set_label_vectors(axis, vectors, names))
+    return session, model, axis
+
+
+def test_a_run_after_a_retrain_with_no_answers_yet_says_the_zero_shot_rule_not_answers_changed(qtbot, encoded):
+    """The encoder and the label vectors came before the run (no answer to change): the run's retrain is the
+    zero-shot rule's first answers, said so, not "N answer(s) changed since the last retrain" (a hunt's finding)."""
+    texts, _, names, _, _ = encoded
+    session, model, axis = embedded_before_a_run(qtbot, encoded)   # no answers yet
     first = [0.5] + [0.5 / (len(names) - 1)] * (len(names) - 1)
     model.apply_predictions([Prediction(r, names, [math.log(p) for p in first]) for r in range(len(texts))])
     retrained(qtbot, session, axis, lambda: session.run_done(axis))
     assert session.status.text().startswith("No labels of yours yet: the answers combine the language model")
+    assert session.close(10_000)
+
+
+def test_before_any_run_and_any_label_the_line_says_the_answers_are_the_encoders(qtbot, encoded):
+    session, _, _ = embedded_before_a_run(qtbot, encoded)
+    assert session.status.text() == ("No labels of yours yet and no model run: the answers are the encoder's "
+                                     "similarity of each ticket to each label")
     assert session.close(10_000)

@@ -52,9 +52,10 @@ class Retrained:
     def status(self) -> str:
         """The window's line: learned from N labels (per label: …) — estimated accuracy, and what changed."""
         similar = self.learned.weights.similarity > 0
-        if not self.learned.teaching.n and similar and self.modelled:
+        if not self.learned.teaching.n and similar:
             return ("No labels of yours yet: the answers combine the language model and the encoder's "
-                    "similarity of each ticket to each label")
+                    "similarity of each ticket to each label" if self.modelled else "No labels of yours yet and "
+                    "no model run: the answers are the encoder's similarity of each ticket to each label")
         if self.first and not self.modelled:
             return f"{self.learned.status()} — {self.changed:,} answer(s) from your labels alone; no model run yet"
         since = "the last retrain" if not self.first else \
