@@ -64,3 +64,21 @@ def test_download_later_dismisses_the_offer(qtbot, make_window, empty_hub):
     qtbot.mouseClick(window.banner.later_button, Qt.MouseButton.LeftButton)
     assert not window.banner.isVisible() and not window.bundled_button.isVisible()
     assert window.model_info is None
+
+
+def test_a_run_that_waited_for_a_model_never_starts_on_another_file(qtbot, make_window, empty_hub, tmp_path):
+    """The run waited on one file; the person opened another and only loaded a model: nothing runs on the second
+    file by itself (a hunt's finding: a whole run nobody asked for, on the old run's fields and limit)."""
+    window = make_window(autoload=False)
+    open_file(qtbot, window, write_slice(tmp_path, 1, start=60))
+    with qtbot.waitSignal(window.run_ended, timeout=60_000):
+        window.load_model("qwen2.5-0.5b")
+        assert window.run() is not None                            # waits behind a load that cannot succeed
+    open_file(qtbot, window, write_slice(tmp_path, 2, start=70, name="other.csv"))
+    with qtbot.waitSignal(window.error_shown, timeout=60_000):
+        window.load_model("qwen2.5-0.5b")                          # Load again: the offer is back
+    loaded = Relay(window.worker.model_loaded)
+    with qtbot.assertNotEmitted(window.run_ended, wait=3_000):
+        qtbot.mouseClick(window.bundled_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: bool(loaded.seen), timeout=120_000)
+    assert not window.running and window.model.rows_answered == 0

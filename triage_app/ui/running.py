@@ -62,6 +62,7 @@ class Running(QObject):
         """A new file or text column: a batch of an earlier one never lands on these rows, and a run
         asked for again on the old rows is not started on these."""
         self._again, self._after, self.ended_how = [], [], ""
+        self.latest.waiting = False     # a run that waited for a model was of the rows before: never started on these
         self.settling = Settling()
         if not self.running:        # what the panel says of a run is of the rows before (one in flight: at its end)
             self.window.run_panel.clear()
