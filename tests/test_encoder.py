@@ -222,3 +222,14 @@ def test_a_folder_pooled_by_its_first_token_is_read_so_and_never_shares_the_mean
     (folder / "1_Pooling" / "config.json").write_text(pooled(pooling_mode_max_tokens=True))
     with pytest.raises(EncoderRefused, match="pools by pooling_mode_max_tokens"):
         SentenceEncoder.load(folder)
+
+
+def test_a_chat_models_folder_is_refused_as_the_sentence_encoder(smollm2):
+    """The HF cache holds the app's own chat models, folders a person may pick: their states are no sentence
+    vectors (a hunt's finding: SmolLM2's folder was taken, its tokenizer having a padding token)."""
+    from triage_app.engine.models import _gguf_cache, smollm2_path
+
+    folder = _gguf_cache(smollm2_path())                # the bundled SmolLM2, de-quantized once (the fixture)
+    assert (folder / "config.json").is_file()
+    with pytest.raises(EncoderRefused, match=r"a text-generation model \(LlamaForCausalLM\), not a sentence encoder"):
+        SentenceEncoder.chosen(str(folder))

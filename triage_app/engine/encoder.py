@@ -183,6 +183,9 @@ class SentenceEncoder:
         folder = Path(folder)
         if not (folder / "config.json").is_file():
             raise EncoderRefused(f"{folder}: no config.json, not a sentence encoder folder")
+        generates = _generates(folder)
+        if generates:       # a chat model's folder (the HF cache holds the app's own): its states are no sentence vectors
+            raise EncoderRefused(f"{folder}: a text-generation model ({generates}), not a sentence encoder")
         check_files(folder, expected or {})
         name, identity = identity_of(folder, expected or {})
         pooling = pooling_of(folder)
@@ -249,3 +252,15 @@ class SentenceEncoder:
             if stop is not None and stop() and done < len(texts):
                 raise EmbeddingCancelled(f"embedding stopped after {done} of {len(texts)} texts")
         return vectors
+
+
+def _generates(folder: Path) -> str:
+    """The architecture that names a text-generation model in the folder's config.json, or ""."""
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""           # transformers' own load says what is wrong with it
+    if not isinstance(config, dict):
+        return ""
+    kinds = [a for a in config.get("architectures") or [] if str(a).endswith(("ForCausalLM", "LMHeadModel"))]
+    return kinds[0] if kinds else "a decoder" if config.get("is_decoder") else ""
