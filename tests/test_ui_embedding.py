@@ -224,7 +224,7 @@ def test_a_refused_encoder_is_one_line_and_the_window_goes_on_with_words(qtbot, 
 
 
 def test_the_encoder_is_named_beside_the_model_and_a_french_file_gets_the_multilingual_suggestion(
-        qtbot, make_window, tmp_path):
+        qtbot, make_window, tmp_path, monkeypatch):
     window = make_window()
     french = ["Bonjour, je n'ai pas reçu ma carte bancaire et je voudrais savoir quand elle arrivera.",
               "Je voudrais annuler mon abonnement et être remboursé du dernier mois, merci.",
@@ -235,6 +235,12 @@ def test_the_encoder_is_named_beside_the_model_and_a_french_file_gets_the_multil
     assert panel.embedding.text() == "All 3 tickets embedded"
     assert panel.language.isVisible() and "paraphrase-multilingual-MiniLM-L12-v2" in panel.language.text()
     save_shot(window, "window-encoder-french.png", tmp_path)
+    choose = lambda encoder: (lambda dialog: dialog.encoder.setText(encoder) or True)     # noqa: E731
+    monkeypatch.setattr(SettingsDialog, "exec", choose("none"))     # no encoder reads them now
+    window.settings_dialog()
+    assert not panel.language.isVisible()       # (a hunt's finding: it still said the bundled one read them)
+    monkeypatch.setattr(SettingsDialog, "exec", choose("bundled"))
+    window.settings_dialog()
     embedded(qtbot, window, lambda: open_file(qtbot, window, write_tickets(tmp_path / "en.csv", sample_texts(6))))
     assert not panel.language.isVisible()
 

@@ -114,6 +114,7 @@ class Embedding(QObject):
             self.window.model_panel.show_encoder_chosen(self._encoder)
         if chosen == NO_ENCODER:        # nothing to embed, whatever the cleaning
             if another:
+                self.window.model_panel.suggest_encoder("")     # no encoder reads them: none to suggest instead
                 self._words_chosen()
         elif self._texts and (another or remembered.cleaning != self._cleaning):
             self._embed_again(self._texts)
