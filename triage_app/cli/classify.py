@@ -117,8 +117,8 @@ def labels_first_run(args, store, table, texts, axes, classifiers, settings, cle
         found = learning.labels_first_answers(axis, classifier, features, similarity[axis.name], labels, texts,
                                               cleaning, args.labels_first, run_some, prefix)
         print(prefix + found.learned.status(), file=sys.stderr)
-        marked = [row for row, label in labels.items() if label not in axis.names]     # "none of these", the person's
-        misfit = learning.misfits(found.learned, found.predictions, prefix, marked) if args.none_of_these else []
+        misfit = learning.misfits(found.learned, found.predictions, prefix, labels, axis.names) \
+            if args.none_of_these else []
         sources = answered_sources(found.predictions, found.learned, labels)
         out.answers.append(AxisAnswers(axis, found.predictions, labels, sources, review[axis.name],
                                        files_own(taught[axis.name], window, stored)))
@@ -201,8 +201,7 @@ def axis_answers(axis, features, predictions, window: dict[int, str], taught: di
     labels = {**taught, **window}  # a label set in the window is the person's latest word
     predictions, sources, learned = learned_axis(features, predictions, axis.names, labels, settle, similarity,
                                                  axis_prefix)
-    marked = [row for row, label in labels.items() if label not in axis.names]      # "none of these", the person's
-    misfit = learning.misfits(learned, predictions, axis_prefix, marked) if none_of_these else []
+    misfit = learning.misfits(learned, predictions, axis_prefix, labels, axis.names) if none_of_these else []
     return AxisAnswers(axis, predictions, labels, sources, review_below, own), misfit
 
 

@@ -104,11 +104,13 @@ def labels_first_summary(found: list, axes, rows: int, output: str, stats_json: 
         options.write_json(stats_json, {"rows": rows, READ_COLUMN: read, "unsure": unsure, "unsure_not_sent": not_sent})
 
 
-def misfits(learned, predictions: list, axis_prefix: str, marked: list[int] = ()) -> list[int]:
+def misfits(learned, predictions: list, axis_prefix: str, given: dict[int, str] | None = None,
+            names: list[str] = ()) -> list[int]:
     """--none-of-these: the rows (not the person's, not a blank ticket's: predictions, the answers written)
     whose combined answer is under the threshold fitted on the cross-validated answers
     (learn/none_of_these.py), said in one line with how many of the tickets the person marked "none of these"
-    (marked) it would have caught."""
+    (given them no label of names) it would have caught."""
+    marked = [row for row, label in (given or {}).items() if label not in names]
     from triage_app.learn import PERSON
     from triage_app.learn.none_of_these import fit_none_of_these
 
