@@ -1,5 +1,6 @@
 """The app bundle's configuration, checked without building it: document types, data files, icon."""
 
+import os
 import plistlib
 import struct
 import sys
@@ -116,3 +117,44 @@ def test_the_build_backend_required_can_build_the_licence():
     setuptools = next(Requirement(r) for r in pyproject["build-system"]["requires"] if r.startswith("setuptools"))
     # setuptools before 77 rejects a string licence: every version the requirement admits must be 77 or later
     assert not setuptools.specifier.contains("76.1.0"), f"{setuptools} admits a setuptools that cannot build it"
+
+
+# Run from the installed wheel alone (no checkout on the path): each file the code asks resource() for
+RESOURCES_FROM_WHEEL = """
+import sys
+from triage_app.paths import resource
+missing = [name for name in {names!r} if not resource(name).is_file()]
+print(resource({names!r}[0]))
+sys.exit(f"not in the installed wheel: {{missing}}" if missing else 0)
+"""
+
+
+def test_an_installed_wheel_has_every_package_and_every_file_the_code_asks_for(tmp_path):
+    import re
+    import shutil
+    import subprocess
+
+    from setuptools import find_packages
+
+    source = tmp_path / "source"      # a copy: a build/ folder left in the checkout would be packed instead
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, source)
+    for name in ("triage_app", "resources"):
+        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                            "-w", str(tmp_path / "dist"), str(source)], capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr[-2000:]
+    wheel, = (tmp_path / "dist").glob("*.whl")
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
+                   check=True, capture_output=True, timeout=300)
+    packages = find_packages(str(ROOT), include=["triage_app*"])
+    assert [p for p in packages if not (site / p.replace(".", "/") / "__init__.py").is_file()] == []
+    names = sorted({name for path in (ROOT / "triage_app").rglob("*.py")
+                    for name in re.findall(r'\bresource\("([^"]+)"\)', path.read_text(encoding="utf-8"))})
+    assert "sample_tickets.csv" in names
+    ran = subprocess.run([sys.executable, "-c", RESOURCES_FROM_WHEEL.format(names=names)], cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr.strip()
+    assert ran.stdout.strip().startswith(str(site))   # read from the wheel, not from the checkout

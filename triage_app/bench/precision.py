@@ -21,8 +21,8 @@ from triage_app.engine.classifier import Classifier
 from triage_app.engine.config import RunConfig, Scoring
 from triage_app.engine.labels import Label, LabelSet
 from triage_app.engine.models import LoadedModel
+from triage_app.bench.workloads import HELPDESK_EXPORT
 
-EXPORT = Path(__file__).resolve().parents[2] / "resources" / "helpdesk_export.csv"
 EXPORT_LABELS = LabelSet((
     Label("Shipping", "where an order is, delivery delays, tracking, carriers, parcels lost in transit"),
     Label("Returns", "sending items back, exchanges, return labels"),
@@ -37,7 +37,7 @@ EXPORT_LABELS = LabelSet((
 ))
 
 
-def export_texts(n: int | None = None, path: Path = EXPORT) -> list[str]:
+def export_texts(n: int | None = None, path: Path = HELPDESK_EXPORT) -> list[str]:
     """The first n tickets: subject, then body (the export writes line breaks as \\n)."""
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))[:n]

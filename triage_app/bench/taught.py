@@ -24,7 +24,8 @@ from triage_app.engine.classifier import Classifier
 from triage_app.engine.config import RunConfig, Scoring
 from triage_app.engine.labels import LabelSet
 from triage_app.engine.models import LoadedModel
-from triage_app.bench.precision import EXPORT, export_texts
+from triage_app.bench.precision import export_texts
+from triage_app.bench.workloads import HELPDESK_EXPORT
 from triage_app.files.clean import TextCleaning
 from triage_app.files.store import ResultStore
 from triage_app.run.job import run_job
@@ -32,8 +33,9 @@ from triage_app.learn import TicketFeatures
 from triage_app.files.embeddings import EmbeddingCache
 from triage_app.run.embedded import file_embeddings
 from triage_app.run.taught import settled, taught_part
+from triage_app.paths import resource
 
-QUEUES = Path(__file__).resolve().parents[2] / "resources" / "helpdesk_labels.json"
+QUEUES = resource("helpdesk_labels.json")
 EVERY = 10   # a person's label on every tenth ticket: a tenth of a file reviewed
 
 
@@ -48,7 +50,7 @@ def compare_taught(loaded: LoadedModel, n: int | None, method: str = "direct", c
     """loaded: a checked placement's model (its float32 weights answer the float32 run); encoder: the
     sentence encoder learning reads (run/embedded.py), as classify's --encoder; None: TF-IDF."""
     texts = export_texts(n)
-    with open(EXPORT, newline="", encoding="utf-8") as f:
+    with open(HELPDESK_EXPORT, newline="", encoding="utf-8") as f:
         gold = [r["queue"] for r in csv.DictReader(f)][:len(texts)]
     labels = {r: gold[r] for r in range(0, len(texts), EVERY)}
     label_set, scoring = LabelSet.load(QUEUES), Scoring(method=method)

@@ -11,8 +11,9 @@ from pathlib import Path
 
 from triage_app.engine.labels import LabelSet
 from triage_app.engine.prompt import PromptStyle
+from triage_app.paths import resource
 
-SAMPLE_TICKETS = Path(__file__).resolve().parents[2] / "resources" / "sample_tickets.csv"
+SAMPLE_TICKETS = resource("sample_tickets.csv")
 # BANKING77's training split (Casanueva et al., 2020, "Efficient Intent Detection with Dual Sentence
 # Encoders"; PolyAI, CC BY 4.0): for measuring, never shipped. Found beside the checkout, as the
 # project's machines and CI lay it out, or where TRIAGE_BANKING77 says.
@@ -83,8 +84,8 @@ def many_labels(n: int | None = None, labels: int = 77) -> Workload:
                     [r["category"].replace("_", " ") for r in rows])
 
 
-HELPDESK_EXPORT = SAMPLE_TICKETS.with_name("helpdesk_export.csv")
-HELPDESK_AXES = SAMPLE_TICKETS.with_name("helpdesk_axes.json")
+HELPDESK_EXPORT = resource("helpdesk_export.csv")
+HELPDESK_AXES = resource("helpdesk_axes.json")
 # a third axis for the several-axes bench (the export has no column of it: timed, not judged)
 TICKET_TYPE = {"name": "type", "labels": [
     {"name": "Question", "description": "the customer asks how something works or what is possible"},

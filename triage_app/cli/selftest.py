@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from triage_app.paths import resource
+
 TICKETS = 8                 # classified; enough for two batches
 BATCH_SIZE = 4
 LOAD_TIMEOUT_S = 600        # a first run converts the GGUF into the cache
@@ -28,9 +30,7 @@ class Failed(Exception):
 
 
 def sample_path() -> Path:
-    """resources/sample_tickets.csv: next to the package in a checkout, in the bundle when frozen."""
-    base = Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parents[2]))
-    return base / "resources" / "sample_tickets.csv"
+    return resource("sample_tickets.csv")   # a function: tests/test_selftest.py points it elsewhere
 
 
 def main() -> int:
