@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QAccessible
 
+from triage_app.engine import models
 from triage_app.ui.background.worker import ModelInfo
 from triage_app.ui.panels.model_choice import NOT_DOWNLOADED, QWEN, ModelPanel
 
@@ -35,3 +36,18 @@ def test_qwen_loaded_is_no_longer_said_to_be_not_downloaded(qtbot):
     assert panel.picker.itemText(k) == NOT_DOWNLOADED[QWEN]
     panel.show_loaded(ModelInfo(QWEN, "Qwen2.5-0.5B-Instruct", "cpu", "float32", "no GPU"))
     assert panel.picker.itemText(k) == "Qwen2.5-0.5B-Instruct (recommended; downloads once)"
+
+
+def test_the_bundled_model_loading_is_named_as_the_list_names_it(qtbot):
+    panel = ModelPanel()
+    qtbot.addWidget(panel)
+    panel.show_loading(models.SMOLLM2)
+    assert shown(panel) == "Loading SmolLM2-135M in the background…"
+
+
+def test_a_model_folder_picked_earlier_and_moved_is_not_said_to_be_downloaded_later(qtbot, tmp_path):
+    panel = ModelPanel()
+    qtbot.addWidget(panel)
+    gone = tmp_path / "models" / "my-qwen"          # remembered from an earlier session, moved since
+    assert panel.start_on_a_local_model(str(gone)) == models.SMOLLM2
+    assert shown(panel) == "my-qwen is not where it was (moved or deleted): starting on the bundled SmolLM2-135M."

@@ -15,7 +15,7 @@ from triage_app.engine.config import BUNDLED_ENCODER, NO_ENCODER
 from triage_app.ui.panels.wrapped import show_wrapped
 
 QWEN = "qwen2.5-0.5b"
-SMOLLM2 = "smollm2-135m"
+SMOLLM2 = models.SMOLLM2
 CHOICES = (
     (QWEN, "Qwen2.5-0.5B-Instruct (recommended; downloads once)"),
     (SMOLLM2, "SmolLM2-135M (bundled, offline, lower accuracy)"),
@@ -101,8 +101,11 @@ class ModelPanel(QGroupBox):
         if not models.is_local(wanted):
             self.mark_not_downloaded(wanted)
         if start != wanted:
-            self.show_note(f"{_model_name(wanted)} is not on {models._THIS_MACHINE} yet: "
-                           f"starting on the bundled SmolLM2-135M.")
+            # a folder or GGUF file picked earlier was moved or deleted: "not on this computer yet" read as
+            # a download to come
+            missing = "is not where it was (moved or deleted)" if Path(wanted).is_absolute() else \
+                f"is not on {models._THIS_MACHINE} yet"
+            self.show_note(f"{_model_name(wanted)} {missing}: starting on the bundled {_model_name(SMOLLM2)}.")
         return start
 
     def mark_not_downloaded(self, spec: str) -> None:
@@ -119,7 +122,7 @@ class ModelPanel(QGroupBox):
     def show_loading(self, spec: str) -> None:
         self.busy.show()
         self.load_button.setEnabled(False)
-        self.status.setText(html.escape(f"Loading {Path(spec).name if '/' in spec else spec} in the background…"))
+        self.status.setText(html.escape(f"Loading {_model_name(spec)} in the background…"))
         self.status.setStyleSheet("")
 
     def show_loaded(self, info) -> None:
@@ -201,5 +204,8 @@ class ModelPanel(QGroupBox):
 
 
 def _model_name(spec: str) -> str:
-    """What a user calls a model: Qwen2.5-0.5B-Instruct, not qwen2.5-0.5b or Qwen/Qwen2.5-0.5B-Instruct."""
-    return models.ALIASES.get(spec, spec).rsplit("/", 1)[-1]
+    """What a user calls a model: Qwen2.5-0.5B-Instruct, not qwen2.5-0.5b or Qwen/Qwen2.5-0.5B-Instruct;
+    SmolLM2-135M, not smollm2-135m; a folder or file by its name."""
+    if spec == SMOLLM2:
+        return "SmolLM2-135M"
+    return Path(models.ALIASES.get(spec, spec)).name
