@@ -30,3 +30,13 @@ def test_zero_padded_ids_read_as_the_sheet_shows_them_and_keep_their_rows_keys(t
     assert padded.frame["id"].tolist() == ["007", "-007", "12345", "00007", "42", "True"]
     assert plain.frame["id"].tolist() == ["7", "-7", "12345", "7", "42", "True"]
     assert row_hashes(padded.frame) == row_hashes(plain.frame)
+
+
+def test_a_format_of_sections_pads_as_the_section_the_sheet_shows(tmp_path):
+    # positive;negative sections, and "_)": a space as wide as ")" (an accountant's alignment), not a digit
+    formats = ["000_);(000)", "00000;-00000", "0000;-0000;0", "00000;-00000", "General", "000"]
+    sectioned = read_tickets(_sheet(tmp_path / "sectioned.xlsx", formats))
+    plain = read_tickets(_sheet(tmp_path / "plain.xlsx", ["General"] * len(IDS)))
+
+    assert sectioned.frame["id"].tolist() == ["007", "-00007", "12345", "00007", "42", "True"]
+    assert row_hashes(sectioned.frame) == row_hashes(plain.frame)

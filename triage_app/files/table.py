@@ -17,8 +17,10 @@ import pandas as pd
 # A table's rows x columns: one stray cell at XFD1048576 (see sheets.py), or JSON records each with keys of
 # their own, must not make a table of billions of cells.
 MAX_CELLS = 10_000_000
-# a number format of zeros only: Excel pads a whole number to that many digits (7 as 007)
-_ZERO_PADDED = re.compile(r"0+")
+# a number format of zeros only: Excel pads a whole number to that many digits (7 as 007); a format's
+# sections (positive;negative;zero) are split on ";", and "_x" is a space as wide as x, not a digit
+_ZERO_PADDED = re.compile(r"-?0+")
+_SPACER = re.compile(r"_.")
 
 
 class BadInput(ValueError):
@@ -105,15 +107,26 @@ def cell_text(value, number_format: str | None = None) -> str:
     a whole number in a zero-padded format ("000") padded as the sheet shows it (007)."""
     if isinstance(value, str):
         return value
-    if number_format and _ZERO_PADDED.fullmatch(number_format) and _whole(value):
+    zeros = number_format and _whole(value) and _zeros(number_format, negative=value < 0)
+    if zeros:
         plain = cell_text(value)
         sign, digits = ("-", plain[1:]) if plain.startswith("-") else ("", plain)
-        return respelled(sign + digits.zfill(len(number_format)), plain)
+        return respelled(sign + digits.zfill(zeros), plain)
     if isinstance(value, float):
         return _whole_float(value) if value.is_integer() else repr(value)
     if isinstance(value, datetime) and value == datetime.combine(value.date(), datetime.min.time()):
         return Respelled(value.date().isoformat(), str(value))
     return str(value)
+
+
+def _zeros(number_format: str, negative: bool) -> int:
+    """How many digits a format of zeros pads a whole number to (0: not such a format). A negative number
+    takes the second section where there is one: "00000;-00000" shows -5 as -00005."""
+    sections = number_format.split(";")
+    section = _SPACER.sub("", sections[1] if negative and len(sections) > 1 else sections[0])
+    if not _ZERO_PADDED.fullmatch(section) or (section.startswith("-") and not (negative and len(sections) > 1)):
+        return 0
+    return section.count("0")
 
 
 def _whole_float(value: float) -> str:
