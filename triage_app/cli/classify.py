@@ -333,7 +333,7 @@ def person_labels(store, args, table, texts: list[str], axis, stored_as: str | N
     from triage_app.files.label_places import labels_as_read
     from triage_app.files.ticket_keys import file_key, row_hashes
 
-    found = labels_as_read(store, file_key(args.input, table.sheet), row_hashes(table.frame), texts,
+    found = labels_as_read(store, file_key(args.input, table.sheet), row_hashes(table.frame, texts), texts,
                            stored_as or axis.name, bool(getattr(args, "limit", None)))
     learning.say_unused(axis, [label for label in found.labels.values() if label not in axis.names], found.not_found)
     return {row: label for row, label in found.labels.items() if label in axis.names}, found.from_file

@@ -1,5 +1,6 @@
 """Where a person's stored labels fall in a file as it is now: each at its row while the row's cells are
-the same, at the nearest row with the same cells when rows were added or removed above it, counted as
+the same, at the nearest row with the same cells when rows were added or removed above it, at the nearest
+row of its ticket (its id and text: files.ticket_keys.RowHashes) when other cells of it changed, counted as
 not found when its ticket is gone (files.store keeps it for when it is back)."""
 
 from __future__ import annotations
@@ -24,46 +25,89 @@ class FileLabels:
     renamed: dict[str, str] = field(default_factory=dict)  # a label's old name -> its name now (field_renames)
 
 
-def place(stored: list[tuple[int, str, str]], row_hashes: list[str]
-          ) -> tuple[dict[int, str], list[tuple[int, int, str, str]], int]:
-    """stored: (row, row_hash, label). Returns {row: label} for the file as it is now, the moves
-    (old row, new row, hash stored, hash now) of labels whose ticket is now at another row (the nearest
-    free row with the same cells) or was stored under the hash earlier versions gave its row (ticket_keys.
-    holds), and the count of labels whose ticket is nowhere in the file. A row the person cleared
-    (TAKEN_BACK) holds its place like a label: nothing moves onto it."""
-    in_place = {(row, h) for row, h, _ in stored if row < len(row_hashes) and h == row_hashes[row]}
-    found = {row: label for row, h, label in stored if (row, h) in in_place}
+def place(stored: list[tuple], row_hashes: list[str]) -> tuple[dict[int, str], list[tuple[int, int, str, str]], int]:
+    """stored: (row, row_hash, label) or (row, row_hash, label, ticket or None). Returns {row: label} for the file
+    as it is now, the moves (old row, new row, hash stored, hash now) of labels whose ticket is now at another
+    row (the nearest free row with the same cells, else with the same ticket) or was stored under the hash
+    earlier versions gave its row (ticket_keys.holds), and the count of labels whose ticket is nowhere in the
+    file. A row the person cleared (TAKEN_BACK) holds its place like a label: nothing moves onto it."""
+    stored = [(*entry, None)[:4] for entry in stored]
+    in_place = {(row, h) for row, h, _, _ in stored if row < len(row_hashes) and h == row_hashes[row]}
+    found = {row: label for row, h, label, _ in stored if (row, h) in in_place}
     astray, moves = [], []
-    for row, h, label in stored:      # the hash earlier versions gave the row, where none is stored under its own
+    for row, h, label, ticket in stored:   # the hash earlier versions gave the row, where none is stored under its own
         if (row, h) in in_place:
             continue
         if row < len(row_hashes) and row not in found and holds(row_hashes[row], h):
             found[row] = label
             moves.append((row, row, h, str(row_hashes[row])))
         else:
-            astray.append((row, h, label))
-    lost = 0
+            astray.append((row, h, label, ticket))
     if astray:
         free: dict[str, list[int]] = {}
         for row, h in enumerate(row_hashes):
             if row not in found:
                 for key in dict.fromkeys((h, getattr(h, "earlier", h))):
                     free.setdefault(key, []).append(row)
-        for old, h, label in astray:
-            rows = [r for r in free.get(h, ()) if r not in found]
-            if not rows:
-                lost += label != TAKEN_BACK
-                continue
-            new = min(rows, key=lambda r: abs(r - old))
-            found[new] = label
-            moves.append((old, new, h, str(row_hashes[new])))
-    return found, moves, lost
+        # by their cells first, all of them: a ticket whose other cells changed never takes a row that another
+        # label's unchanged cells name
+        astray = _take(astray, lambda entry: free.get(entry[1], ()), found, moves, row_hashes)
+        if any(ticket for *_, ticket in astray):
+            tickets = _ticket_rows(row_hashes, found)
+            astray = _take(astray, lambda entry: tickets.get(entry[3], ()), found, moves, row_hashes)
+    return found, moves, sum(label != TAKEN_BACK for _, _, label, _ in astray)
 
 
-def out_of_reach(moves: list[tuple[int, int, str, str]], rows_read: int) -> set[int]:
+def _take(entries: list[tuple], rows_of, found: dict[int, str], moves: list, row_hashes: list[str]) -> list[tuple]:
+    """Each entry (row, hash, label, ticket) at the nearest free row of those rows_of(entry) names; returns
+    the entries with none."""
+    left = []
+    for entry in entries:
+        old, h, label, _ = entry
+        rows = [r for r in rows_of(entry) if r not in found]
+        if not rows:
+            left.append(entry)
+            continue
+        new = min(rows, key=lambda r: abs(r - old))
+        found[new] = label
+        moves.append((old, new, h, str(row_hashes[new])))
+    return left
+
+
+def _ticket_rows(row_hashes: list[str], found: dict[int, str]) -> dict[str, list[int]]:
+    """{ticket: its free rows} where the hashes know the rows' tickets (ticket_keys.RowHashes)."""
+    ticket = getattr(row_hashes, "ticket", None)
+    rows: dict[str, list[int]] = {}
+    for row in range(len(row_hashes) if ticket else 0):
+        key = None if row in found else ticket(row)
+        if key:
+            rows.setdefault(key, []).append(row)
+    return rows
+
+
+def untold_tickets(stored: list[tuple], moves: list[tuple[int, int, str, str]], row_hashes: list[str], file: str,
+                   axis: str) -> list[tuple]:
+    """(ticket, file, axis, row, row hash): the labels stored without their ticket (given before tickets were
+    kept) whose row is known now, its ticket with them, for files.store to fill in; a label that moved is
+    keyed by its row and hash now."""
+    ticket = getattr(row_hashes, "ticket", None)
+    if ticket is None:
+        return []
+    now = {(old, h): (new, at) for old, new, h, at in moves}
+    placed = [now.get((row, h), (row, h)) for row, h, _, known, *_ in stored if known is None]
+    return [(key, file, axis, row, h) for row, h in placed
+            if row < len(row_hashes) and row_hashes[row] == h and (key := ticket(row))]
+
+
+def out_of_reach(moves: list[tuple[int, int, str, str]], rows_read: int, stored: list[tuple] = (),
+                 row_hashes: list[str] = ()) -> set[int]:
     """The rows place() moved a label to that the whole file might not have: where only the first rows_read
-    rows are read (--limit), a row past them could hold the same cells nearer the label's old row."""
-    return {new for old, new, _, _ in moves if abs(new - old) > rows_read - old}
+    rows are read (--limit), a row past them could hold the same cells nearer the label's old row. A row of
+    the label's own ticket (stored: (row, hash, label, ticket)) is its own wherever another copy of it lies."""
+    tickets = {(row, h): ticket for row, h, _, ticket in stored if ticket}
+    ticket = getattr(row_hashes, "ticket", lambda row: None)
+    return {new for old, new, h, _ in moves
+            if abs(new - old) > rows_read - old and not (tickets.get((old, h)) and tickets[old, h] == ticket(new))}
 
 
 def labels_as_read(store, file: str, row_hashes: list[str], texts: list[str] | None, axis: str,
@@ -76,9 +120,9 @@ def labels_as_read(store, file: str, row_hashes: list[str], texts: list[str] | N
     in the rows not read)."""
     if not limited:
         return store.person_labels(file, row_hashes, texts, axis)
-    stored = [entry for entry in store.stored_person_labels(file, True, axis) if entry[0] < len(row_hashes)]
+    stored = store.stored_person_labels(file, True, axis, tickets=True)
     found, moves, _ = place(stored, row_hashes)
-    reach = out_of_reach(moves, len(row_hashes))
+    reach = out_of_reach(moves, len(row_hashes), stored, row_hashes)
     found = {row: label for row, label in found.items() if row not in reach and label != TAKEN_BACK}
     origins = dict.fromkeys(store.from_file_rows(file, axis), FILE)
     return FileLabels(found, 0, placed_from_file(origins, found, moves, row_hashes))

@@ -9,7 +9,9 @@ time it is opened (ResultStore._adopt), and the old table is kept as it was. Dat
 axes get the axis column once, every label the plain axis's (ResultStore._once). A label also keeps
 its origin: typed by a person, or taken from the file's own column (the helpdesk's value already, never
 sent back by files.updates); older databases get the column once, every label a person's, as it was read
-then. A field renamed is remembered per file (files.field_renames): one name per field, in every window.
+then. Where the file names its tickets by an id, a label keeps its ticket too (its id and text): the label
+follows it when the helpdesk's next export changed its other cells (files.label_places); a label from before
+gets its ticket the next time its row is read (files/store_schema.py keeps the tables). A field renamed is remembered per file (files.field_renames): one name per field, in every window.
 
 A result is keyed by (ticket text hash, prompt hash, model, dtype): the same text under the
 same prompt and model always gets the same answer, so a killed run resumes where it stopped,
@@ -27,55 +29,18 @@ import math
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from triage_app.engine.axes import PLAIN
 from triage_app.engine.config import is_checked
-from triage_app.files import field_renames
+from triage_app.files import field_renames, store_schema
 from triage_app.files.field_renames import RenameRefused, followed, label_names, label_refusal, labels_now, refusal
-from triage_app.files.label_places import FILE, PERSON, TAKEN_BACK, FileLabels, place, placed_from_file
+from triage_app.files.label_places import (FILE, PERSON, TAKEN_BACK, FileLabels, place, placed_from_file,
+                                          untold_tickets)
 from triage_app.files.store_errors import (LOCK_TIMEOUT_S, StoreUnavailable, check_kind, check_version, make_private,
                                            reported, set_wal)
 from triage_app.paths import user_data_dir
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS results (
-    text_hash TEXT NOT NULL, prompt_hash TEXT NOT NULL, model TEXT NOT NULL, dtype TEXT NOT NULL,
-    labels TEXT NOT NULL, scores TEXT NOT NULL, truncated INTEGER NOT NULL, fallback INTEGER NOT NULL,
-    created REAL NOT NULL DEFAULT (julianday('now')), drift REAL,
-    PRIMARY KEY (text_hash, prompt_hash, model, dtype)
-);
-CREATE TABLE IF NOT EXISTS manual_labels (
-    text_hash TEXT NOT NULL, label_set TEXT NOT NULL, label TEXT NOT NULL,
-    created REAL NOT NULL DEFAULT (julianday('now')),
-    PRIMARY KEY (text_hash, label_set)
-);
-CREATE TABLE IF NOT EXISTS person_labels (
-    file TEXT NOT NULL, row INTEGER NOT NULL, row_hash TEXT NOT NULL, label TEXT NOT NULL,
-    created REAL NOT NULL DEFAULT (julianday('now')), axis TEXT NOT NULL DEFAULT 'label',
-    origin TEXT NOT NULL DEFAULT 'person',
-    PRIMARY KEY (file, axis, row, row_hash)
-);
-CREATE TABLE IF NOT EXISTS migrated_files (
-    file TEXT PRIMARY KEY, created REAL NOT NULL DEFAULT (julianday('now'))
-);
-"""
-# person_labels before axes, rebuilt with the axis in its key (one statement at a time: executescript
-# would commit half-way)
-_WITH_AXES = (
-    """CREATE TABLE person_labels_axes (
-        file TEXT NOT NULL, row INTEGER NOT NULL, row_hash TEXT NOT NULL, label TEXT NOT NULL,
-        created REAL NOT NULL DEFAULT (julianday('now')), axis TEXT NOT NULL DEFAULT 'label',
-        PRIMARY KEY (file, axis, row, row_hash))""",
-    "INSERT INTO person_labels_axes (file, row, row_hash, label, created) "
-    "SELECT file, row, row_hash, label, created FROM person_labels",
-    "DROP TABLE person_labels",
-    "ALTER TABLE person_labels_axes RENAME TO person_labels",
-)
-# results before a checked answer's drift was kept: NULL, read as unknown (_drift)
-_WITH_DRIFT = ("ALTER TABLE results ADD COLUMN drift REAL",)
-# a person's labels before their origin was kept: every one typed by a person, as it was then read
-_WITH_ORIGIN = ("ALTER TABLE person_labels ADD COLUMN origin TEXT NOT NULL DEFAULT 'person'",)
 
 
 def text_hash(text: str) -> str:
@@ -130,10 +95,9 @@ class ResultStore:
                 self._db.execute("PRAGMA synchronous=FULL")
                 self._db.execute("PRAGMA fullfsync=ON")
                 check_version(self._db, self.path)
-                self._db.executescript(_SCHEMA + field_renames.SCHEMA)
-                self._once(self._has_axes, _WITH_AXES)
-                self._once(self._has_drift, _WITH_DRIFT)
-                self._once(self._has_origin, _WITH_ORIGIN)
+                self._db.executescript(store_schema.SCHEMA + field_renames.SCHEMA)
+                for table, column, statements in store_schema.CHANGES:
+                    self._once(partial(self._has, table, column), statements)
                 self._once(lambda: field_renames.has_label_renames(self._db), field_renames.WITH_LABEL_RENAMES)
                 self._check_writable()
                 make_private(self.path)
@@ -168,14 +132,8 @@ class ResultStore:
             self._db.rollback()
             raise
 
-    def _has_axes(self) -> bool:
-        return any(row[1] == "axis" for row in self._db.execute("PRAGMA table_info(person_labels)"))
-
-    def _has_drift(self) -> bool:
-        return any(row[1] == "drift" for row in self._db.execute("PRAGMA table_info(results)"))
-
-    def _has_origin(self) -> bool:
-        return any(row[1] == "origin" for row in self._db.execute("PRAGMA table_info(person_labels)"))
+    def _has(self, table: str, column: str) -> bool:
+        return any(row[1] == column for row in self._db.execute(f"PRAGMA table_info({table})"))
 
     def _reported(self):
         return reported(self.path, self.timeout)
@@ -240,10 +198,11 @@ class ResultStore:
             axis = followed(self._db, file, axis, known)[0]
             now = labels_now(self._db, file, axis, {label for _, label in labels.values()}, known)
             self._db.executemany(
-                "INSERT OR REPLACE INTO person_labels (file, axis, row, row_hash, label, origin) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [(file, axis, row, h, TAKEN_BACK if label is None else now.get(label, label),
-                  FILE if row in from_file else PERSON) for row, (h, label) in labels.items()])
+                "INSERT OR REPLACE INTO person_labels (file, axis, row, row_hash, label, origin, ticket) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(file, axis, row, str(h), TAKEN_BACK if label is None else now.get(label, label),
+                  FILE if row in from_file else PERSON, getattr(h, "ticket", None))
+                 for row, (h, label) in labels.items()])
         return axis, now
 
     def rename_labels(self, file: str, renames: dict[str, str], axis: str = PLAIN,
@@ -340,14 +299,16 @@ class ResultStore:
         with self._reported(), self._db:
             if texts is not None:
                 self._adopt(file, row_hashes, texts)
-            stored = self._db.execute("SELECT row, row_hash, label, origin FROM person_labels WHERE file=? "
+            stored = self._db.execute("SELECT row, row_hash, label, ticket, origin FROM person_labels WHERE file=? "
                                       "AND axis=? ORDER BY row", (file, axis)).fetchall()
-            found, moves, lost = place([r[:3] for r in stored], row_hashes)
+            found, moves, lost = place([r[:4] for r in stored], row_hashes)
             self._db.executemany("UPDATE person_labels SET row=?, row_hash=? WHERE file=? AND axis=? AND row=? "
                                  "AND row_hash=?", [(new, now, file, axis, old, h) for old, new, h, now in moves])
+            self._db.executemany("UPDATE person_labels SET ticket=? WHERE file=? AND axis=? AND row=? AND row_hash=?",
+                                 untold_tickets(stored, moves, row_hashes, file, axis))
             renamed = label_names(self._db, file, axis)
         labels = {row: label for row, label in found.items() if label != TAKEN_BACK}
-        origins = {(row, h): origin for row, h, _, origin in stored}
+        origins = {(row, h): origin for row, h, _, _, origin in stored}
         return FileLabels(labels, lost, placed_from_file(origins, labels, moves, row_hashes), renamed)
 
     def from_file_rows(self, file: str, axis: str = PLAIN) -> frozenset[tuple[int, str]]:
@@ -357,13 +318,15 @@ class ResultStore:
             return frozenset(self._db.execute("SELECT row, row_hash FROM person_labels WHERE file=? AND axis=? AND "
                                               "origin=?", (file, axis, FILE)).fetchall())
 
-    def stored_person_labels(self, file: str, taken_back: bool = False,
-                             axis: str = PLAIN) -> list[tuple[int, str, str]]:
+    def stored_person_labels(self, file: str, taken_back: bool = False, axis: str = PLAIN,
+                             tickets: bool = False) -> list[tuple]:
         """(row, row hash, label) as stored, unchecked: for a reader that sees the file a block at a time.
-        taken_back: with the rows the person cleared (label TAKEN_BACK), for place()."""
+        taken_back: with the rows the person cleared (label TAKEN_BACK); tickets: with each one's ticket (or None),
+        for place()."""
+        columns = "row, row_hash, label, ticket" if tickets else "row, row_hash, label"
         with self._reported():
-            rows = self._db.execute("SELECT row, row_hash, label FROM person_labels WHERE file=? AND axis=? "
-                                    "ORDER BY row", (file, axis)).fetchall()
+            rows = self._db.execute(f"SELECT {columns} FROM person_labels WHERE file=? AND axis=? ORDER BY row",
+                                    (file, axis)).fetchall()
         return rows if taken_back else [r for r in rows if r[2] != TAKEN_BACK]
 
     def _adopt(self, file: str, row_hashes: list[str], texts: list[str]) -> None:

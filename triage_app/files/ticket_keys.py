@@ -6,6 +6,10 @@ another text column is chosen, and tells when the file was edited under the labe
 then finds the ticket at its new row, or counts it as not found). A cell the row does not have (a JSON
 key other records have, a sheet's stray cell in another row) is not hashed: what other rows hold, or how
 many of them were read, never moves a label.
+
+Where the file names its tickets by an id, a label also keeps its ticket: the id and the text. A helpdesk's
+next export changes other cells of the same ticket (its status, the field Triage sent it, a column added):
+the label follows the ticket there (label_places.place). An edited text is another ticket's.
 """
 
 from __future__ import annotations
@@ -24,20 +28,46 @@ def file_key(path: str | Path, sheet: str | None = None) -> str:
 
 class RowHash(str):
     """A row's hash, and the one earlier versions gave it (they hashed a cell the row does not have as an
-    empty one: files/table.Absent): a label stored under either is the row's (holds)."""
+    empty one: files/table.Absent): a label stored under either is the row's (holds); a label's row also
+    carries its ticket (RowHashes.keyed), stored with it."""
 
-    def __new__(cls, now: str, earlier: str):
+    def __new__(cls, now: str, earlier: str, ticket: str | None = None):
         key = super().__new__(cls, now)
-        key.earlier = earlier
+        key.earlier, key.ticket = earlier, ticket
         return key
 
-    def __reduce__(self):   # a copy (pickled to a worker) keeps the earlier hash
-        return RowHash, (str(self), self.earlier)
+    def __reduce__(self):   # a copy (pickled to a worker) keeps the earlier hash and the ticket
+        return RowHash, (str(self), self.earlier, self.ticket)
 
 
-def row_hashes(frame: pd.DataFrame) -> list[str]:
-    """One hash per row of every cell it has, as read (text), in file order."""
-    return [row_hash(cells) for cells in frame.itertuples(index=False, name=None)]
+class RowHashes(list):
+    """Every row's hash, and each row's ticket where ids and texts are given (ticket(), computed when asked:
+    only a label's row, or a label no row's cells hold any more, needs one)."""
+
+    def __init__(self, hashes, ids: list[str] | None = None, texts: list[str] | None = None):
+        super().__init__(hashes)
+        self._ids, self._texts = (ids, texts) if ids is not None and texts is not None else (None, None)
+
+    def ticket(self, row: int) -> str | None:
+        if self._ids is None or not str(self._ids[row]).strip():   # no id: the row's cells are all it has
+            return None
+        return _digest([self._ids[row], self._texts[row]])
+
+    def keyed(self, row: int) -> str:
+        """The row's hash carrying its ticket, to be stored with a label given it."""
+        h = self[row]
+        return RowHash(str(h), getattr(h, "earlier", str(h)), self.ticket(row))
+
+
+def row_hashes(frame: pd.DataFrame, texts: list[str] | None = None) -> RowHashes:
+    """One hash per row of every cell it has, as read (text), in file order; texts: the tickets' texts, each
+    row's ticket with its id (the column files.updates finds, the one an update is sent by)."""
+    from triage_app.files.updates import detect_id_column
+
+    hashes = [row_hash(cells) for cells in frame.itertuples(index=False, name=None)]
+    column = detect_id_column(list(frame.columns)) if texts is not None else None
+    return RowHashes(hashes, frame[column].tolist() if column is not None else None, texts)
+
 
 
 def row_hash(cells) -> str:

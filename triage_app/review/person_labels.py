@@ -78,4 +78,8 @@ class PersonLabels:
     def rows(self, labels: dict[int, "str | None"] | None = None) -> Change:
         """These labels (all of them by default) as rows to write."""
         labels = self.labels if labels is None else labels
-        return {row: (self.row_hashes[row], label) for row, label in labels.items()}
+        return {row: (self.key(row), label) for row, label in labels.items()}
+
+    def key(self, row: int) -> str:
+        """The row's hash, with its ticket where the hashes know it (files.ticket_keys.RowHashes.keyed)."""
+        return getattr(self.row_hashes, "keyed", self.row_hashes.__getitem__)(row)

@@ -83,7 +83,7 @@ class FileReader(QObject):
         A field another window renamed since this label set was saved is read under its name now (as
         classify reads it: ResultsDb.read_labels), and shown under the name here."""
         table = opened.table
-        file, hashes = file_key(table.path, table.sheet), row_hashes(table.frame)
+        file, hashes = file_key(table.path, table.sheet), row_hashes(table.frame, opened.texts)
         read = self.db.read_labels(file, hashes, opened.texts, axes)
         people = {axis: PersonLabels(file, hashes, axis=axis) for axis in axes}
         if read is None:
