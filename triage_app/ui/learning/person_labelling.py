@@ -24,6 +24,7 @@ from triage_app.engine.axes import Axes
 from triage_app.engine.labels import LabelSet, folded
 from triage_app.files.clean import model_texts
 from triage_app.files.field_renames import refusal
+from triage_app.files.label_places import TAKEN_BACK, place
 from triage_app.review.person_labels import PersonLabels
 
 
@@ -134,18 +135,20 @@ class PersonLabelling(QObject):
 
     def _replay_since_read(self) -> None:
         """The same file read again: a label given while it was read may have reached the database after
-        the reader's copy. It is laid over that copy where its row still holds the same cells (a row that
-        moved is placed by the database the next time the file is read)."""
+        the reader's copy. It is laid over that copy where its ticket is now (its row, or the one it moved to
+        when rows were added above it: placed as the database places it)."""
         given, self._since_read = self._since_read or [], None
         for file, axis, row, row_hash, label in given:
             person = self.person_of(axis)
-            if person.file == file and row < len(person.row_hashes) and person.row_hashes[row] == row_hash:
-                person.give(row, label)
+            if person.file == file:
+                entry = (row, row_hash, label or TAKEN_BACK, getattr(row_hash, "ticket", None))
+                for at, placed in place([entry], person.row_hashes)[0].items():
+                    person.give(at, placed or None)
 
     def _note(self, person: PersonLabels, rows: dict[int, str | None]) -> None:
         self.labelled_here.update((person.file, person.axis, row) for row in rows)
         if self._since_read is not None:
-            self._since_read += [(person.file, person.axis, row, person.row_hashes[row], label)
+            self._since_read += [(person.file, person.axis, row, person.key(row), label)
                                  for row, label in rows.items()]
 
     def texts_changed(self, texts: list[str]) -> None:
