@@ -37,6 +37,7 @@ def run(args) -> int:
     # the database first: an unusable one fails in a second, not after the model has loaded
     with ResultStore(args.db) as store:
         print(f"results database: {store.path}", file=sys.stderr)
+        learning.follow_moved(store, args.input, table, texts)
         encoder = options.load_encoder(args) if taught else None   # a folder it refuses: before the model loads
         loaded = options.load_model(args)
         features, similarity = learning.learning_parts(encoder, store.path, texts, cleaning, axes, taught)

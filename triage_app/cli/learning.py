@@ -151,6 +151,17 @@ def honest_review(frame, column: str, confidence: str) -> None:
     frame.loc[unknown, column] = None
 
 
+def follow_moved(store, path: str, table, texts: list[str]) -> None:
+    """A file moved or renamed (or its sheet): the labels given it where it was are its own here
+    (files.moved_labels), said."""
+    from triage_app.files.moved_labels import SAID
+    from triage_app.files.ticket_keys import file_key, row_hashes
+
+    moved = store.follow_moved(file_key(path, table.sheet), row_hashes(table.frame, texts))
+    if moved:
+        _say(f"note: {SAID.format(moved)}")
+
+
 def say_unused(axis, outside: list[str], not_found: int) -> None:
     """The window's labels this run leaves out, in a line each: they stay in the database, and count again
     once their label is back in the set, or their ticket in the file."""

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from triage_app.engine.axes import PLAIN
 from triage_app.engine.config import is_checked
-from triage_app.files import field_renames, store_schema
+from triage_app.files import field_renames, moved_labels, store_schema
 from triage_app.files.field_renames import RenameRefused, followed, label_names, label_refusal, labels_now, refusal
 from triage_app.files.label_places import (FILE, PERSON, TAKEN_BACK, FileLabels, place, placed_from_file,
                                           untold_tickets)
@@ -271,6 +271,14 @@ class ResultStore:
             claimed = {followed(self._db, file, other, mine)[0] for other in others if other != axis}
             held = self._held(file, axis) and axis not in claimed
             return axis if held else followed(self._db, file, axis, mine)[0]
+
+    def follow_moved(self, file: str, row_hashes: list[str]) -> str | None:
+        """A gone file's labels, where this file holds their tickets (files.moved_labels): its key, or None."""
+        with self._reported(), self._db:
+            if self._db.execute("SELECT 1 FROM person_labels WHERE file=? LIMIT 1", (file,)).fetchone():
+                return None     # the usual case, read without taking the write lock
+            self._db.execute("BEGIN IMMEDIATE")
+            return moved_labels.follow(self._db, file, row_hashes)
 
     def axis_renames(self, file: str) -> frozenset[int]:
         """The renames recorded for this file's fields: what a window that reads it now knows."""

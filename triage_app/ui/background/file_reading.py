@@ -33,6 +33,7 @@ class ReadPeople:
 
     people: dict[str, PersonLabels]
     renames_made: int = 0
+    moved_from: str = ""    # the gone file whose labels followed this one (files.moved_labels)
 
 
 class FileReader(QObject):
@@ -92,7 +93,7 @@ class FileReader(QObject):
             person = people.setdefault(axis, PersonLabels(file, hashes, axis=axis))
             person.read(stored)
             person.stored_as = read.stored_as.get(axis, axis)
-        return ReadPeople(people, read.renames_made)
+        return ReadPeople(people, read.renames_made, read.moved_from)
 
     def _emit(self, signal, request: int, *values) -> None:
         if not self._closed:       # the window is gone or going: nobody is left to show it

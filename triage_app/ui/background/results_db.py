@@ -264,11 +264,12 @@ class ResultsDb(QObject):
 
     def _read_labels(self, store: ResultStore, file: str, hashes: list[str], texts: list[str],
                      axes: list[str]) -> ReadLabels:
+        moved = store.follow_moved(file, hashes)        # before the renames: a moved file's come with it
         self._known[file] = store.axis_renames(file)
         now = self._fields_now(store, file, axes)
         fields = [*axes, *(a for a in store.person_label_axes(file) if a not in axes and a not in now.values())]
         return ReadLabels({axis: store.person_labels(file, hashes, texts, now.get(axis, axis)) for axis in fields},
-                          now, self._renames_made)
+                          now, self._renames_made, moved or "")
 
     def _rename(self, change, *args) -> int:
         """A rename queued for the writer, numbered: the writer counts the ones it has made."""
@@ -310,6 +311,7 @@ class ReadLabels:
     fields: dict[str, FileLabels]
     stored_as: dict[str, str]
     renames_made: int
+    moved_from: str = ""    # the gone file whose labels followed this one (files.moved_labels)
 
 
 def _reported(job, *args):

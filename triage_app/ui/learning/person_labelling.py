@@ -25,6 +25,7 @@ from triage_app.engine.labels import LabelSet, folded
 from triage_app.files.clean import model_texts
 from triage_app.files.field_renames import refusal
 from triage_app.files.label_places import TAKEN_BACK, place
+from triage_app.files.moved_labels import SAID
 from triage_app.review.person_labels import PersonLabels
 
 
@@ -97,6 +98,8 @@ class PersonLabelling(QObject):
         said = [f"The field “{axis}” was renamed “{person.stored_as}” on this file in another window: its labels show "
                 f"here and are saved under “{person.stored_as}”. Rename it “{person.stored_as}” here too."
                 for axis, person in self.people.items() if person.stored_as not in ("", axis)]
+        if read.moved_from:
+            said.append(f"{SAID.format(read.moved_from)}.")
         not_found = sum(person.not_found for person in self.people.values())
         if not_found:
             said.append(f"{not_found:,} of your labels are for tickets this file no longer holds: they are kept, "

@@ -1,0 +1,54 @@
+"""A person's labels when their file moved: the labels of a file that is gone (moved to another folder, renamed,
+or a workbook whose sheet was renamed, as a helpdesk names each day's export) follow it to the file opened now,
+where that file holds at least half of their tickets and has no labels of its own yet; the caller says so. A
+file still where it was keeps its labels: a copy of it is another file."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from triage_app.files.label_places import TAKEN_BACK
+from triage_app.quiet import silenced
+
+SAID = "The labels you gave {}, which is no longer there, are this file's now: it holds their tickets"
+
+
+def follow(db: sqlite3.Connection, file: str, row_hashes: list[str]) -> str | None:
+    """Inside a write transaction: the labels (and the fields' renames) of the gone file whose tickets this file
+    holds most of, keyed by this file now; returns that file's key (None: none followed)."""
+    if db.execute("SELECT 1 FROM person_labels WHERE file=? LIMIT 1", (file,)).fetchone():
+        return None
+    held = {str(h) for h in row_hashes} | {h.earlier for h in row_hashes if getattr(h, "earlier", None)}
+    best, most = None, 0
+    for (other,) in db.execute("SELECT DISTINCT file FROM person_labels WHERE file != ?", (file,)).fetchall():
+        stored = [h for (h,) in db.execute("SELECT row_hash FROM person_labels WHERE file=? AND label != ?",
+                                           (other, TAKEN_BACK))]
+        found = sum(h in held for h in stored)
+        if found > most and 2 * found >= len(stored) and gone(other):
+            best, most = other, found
+    if best is not None:
+        for table in ("person_labels", "axis_renames", "migrated_files"):
+            db.execute(f"UPDATE OR IGNORE {table} SET file=? WHERE file=?", (file, best))
+    return best
+
+
+def gone(key: str) -> bool:
+    """Whether the file a key names (files.ticket_keys.file_key: a path, then "#sheet" for a workbook's) is no
+    longer there: the path, or the workbook's sheet."""
+    if Path(key).exists():      # a path with "#" in its name
+        return False
+    path, _, sheet = key.rpartition("#")
+    if not path or not Path(path).is_file():
+        return True
+    try:
+        import openpyxl
+
+        with silenced():
+            book = openpyxl.load_workbook(path, read_only=True)
+        try:
+            return sheet not in book.sheetnames
+        finally:
+            book.close()
+    except Exception:   # unreadable now: not known to be gone, so its labels stay where they are
+        return False
