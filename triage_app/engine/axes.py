@@ -132,6 +132,10 @@ class Axes:
         return {"axes": [{"name": axis.name, **({"method": axis.method} if axis.method else {}),
                           **axis.label_set.to_dict()} for axis in self.axes]}
 
+    def file_text(self) -> str:
+        """The label-set file's text; the window writes it whole or not at all (files/export.write_text)."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        Path(path).write_text(self.file_text(), encoding="utf-8")
 

@@ -157,8 +157,12 @@ class LabelSet:
             "examples": [asdict(example) for example in self.examples],
         }
 
+    def file_text(self) -> str:
+        """The label-set file's text; the window writes it whole or not at all (files/export.write_text)."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        Path(path).write_text(self.file_text(), encoding="utf-8")
 
 
 # a label set of 80 labels with descriptions and examples is kilobytes; a ticket file given by mistake

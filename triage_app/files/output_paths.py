@@ -57,6 +57,20 @@ def with_journals(database: tuple[str, str, str, str]) -> list[tuple[str, str, s
     return [database, *((option, journal, f"{what}'s journal", instead) for journal in journals)]
 
 
+def kept_from(path: str | Path, open_file: str | Path | None, database: str | Path | None) -> str | None:
+    """Why the window writes nothing at path, or None: it is the ticket file open there, or the results
+    database (None: the default one) or one of its journals, by any spelling."""
+    if open_file is not None and same(open_file, path):
+        return f"“{Path(open_file).name}” is the file open here"
+    if database is None:
+        from triage_app.files.store import default_path
+
+        database = default_path()
+    if any(same(written, path) for _, written, *_ in with_journals(("", str(database), "", ""))):
+        return f"“{Path(path).name}” is the results database, which holds your labels"
+    return None
+
+
 def same(a: str | Path, b: str | Path) -> bool:
     """a and b name one file, by any spelling (the module's docstring)."""
     if same_file(a, b) or same_file(b, a):

@@ -292,9 +292,19 @@ class LabelsPanel(QWidget):
         return True
 
     def save(self, path: str) -> bool:
+        """Written whole or not at all; never over the ticket file open in the window or its results database."""
+        from triage_app.files import output_paths
+        from triage_app.files.export import write_text
+
+        window = self.window()      # the open file and the database are the window's; a panel alone has neither
+        table, db = getattr(window, "table", None), getattr(window, "db", None)
+        kept = output_paths.kept_from(path, table.path if table else None, db.path if db else None)
+        if kept:
+            self.message.emit(f"Cannot save labels: {kept}, and the label set would replace it. Choose another name.")
+            return False
         try:
-            self._axes.save(path)
-        except OSError as exc:
+            write_text(path, self._axes.file_text())
+        except (OSError, ValueError) as exc:
             self.message.emit(f"Cannot save labels: {exc}")
             return False
         self.message.emit(f"Saved the labels to {path}")
