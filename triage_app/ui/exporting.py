@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import QFileDialog, QProgressDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 WRITTEN_HERE_UP_TO = 2_000      # rows an export writes on the UI thread, briefly; more go to a thread of their own
 EXPORT_FILTERS = {"csv": "CSV (*.csv)", "xlsx": "Excel workbook (*.xlsx)", "json": "JSON (*.json)"}
@@ -118,7 +118,19 @@ def ask_export_path(parent: QWidget, suggested: str) -> str | None:
     fmt = next((f for f, text in EXPORT_FILTERS.items() if text == chosen), None)
     if Path(path).suffix.lower().lstrip(".") not in EXPORT_FILTERS and fmt:
         path = f"{path}.{fmt}"
+        # the dialog asked about the name as typed, never about this one
+        if Path(path).exists() and not _replace(parent, path):
+            return None
     return path
+
+
+def _replace(parent: QWidget, path: str) -> bool:
+    yes, no = QMessageBox.StandardButton.Yes, QMessageBox.StandardButton.No
+    box = QMessageBox(QMessageBox.Icon.Warning, "Export results", f"“{Path(path).name}” already exists. Replace it?",
+                      yes | no, parent)
+    box.setDefaultButton(no)
+    box.exec()
+    return box.clickedButton() is box.button(yes)
 
 
 def export_results(table, model, path: str | Path, axes=None,
