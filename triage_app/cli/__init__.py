@@ -81,7 +81,20 @@ def check_paths(args) -> None:
 
     writes = named(getattr(args, "writes", ()))
     writes = [w for write in writes for w in (output_paths.with_journals(write) if write[0] == "--db" else [write])]
-    output_paths.check(named(getattr(args, "reads", ())), writes)
+    reads = [*named(getattr(args, "reads", ())), *getattr(args, "shipped", ()), *_default_database(writes)]
+    output_paths.check(reads, writes)
+
+
+def _default_database(writes) -> list[tuple]:
+    """The per-user results database and its journals, where the command's --db is another file or it has
+    none (bench): a person's labels are there whichever database this command uses."""
+    from triage_app.files import output_paths
+    from triage_app.files.store import default_path
+
+    database = str(default_path())
+    if any(flag == "--db" and output_paths.same(path, database) for flag, path, *_ in writes):
+        return []       # the command's own: held to it as its --db
+    return output_paths.with_journals(("", database, "the results database", ""))
 
 
 def _path(args, dest: str):

@@ -10,6 +10,7 @@ import triage_app.cli.evaluate as eval_command
 import triage_app.cli.inspect_file as inspect_command
 import triage_app.cli.verify as verify_command
 from triage_app.engine import config  # the run's settings and their defaults; no torch
+from triage_app.paths import resource
 from triage_app.scale import command as scale_command  # light: imports neither ray nor torch
 
 # flag -> the cleaning step it switches off
@@ -85,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--method", choices=config.METHODS, default="direct",
                        help="the scoring method every mode uses (the published setups measured direct)")
     bench.add_argument("--json", help="write the results here")
-    bench.set_defaults(func=bench_command.run, writes=(("--json", "json", "the results", OTHER_FILE),))
+    bench.set_defaults(func=bench_command.run, writes=(("--json", "json", "the results", OTHER_FILE),),
+                       shipped=(("--workload", str(resource("")), "the files Triage ships"),))   # its workloads
 
     verify = sub.add_parser("verify", help="check the fast path against the reference loop")
     verify.add_argument("input")

@@ -24,8 +24,8 @@ def check(reads: Sequence[tuple[str, str, str]], writes: Sequence[tuple[str, str
     file"). A database is read and written: name it among the writes, first, so the outputs are held to it.
 
     Raises ValueError, in one line naming the path, what it is and the option that named it there, where
-    a written path is a read one, two written paths are one file, or a written path is a folder or lies
-    under a file (either found only when the file is renamed into place, after the run)."""
+    a written path is a read one or lies inside a read folder, two written paths are one file, or a written
+    path is a folder or lies under a file (either found only when the file is renamed into place, after the run)."""
     for k, (option, path, _, instead) in enumerate(writes):
         named = f" ({option})" if option else ""
         if os.path.isdir(path):
@@ -35,6 +35,8 @@ def check(reads: Sequence[tuple[str, str, str]], writes: Sequence[tuple[str, str
         for flag, other, what, *_ in (*reads, *writes[:k]):
             if same(path, other):
                 raise ValueError(f"{path}: that is {what}{f' ({flag})' if flag else ''}; {instead}")
+            if os.path.isdir(other) and _inside(path, other):
+                raise ValueError(f"{path}: that is inside {what}{f' ({flag})' if flag else ''}; {instead}")
 
 
 def _file_above(path: str) -> Path | None:
@@ -44,6 +46,14 @@ def _file_above(path: str) -> Path | None:
         if place.exists():
             return None if place.is_dir() else place
     return None
+
+
+def _inside(path: str | Path, folder: str | Path) -> bool:
+    """path lies in folder or below, by any spelling (a write there replaces a file the command reads)."""
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    if _folds_case(Path(top)):
+        real, top = real.casefold(), top.casefold()
+    return Path(top) in Path(real).parents
 
 
 def with_journals(database: tuple[str, str, str, str]) -> list[tuple[str, str, str, str]]:
