@@ -49,3 +49,42 @@ def test_bench_json_never_replaces_a_file_triage_ships(data, capsys):
     code, _, err = run_main(capsys, "bench", "--workload", "axes", "--json", shipped, *NO_MODEL)
     assert (code, err) == (2, [f"triage-app: {shipped}: that is inside the files Triage ships (--workload); {OTHER}"])
     assert shipped.read_bytes() == held
+
+
+def _model_folder(path: Path) -> Path:
+    path.mkdir()
+    for name in ("config.json", "tokenizer_config.json", "tokenizer.json"):
+        (path / name).write_text("{}")
+    (path / "model.safetensors").write_bytes(b"weights")
+    return path
+
+
+@pytest.mark.parametrize("spelling", ["mymodel", "./mymodel/", "{}/mymodel"])
+def test_an_output_inside_the_model_folder_is_refused_before_it_loads(data, capsys, spelling):
+    model, spelling = _model_folder(Path("mymodel")), spelling.format(Path.cwd())
+    code, _, err = run_main(capsys, "classify", "tickets.csv", "-o", "mymodel/tokenizer_config.json",
+                            "--model", spelling, "--labels", "a,b", "--db", "r.db")
+    assert (code, err) == (2, [f"triage-app: mymodel/tokenizer_config.json: that is inside the model (--model); {OTHER}"])
+    code, _, err = run_main(capsys, "bench", "--model", spelling, "--json", "mymodel/results.json")
+    assert (code, err) == (2, [f"triage-app: mymodel/results.json: that is inside the model (--model); {OTHER}"])
+    assert (model / "tokenizer_config.json").read_text() == "{}" and not Path("mymodel/results.json").exists()
+
+
+def test_an_output_naming_the_gguf_file_or_inside_the_encoder_folder_is_refused(data, capsys):
+    Path("model.gguf").write_bytes(b"GGUF")
+    code, _, err = run_main(capsys, "classify", "tickets.csv", "-o", "model.gguf", "--model", "model.gguf",
+                            "--labels", "a,b", "--db", "r.db")
+    assert (code, err) == (2, [f"triage-app: model.gguf: that is the model (--model); {OTHER}"])
+    _model_folder(Path("encoder"))
+    code, _, err = run_main(capsys, "eval", "tickets.csv", "--json", "encoder/config.json", "--encoder", "encoder",
+                            *NO_MODEL)
+    assert (code, err) == (2, [f"triage-app: encoder/config.json: that is inside the sentence encoder (--encoder); "
+                               f"{OTHER}"])
+    assert Path("model.gguf").read_bytes() == b"GGUF" and Path("encoder/config.json").read_text() == "{}"
+
+
+def test_a_model_alias_is_no_file_even_where_a_file_has_its_name(data, capsys):
+    """smollm2-135m names the bundled model, never ./smollm2-135m: an output of that name is the person's."""
+    Path("smollm2-135m").write_text("an old export")
+    code, _, err = run_main(capsys, "bench", "--model", "smollm2-135m", "--n", "0", "--json", "smollm2-135m")
+    assert "that is the model" not in " ".join(err)

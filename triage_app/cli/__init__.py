@@ -8,6 +8,7 @@ inspect_file).
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from contextlib import contextmanager
@@ -100,11 +101,25 @@ def _default_database(writes) -> list[tuple]:
 def _path(args, dest: str):
     """The path an argument names; the database's default where --db is not given."""
     path = getattr(args, dest, None)
+    if dest in ("model", "encoder"):
+        return _local_model(path)
     if path is None and dest == "db":
         from triage_app.files.store import default_path
 
         return str(default_path())
     return path
+
+
+def _local_model(spec: str | None) -> str | None:
+    """The file or folder a --model or --encoder names here; None for an alias (smollm2-135m, bundled) or a
+    Hugging Face id with no folder of that name."""
+    from triage_app.engine.config import BUNDLED_ENCODER, NO_ENCODER
+    from triage_app.engine.models import ALIASES, RANDOM_QWEN, SMOLLM2
+
+    spec = ALIASES.get(spec, spec)
+    if spec in (None, SMOLLM2, RANDOM_QWEN, BUNDLED_ENCODER, NO_ENCODER) or not os.path.exists(spec):
+        return None
+    return spec
 
 
 def _refuse(message: str) -> int:

@@ -18,7 +18,9 @@ KEEP_FLAGS = {"escapes": "--keep-escapes", "html": "--keep-html", "signatures": 
               "whitespace": "--keep-whitespace"}
 # The files a command reads and writes, (option, argument, what it holds[, what to do instead]): cli.main
 # holds them to files/output_paths.py before the command runs. The database first: it holds a person's labels.
-READS = (("", "input", "the input file"), ("--labels-file", "labels_file", "the label set"))
+# a model or encoder named by its file or folder (an alias or a Hugging Face id is none: cli._path)
+MODEL_READS = (("--model", "model", "the model"), ("--encoder", "encoder", "the sentence encoder"))
+READS = (("", "input", "the input file"), ("--labels-file", "labels_file", "the label set"), *MODEL_READS)
 OTHER_FILE = "write the results to another"
 DATABASE = ("--db", "db", "the results database", "keep the results database in another file")
 
@@ -86,8 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--method", choices=config.METHODS, default="direct",
                        help="the scoring method every mode uses (the published setups measured direct)")
     bench.add_argument("--json", help="write the results here")
-    bench.set_defaults(func=bench_command.run, writes=(("--json", "json", "the results", OTHER_FILE),),
-                       shipped=(("--workload", str(resource("")), "the files Triage ships"),))   # its workloads
+    bench.set_defaults(func=bench_command.run, reads=MODEL_READS,
+                       shipped=(("--workload", str(resource("")), "the files Triage ships"),),   # its workloads
+                       writes=(("--json", "json", "the results", OTHER_FILE),))
 
     verify = sub.add_parser("verify", help="check the fast path against the reference loop")
     verify.add_argument("input")
