@@ -3,6 +3,7 @@ results database whichever command writes, the files Triage ships."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,24 @@ def test_a_model_alias_is_no_file_even_where_a_file_has_its_name(data, capsys):
     Path("smollm2-135m").write_text("an old export")
     code, _, err = run_main(capsys, "bench", "--model", "smollm2-135m", "--n", "0", "--json", "smollm2-135m")
     assert "that is the model" not in " ".join(err)
+
+
+@pytest.mark.parametrize("option", ["-o", "--updates", "--stats-json"])
+def test_a_read_only_output_is_refused_before_the_run(data, capsys, option):
+    """It was refused by the atomic writer after the whole run, its time lost."""
+    target = Path("out.json" if option == "--stats-json" else "out.csv")
+    target.write_text("precious\n")
+    target.chmod(0o444)
+    more = ["-o", "labeled.csv"] if option != "-o" else []
+    code, _, err = run_main(capsys, "classify", "tickets.csv", option, target, *more, "--db", "r.db", *NO_MODEL)
+    assert (code, err) == (2, [f"triage-app: {target}: it is read-only; make it writable or choose another name"])
+    assert target.read_text() == "precious\n"
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes in any folder")
+def test_an_output_in_a_folder_that_cannot_be_written_in_is_refused_before_the_run(data, capsys):
+    Path("locked").mkdir()
+    Path("locked").chmod(0o555)
+    code, _, err = run_main(capsys, "classify", "tickets.csv", "-o", "locked/new/out.csv", "--db", "r.db", *NO_MODEL)
+    assert (code, err) == (2, [f"triage-app: locked/new/out.csv: the folder {Path.cwd() / 'locked'} is read-only; "
+                               f"make it writable or choose another folder"])

@@ -84,6 +84,7 @@ def check_paths(args) -> None:
     writes = [w for write in writes for w in (output_paths.with_journals(write) if write[0] == "--db" else [write])]
     reads = [*named(getattr(args, "reads", ())), *getattr(args, "shipped", ()), *_default_database(writes)]
     output_paths.check(reads, writes)
+    output_paths.refuse_unwritable([write for write in writes if write[0] != "--db"])   # not the database: few runs open it
 
 
 def _default_database(writes) -> list[tuple]:

@@ -266,8 +266,7 @@ def write_atomic(path: Path, write: Callable[[str], None]) -> None:
     file; the next write to the same target removes it once no writer holds it.
     """
     path = Path(os.path.realpath(path))
-    if path.is_file() and not path.stat().st_mode & stat.S_IWUSR:
-        raise PermissionError(errno.EACCES, "it is read-only; make it writable or choose another name", str(path))
+    refuse_read_only(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     _remove_abandoned(path)
     tmp, held = _new_sibling(path)
@@ -283,6 +282,12 @@ def write_atomic(path: Path, write: Callable[[str], None]) -> None:
         raise
     finally:
         os.close(held)
+
+
+def refuse_read_only(path: Path) -> None:
+    """PermissionError, naming path, where that file is there and its owner made it read-only."""
+    if path.is_file() and not path.stat().st_mode & stat.S_IWUSR:
+        raise PermissionError(errno.EACCES, "it is read-only; make it writable or choose another name", str(path))
 
 
 def _partial_name(path: Path, token: str) -> str:

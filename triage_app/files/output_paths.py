@@ -9,11 +9,12 @@ folds case (macOS's and Windows' by default), where neither has to exist yet.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from triage_app.files.export import same_file
+from triage_app.files.export import refuse_read_only, same_file
 
 JOURNALS = ("-wal", "-shm", "-journal")   # SQLite's own files beside a database
 
@@ -37,6 +38,17 @@ def check(reads: Sequence[tuple[str, str, str]], writes: Sequence[tuple[str, str
                 raise ValueError(f"{path}: that is {what}{f' ({flag})' if flag else ''}; {instead}")
             if os.path.isdir(other) and _inside(path, other):
                 raise ValueError(f"{path}: that is inside {what}{f' ({flag})' if flag else ''}; {instead}")
+
+
+def refuse_unwritable(writes: Sequence[tuple[str, str, str, str]]) -> None:
+    """PermissionError, as write_atomic words it, where a written file is read-only or the folder it would go
+    in (or the nearest one there, which the write makes) cannot be written in: said before the run, not after."""
+    for option, path, *_ in writes:
+        refuse_read_only(Path(path))
+        place = next((p for p in Path(path).absolute().parents if p.exists()), None)
+        if place is not None and not os.access(place, os.W_OK | os.X_OK):
+            raise PermissionError(errno.EACCES, f"the folder {place} is read-only; make it writable or choose "
+                                                f"another folder", path)
 
 
 def _file_above(path: str) -> Path | None:
