@@ -110,3 +110,17 @@ def test_an_output_in_a_folder_that_cannot_be_written_in_is_refused_before_the_r
     code, _, err = run_main(capsys, "classify", "tickets.csv", "-o", "locked/new/out.csv", "--db", "r.db", *NO_MODEL)
     assert (code, err) == (2, [f"triage-app: locked/new/out.csv: the folder {Path.cwd() / 'locked'} is read-only; "
                                f"make it writable or choose another folder"])
+
+
+@pytest.mark.parametrize("command, more", [
+    ("classify", ["-o", "out.csv", "--stats-json", "stats.xlsx"]),
+    ("eval", ["--json", "results.csv"]),
+    ("bench", ["--json", "bench.txt"]),
+])
+def test_json_under_another_suffix_is_refused(data, capsys, command, more):
+    """A spreadsheet named stats.xlsx that is JSON inside will not open, and the name lied about the file."""
+    args = ["tickets.csv", "--db", "r.db"] if command != "bench" else []
+    code, _, err = run_main(capsys, command, *args, *more, *NO_MODEL)
+    assert (code, err) == (2, [f"triage-app: {more[-1]}: {more[-2]} writes JSON; name a .json file"])
+    code, _, err = run_main(capsys, command, *args, *more[:-1], "Results.JSON", *NO_MODEL)
+    assert code == 2 and "writes JSON" not in err[-1]     # on past the check, to what the command reads

@@ -13,7 +13,7 @@ import signal
 import sys
 from contextlib import contextmanager
 
-from triage_app.cli.parser import build_parser
+from triage_app.cli.parser import JSON_OUTPUTS, build_parser
 
 EXIT_BAD_INPUT = 2
 
@@ -84,6 +84,9 @@ def check_paths(args) -> None:
     writes = [w for write in writes for w in (output_paths.with_journals(write) if write[0] == "--db" else [write])]
     reads = [*named(getattr(args, "reads", ())), *getattr(args, "shipped", ()), *_default_database(writes)]
     output_paths.check(reads, writes)
+    for option, path, *_ in writes:
+        if option in JSON_OUTPUTS and not path.lower().endswith(".json"):
+            raise ValueError(f"{path}: {option} writes JSON; name a .json file")
     output_paths.refuse_unwritable([write for write in writes if write[0] != "--db"])   # not the database: few runs open it
 
 

@@ -22,6 +22,7 @@ KEEP_FLAGS = {"escapes": "--keep-escapes", "html": "--keep-html", "signatures": 
 MODEL_READS = (("--model", "model", "the model"), ("--encoder", "encoder", "the sentence encoder"))
 READS = (("", "input", "the input file"), ("--labels-file", "labels_file", "the label set"), *MODEL_READS)
 OTHER_FILE = "write the results to another"
+JSON_OUTPUTS = ("--stats-json", "--json")   # written as JSON whatever the name says: a .json name is asked
 DATABASE = ("--db", "db", "the results database", "keep the results database in another file")
 
 
