@@ -126,8 +126,10 @@ def test_labels_first_and_none_of_these_need_the_persons_labels(tmp_path, capsys
     path = taught_file[0]
     for flag in (["--labels-first"], ["--none-of-these"]):
         code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "o.csv", *flag, *LABELS)
-        assert code == 2 and err == [f"triage-app: {flag[0]} answers from the person's labels: name their column "
-                                     "with --person-labels"]
+        # refused once the database says the window gave the file no labels: before the model loads
+        assert code == 2 and err[0].startswith("results database: ") and err[1:] == [
+            f"triage-app: {flag[0]} answers from the person's labels: label tickets in the window, or name their "
+            "column with --person-labels"]
 
 
 def test_none_of_these_labels_the_unsure_and_leaves_them_out_of_the_updates(tmp_path, capsys, tiny_model, encoder,
@@ -233,3 +235,31 @@ def test_a_ticket_the_person_marked_none_of_these_in_the_column_is_answered_so_a
     assert (first[TAUGHT]["label"], first[TAUGHT]["source"]) == (NONE_OF_THESE, "person")
     assert first[TAUGHT]["read_by_model"] == "False" and f"({TAUGHT} labelled, " in said
     assert "of your misfits caught" in said and "none of these: 1 tickets" not in said
+
+
+def test_labels_given_in_the_window_teach_the_rest_as_a_column_of_them_does(tmp_path, capsys, tiny_model, encoder,
+                                                                           taught_file):
+    # a hunt's finding: without --person-labels the window's labels were the answers of their rows only, and
+    # every other ticket got the language model's answer, where the window answers from those labels
+    from triage_app.files.opening import open_tickets
+    from triage_app.files.store import ResultStore
+    from triage_app.files.ticket_keys import file_key, row_hashes
+    from triage_app.review.person_labels import PersonLabels
+
+    path, texts, labels = taught_file
+    column, _ = classify(capsys, tmp_path, path, "column.csv", "--person-labels", "queue")
+    opened = open_tickets(path)
+    person = PersonLabels(file_key(path), row_hashes(opened.table.frame, opened.texts))
+    with ResultStore(tmp_path / "window.db") as store:
+        for row, label in labels.items():
+            store.set_person_labels(person.file, person.give(row, label))
+    code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "window.csv", "--db", tmp_path / "window.db",
+                            *LABELS)
+    assert code == 0, err
+    window = read_rows(tmp_path / "window.csv")
+    assert [r["source"] for r in window] == ["person"] * TAUGHT + ["learned"] * (N - TAUGHT)
+    assert [r["label"] for r in window] == [r["label"] for r in column]
+    np.testing.assert_allclose(probabilities(window), probabilities(column), atol=1e-6)
+    # a person's row shows the language model's own scores, as the window does (the label is theirs)
+    np.testing.assert_allclose(probabilities(window[:TAUGHT]), np.exp(lm_scores(capsys, tmp_path, path)[:TAUGHT]),
+                               atol=1e-6)

@@ -31,13 +31,14 @@ def run(args) -> int:
         raise ValueError(f"{args.output}: the output must end in .{', .'.join(FORMATS)}")
     table, texts = options.read_tickets(args, args.limit)      # --limit: the first N tickets
     taught = person_labels_in_columns(table, args.person_labels, axes, args.none_of_these)
-    learning.check_learning_flags(args, axes, taught)
     gates = updates_gates(args, table, axes)
     note_renamed_columns(table, axes)
     # the database first: an unusable one fails in a second, not after the model has loaded
     with ResultStore(args.db) as store:
         print(f"results database: {store.path}", file=sys.stderr)
         learning.follow_moved(store, args.input, table, texts)
+        taught = learning.with_window_labels(store, args.input, table, axes, taught)
+        learning.check_learning_flags(args, axes, taught)
         encoder = options.load_encoder(args) if taught else None   # a folder it refuses: before the model loads
         loaded = options.load_model(args)
         features, similarity = learning.learning_parts(encoder, store.path, texts, cleaning, axes, taught)
@@ -376,7 +377,9 @@ def learned_axis(features, predictions: list, names: list[str], taught: dict[int
     predictions, learned = settled(features, predictions, names, taught, settle, lambda line: _say(axis_prefix + line),
                                    similarity)
     print(axis_prefix + learned.status(), file=sys.stderr)
-    out = [replace(p, scores=learned.scores[p.index].tolist()) if p.scores else p for p in predictions]
+    # a person's row keeps the model's scores, as the window shows them (review/answers.py): the label is theirs
+    out = [replace(p, scores=learned.scores[p.index].tolist()) if p.scores and p.index not in taught else p
+           for p in predictions]
     return out, answered_sources(out, learned, taught), learned
 
 

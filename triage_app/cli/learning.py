@@ -69,13 +69,27 @@ def labels_first_answers(axis, classifier, features, similarity, labels: dict[in
                         settle=lambda rows: score(rows, exact=True), log=lambda line: _say(axis_prefix + line))
 
 
+def with_window_labels(store, path: str, table, axes, taught: dict) -> dict:
+    """Per axis, the labels its --person-labels column gives, and none of its own for an axis labelled in the
+    window alone: the window's labels teach the rest here as they do in the window (classify reads them)."""
+    from triage_app.files.ticket_keys import file_key
+
+    key, out = file_key(path, table.sheet), dict(taught)
+    for axis in axes:
+        if axis.name not in out and store.stored_person_labels(key, axis=store.field_now(key, axis.name,
+                                                                                           others=tuple(axes.names))):
+            out[axis.name] = {}
+    return out
+
+
 def check_learning_flags(args, axes, taught: dict) -> None:
     """--labels-first and --none-of-these learn from the person's labels: refused, before the model loads,
-    without a --person-labels column for every axis."""
+    without a --person-labels column or labels given in the window for every axis."""
     for flag, given in (("--labels-first", args.labels_first is not None), ("--none-of-these", args.none_of_these)):
         missing = [a.name for a in axes if a.name not in taught]
         if given and missing:
-            raise ValueError(f"{flag} answers from the person's labels: name their column with --person-labels"
+            raise ValueError(f"{flag} answers from the person's labels: label tickets in the window, or name their "
+                             "column with --person-labels"
                              + ("" if axes.is_plain else f" for every axis (missing: {', '.join(missing)})"))
     if args.none_of_these:
         from triage_app.learn import NONE_OF_THESE, label_named_so

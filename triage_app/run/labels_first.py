@@ -70,7 +70,7 @@ def labels_first(features: TicketFeatures, names: list[str], labels: dict[int, s
     if len(sent):
         read, learned = settled(features, read + score(sent.tolist()), names, labels, settle, log, similarity)
     by_row = {p.index: p for p in read}
-    predictions = [_answer(by_row.get(row), row, names, learned, row in blank) for row in range(n)]
+    predictions = [_answer(by_row.get(row), row, names, learned, row in blank, row in labels) for row in range(n)]
     was_read = np.zeros(n, dtype=bool)
     was_read[list(by_row)] = True
     return LabelsFirst(predictions, learned, was_read, len(sent), len(unsure) - len(sent))
@@ -93,9 +93,11 @@ def _line(answered: int, unsure: int, sent: int, threshold: float, first: Learne
             "add nothing to them on this file, so reading them would change no answer")
 
 
-def _answer(read: Prediction | None, row: int, names: list[str], learned: Learned, blank: bool) -> Prediction:
-    """The row's answer as learn() gave it; a ticket the model could not score (blank) stays unanswered."""
-    if blank or (read is not None and not read.scores):
+def _answer(read: Prediction | None, row: int, names: list[str], learned: Learned, blank: bool,
+            person: bool) -> Prediction:
+    """The row's answer as learn() gave it; a ticket the model could not score (blank) stays unanswered, and a
+    person's row read by the model keeps the model's scores (the label is theirs), as the window shows it."""
+    if blank or (read is not None and (not read.scores or person)):
         return read or Prediction(row, names, None)
     scores = learned.scores[row].tolist()
     if read is None:
