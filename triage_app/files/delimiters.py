@@ -1,5 +1,6 @@
 """Which character separates a delimited file's fields: the one Excel's first line names ("sep=;"), or the
-one that splits the header into the most fields and the rows below into as many."""
+one that splits the header into the most fields and the rows below into as many; and which rows above a
+table's header are its title ("Ticket export 2026-01-05"), for a CSV and a sheet alike."""
 
 from __future__ import annotations
 
@@ -14,6 +15,27 @@ DELIMITERS = ",;\t|"
 SNIFF_CHARS, SNIFF_ROWS = 64 << 10, 50
 # Excel's first line naming the separator ("sep=;"): any one character but a quote or a line's end
 SEPARATOR_LINE = re.compile(r'sep=([^"\r\n])[ \t]*(?:\r\n?|\n)', re.IGNORECASE)
+# More rows of one cell above the first row of several are a one-column table, not its title.
+TITLE_ROWS = 3
+
+
+def title_rows(rows: list[list[str]]) -> int:
+    """How many of the first filled rows are a title above the header: the rows of one filled cell before the
+    first row of more, when that row reads as a header (no name begins with a digit, as an id or a date does:
+    "text," above "1,hello" is a header that names one column of two). None in a one-column file."""
+    widths = [sum(1 for cell in row if cell.strip()) for row in rows]
+    ones = next((k for k, width in enumerate(widths) if width != 1), len(widths))
+    if ones > TITLE_ROWS or ones == len(widths) or widths[ones] < 2:
+        return 0
+    return 0 if any(cell.strip()[:1].isdigit() for cell in rows[ones]) else ones
+
+
+def title_note(titles: list[list[str]]) -> list[str]:
+    """The line that tells the person which rows above the header were skipped."""
+    if not titles:
+        return []
+    first = next(cell.strip() for cell in titles[0] if cell.strip())
+    return [f"skipped {len(titles)} title row(s) above the header ({first!r})"]
 
 
 def named_separator(parts: tuple[str, ...]) -> str | None:
@@ -32,7 +54,13 @@ def sniff_delimiter(parts: tuple[str, ...], tsv: bool) -> str:
     head = _start(parts, SNIFF_CHARS)
     best, best_score = ",", (0, 0)
     for delimiter in DELIMITERS:
-        counts = _field_counts(head, delimiter, cut=sum(map(len, parts)) > len(head))
+        rows = _filled_rows(head, delimiter, cut=sum(map(len, parts)) > len(head))
+        counts = [len(row) for row in rows]
+        title = title_rows(rows[:TITLE_ROWS + 1])
+        # a title of one field ("Ticket export") splits on no delimiter: judged on the header below it, when the
+        # row under that agrees (a one-column file whose second line holds a ";" is no title and a header)
+        if title and counts[title + 1:title + 2] == counts[title:title + 1]:
+            counts = counts[title:]
         if counts and counts[0] > 1:
             score = (sum(n == counts[0] for n in counts[1:]), counts[0])
             if score > best_score:
@@ -51,15 +79,15 @@ def _start(parts: tuple[str, ...], chars: int) -> str:
     return "".join(taken)[:chars]
 
 
-def _field_counts(head: str, delimiter: str, cut: bool) -> list[int]:
-    """Fields per non-blank row of the head; a row cut off by the head's end is not counted."""
-    counts = []
+def _filled_rows(head: str, delimiter: str, cut: bool) -> list[list[str]]:
+    """The head's non-blank rows, split at the delimiter; a row cut off by the head's end is not counted."""
+    rows = []
     try:
         for row in csv.reader(io.StringIO(head, newline=""), delimiter=delimiter):
             if filled(row):
-                counts.append(len(row))
-            if len(counts) > SNIFF_ROWS:
-                return counts
+                rows.append(row)
+            if len(rows) > SNIFF_ROWS:
+                return rows
     except csv.Error:
         pass
-    return counts[:-1] if cut and len(counts) > 1 else counts
+    return rows[:-1] if cut and len(rows) > 1 else rows

@@ -8,12 +8,13 @@ import json
 import re
 import unicodedata
 from bisect import bisect_left
+from itertools import chain
 from pathlib import Path
 
 import pandas as pd
 
 from triage_app.files import json_records, limits
-from triage_app.files.delimiters import named_separator, sniff_delimiter
+from triage_app.files.delimiters import TITLE_ROWS, named_separator, sniff_delimiter, title_note, title_rows
 from triage_app.files.encoding import Decoded, decode, listed, mixed_note
 from triage_app.files.json_records import Number as _Number
 from triage_app.files.sheets import read_xlsx
@@ -171,21 +172,19 @@ def _read_delimited(path: Path, raw: bytes, limit: int | None, cut: bool) -> Tic
     try:
         if named:
             next(reader)      # the sep= line: read past (the file's line numbers stay the reader's)
-        header = next((row for row in reader if filled(row)), [])  # blank lines above the header are not one
-        header_end = reader.line_num
+        titles, header, header_end, below = _header(reader)
         # Kept as columns of strings, not a list per row: 100k row lists are containers the garbage
         # collector would walk, with the GIL held, while the window waits for it.
         columns = [[] for _ in header]
         row_ends = []  # the line each row ends on, to name the rows a line of the file belongs to
-        for row in reader:
+        for row, line in chain(below, ((row, reader.line_num) for row in reader)):
             if len(row) != len(header):
                 if not filled(row):
                     continue  # a blank line between records is not a ticket
-                raise BadInput(f"{path.name}: line {reader.line_num} has {len(row)} fields, "
-                               f"the header has {len(header)}")
+                raise BadInput(f"{path.name}: line {line} has {len(row)} fields, the header has {len(header)}")
             for column, cell in zip(columns, row):
                 column.append(cell)
-            row_ends.append(reader.line_num)
+            row_ends.append(line)
             if len(row_ends) == limit:
                 break
             if len(row_ends) > limits.MAX_ROWS:
@@ -203,9 +202,25 @@ def _read_delimited(path: Path, raw: bytes, limit: int | None, cut: bool) -> Tic
     frame = pd.DataFrame(dict(enumerate(columns)), dtype=object) if header else pd.DataFrame()
     frame.columns = unique_names(header)
     notes = [mixed_note(decoded, _rows_of(decoded.legacy_lines, header_end, row_ends))] if decoded.mixed else []
-    notes += repeated_names_note(header)
+    notes += title_note(titles) + repeated_names_note(header)
     return TicketTable(path, frame, "tsv" if delimiter == "\t" else "csv", decoded.encoding, delimiter,
                        warnings=notes)
+
+
+def _header(reader) -> tuple[list[list[str]], list[str], int, list[tuple[list[str], int]]]:
+    """The title rows above the header, the header, the line it ends on, and the rows (with the line each ends
+    on) read past it to tell a title from a one-column file's first rows. Blank lines above it are no row."""
+    seen, places = [], []  # each row from the first filled one, with its line; the places of the filled ones
+    for row in reader:
+        if seen or filled(row):
+            places += [len(seen)] if filled(row) else []
+            seen.append((row, reader.line_num))
+            if sum(1 for cell in seen[places[-1]][0] if cell.strip()) != 1 or len(places) > TITLE_ROWS:
+                break
+    if not seen:
+        return [], [], reader.line_num, []
+    at = places[title_rows([seen[k][0] for k in places])]
+    return [seen[k][0] for k in places if k < at], seen[at][0], seen[at][1], seen[at + 1:]
 
 
 def _rows_of(lines: tuple[int, ...], header_end: int, row_ends: list[int]) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from triage_app.files import limits
+from triage_app.files.delimiters import TITLE_ROWS, title_note, title_rows
 from triage_app.files.table import (ABSENT, MAX_CELLS, BadInput, TicketTable, cell_text, filled, repeated_names_note,
                                     unique_names)
 from triage_app.quiet import in_steps, silenced
@@ -25,11 +26,11 @@ def read_xlsx(path: Path, sheet: str | int | None, limit: int | None = None) -> 
     finally:
         book.close()
     uncached = _uncached_formulas(path, name, cells) if blanks else []
-    frame, header = _sheet_frame(cells)
+    frame, header, titles = _sheet_frame(cells)
     notes = [f"read sheet {name!r} of {len(sheets)}"] if len(sheets) > 1 else []
-    notes += repeated_names_note(header)
+    notes += title_note(titles) + repeated_names_note(header)
     if uncached:
-        notes.append(_uncached_note(uncached, cells, frame))
+        notes.append(_uncached_note(uncached, cells, frame, len(titles)))
     return TicketTable(path, frame, "xlsx", sheet=name, warnings=notes)
 
 
@@ -70,9 +71,13 @@ def _sheet_cells(worksheet, file_name: str, tickets: int) -> tuple[dict[tuple[in
     worksheet.reset_dimensions()  # rows then come as written, not padded to the <dimension> the file claims
     cells, blanks = {}, False
     top = left = bottom = right = None
-    filled_rows = 0
+    filled_rows = ones = 0   # ones: the first rows of one cell each, which may be a title above the header
+
+    def rows_wanted() -> int:
+        return tickets + min(ones, TITLE_ROWS)
+
     # a step never draws a row past the one that may end the read: the rest of a long sheet is never parsed
-    for row in in_steps(worksheet.iter_rows(), step=lambda: min(64, tickets + 1 - filled_rows)):
+    for row in in_steps(worksheet.iter_rows(), step=lambda: min(64, rows_wanted() + 1 - filled_rows)):
         texts = []
         for cell in row:
             if cell.value is None:
@@ -87,15 +92,17 @@ def _sheet_cells(worksheet, file_name: str, tickets: int) -> tuple[dict[tuple[in
                                f"({MAX_CELLS:,}); delete the stray cells or save the tickets as CSV")
             texts.append(cells.setdefault((r, c), cell_text(cell.value, cell.number_format)))
         filled_rows += filled(texts)
-        if filled_rows > tickets:  # the header and the tickets asked for are in: the rest is never parsed
+        ones += ones == filled_rows - 1 and sum(1 for text in texts if text.strip()) == 1
+        if filled_rows > rows_wanted():  # the header and the tickets asked for are in: the rest is never parsed
             break
     return cells, blanks
 
 
-def _sheet_frame(cells: dict[tuple[int, int], str]) -> tuple[pd.DataFrame, list[str]]:
-    """The used range and its header: its first non-blank row; blank rows are not tickets."""
+def _sheet_frame(cells: dict[tuple[int, int], str]) -> tuple[pd.DataFrame, list[str], list[list[str]]]:
+    """The used range, its header (its first non-blank row below a title, if any) and the title's rows; blank
+    rows are not tickets."""
     if not cells:
-        return pd.DataFrame(), []
+        return pd.DataFrame(), [], []
     left = min(c for _, c in cells)
     width = max(c for _, c in cells) - left + 1
     rows: dict[int, list[str]] = {}
@@ -103,12 +110,14 @@ def _sheet_frame(cells: dict[tuple[int, int], str]) -> tuple[pd.DataFrame, list[
         rows.setdefault(r, [""] * width)[c - left] = text
     grid = [rows[r] for r in sorted(rows) if filled(rows[r])]
     if not grid:
-        return pd.DataFrame(), []
-    named = [c for c, name in enumerate(grid[0]) if name.strip()]
-    for row in grid[1:]:    # a stray cell's column: the rows without one do not have it
+        return pd.DataFrame(), [], []
+    title = title_rows(grid[:TITLE_ROWS + 1])
+    titles, header, grid = grid[:title], grid[title], grid[title + 1:]
+    named = [c for c, name in enumerate(header) if name.strip()]
+    for row in grid:    # a stray cell's column: the rows without one do not have it
         for c in [*range(named[0]), *range(named[-1] + 1, width)]:
             row[c] = row[c] or ABSENT
-    return pd.DataFrame(grid[1:], columns=unique_names(grid[0]), dtype=object), grid[0]
+    return pd.DataFrame(grid, columns=unique_names(header), dtype=object), header, titles
 
 
 def _uncached_formulas(path: Path, name: str, cells: dict) -> list[tuple[int, int]]:
@@ -125,8 +134,8 @@ def _uncached_formulas(path: Path, name: str, cells: dict) -> list[tuple[int, in
         book.close()
 
 
-def _uncached_note(uncached: list[tuple[int, int]], cells: dict, frame: pd.DataFrame) -> str:
-    header_row = min(r for r, _ in cells)
+def _uncached_note(uncached: list[tuple[int, int]], cells: dict, frame: pd.DataFrame, titles: int) -> str:
+    header_row = sorted({r for r, _ in cells})[titles]
     left = min(c for _, c in cells)
     names = list(frame.columns)
     per_column: dict[str, int] = {}

@@ -1,0 +1,59 @@
+"""A title row above the header (an export's name and date) is skipped and said, in a CSV and a sheet alike."""
+
+from __future__ import annotations
+
+import openpyxl
+import pytest
+
+from triage_app.files.opening import open_tickets
+from triage_app.files.reader import read_tickets
+
+ROWS = ["id,text,category", '1,"My card was charged twice, please refund",billing', "2,Cannot log in,technical"]
+
+
+@pytest.mark.parametrize("delimiter, title", [(",", "Ticket export 2026-01-05,,"), (";", "Ticket export 2026-01-05;;"),
+                                              (";", "Ticket export 2026-01-05"), ("\t", "Tickets\r\nJanuary 2026\t\t")])
+def test_a_title_above_a_csv_header_is_skipped_and_said(tmp_path, delimiter, title):
+    body = "\r\n".join(row.replace(",", delimiter) if delimiter != "," else row for row in ROWS)
+    body = body.replace("twice; please", "twice, please")
+    (tmp_path / "t.csv").write_text(f"{title}\r\n\r\n{body}\r\n", encoding="utf-8")
+    opened = open_tickets(tmp_path / "t.csv", guess=False)
+    assert opened.table.delimiter == delimiter
+    assert opened.table.columns == ["id", "text", "category"] and opened.text_column == "text"
+    assert opened.table.frame["id"].tolist() == ["1", "2"]
+    titles = 2 if title.startswith("Tickets") else 1
+    first = "Tickets" if titles == 2 else "Ticket export 2026-01-05"
+    assert opened.notes == [f"skipped {titles} title row(s) above the header ({first!r})"]
+
+
+def test_a_merged_title_above_a_sheets_header_is_skipped_and_said(tmp_path):
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet["A1"] = "Ticket export – January 2026"
+    sheet.merge_cells("A1:C1")
+    sheet.append([])
+    for row in [["id", "text", "category"], [1, "Refund please", "billing"], [2, "Cannot log in", "technical"]]:
+        sheet.append(row)
+    book.save(tmp_path / "t.xlsx")
+    table = read_tickets(tmp_path / "t.xlsx")
+    assert table.columns == ["id", "text", "category"] and table.frame["id"].tolist() == ["1", "2"]
+    assert table.warnings == ["skipped 1 title row(s) above the header ('Ticket export – January 2026')"]
+    assert read_tickets(tmp_path / "t.xlsx", limit=2).frame["id"].tolist() == ["1", "2"]
+
+
+@pytest.mark.parametrize("text", ["text\r\nhello\r\nworld\r\n", "text\r\nhello; world\r\nbye\r\nagain\r\n",
+                                  "text\r\nHi\r\nthere\r\nagain\r\nand\r\nagain\r\n"])
+def test_a_one_column_file_reads_as_before(tmp_path, text):
+    (tmp_path / "t.csv").write_text(text, encoding="utf-8")
+    table = read_tickets(tmp_path / "t.csv")
+    assert table.columns == ["text"] and table.frame["text"].tolist() == text.split("\r\n")[1:-1]
+    assert table.warnings == []
+
+
+def test_a_one_column_sheet_reads_as_before(tmp_path):
+    book = openpyxl.Workbook()
+    for row in [["text"], ["hello"], ["world"]]:
+        book.active.append(row)
+    book.save(tmp_path / "t.xlsx")
+    table = read_tickets(tmp_path / "t.xlsx")
+    assert table.columns == ["text"] and table.frame["text"].tolist() == ["hello", "world"] and table.warnings == []
