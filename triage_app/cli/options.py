@@ -151,6 +151,9 @@ def read_tickets(args, first: int | None = None):
     table = opened.table
     for note in opened.notes:
         print(f"note: {note}", file=sys.stderr)
+    # a column found by a word of its name ("Ticket #" once was): a wrong pick is seen before the run, not after
+    if not args.text_column and opened.text_column.strip().lower() != "text":
+        print(f"note: ticket text from column {opened.text_column!r}", file=sys.stderr)
     if args.with_subject and opened.subject_column is None:
         from triage_app.files.reader import SUBJECT_COLUMNS
 

@@ -21,9 +21,12 @@ from triage_app.files.sheets import read_xlsx
 from triage_app.files.table import (ABSENT, MAX_CELLS, BadInput, TicketTable, filled, repeated_names_note, respelled,
                                     unique_names)
 
-TEXT_COLUMNS = ("text", "body", "description", "message", "ticket", "comment", "content")
+TEXT_COLUMNS = ("text", "body", "description", "message", "ticket", "comment", "content", "issue")
 SUBJECT_COLUMNS = ("subject", "title", "summary")
 GOLD_COLUMNS = ("category", "label", "queue", "class", "topic", "type", "intent", "gold")
+# A name with one of these words ("Ticket #", "Ticket Number", "Ticket Status") names a field of the row,
+# never its text or its answer, unless the word is the one looked for ("Ticket Type" is a gold column).
+FIELD_WORDS = frozenset({"id", "no", "number", "num", "nr", "#", "key", "ref", "status", "type", "date", "count"})
 # A file asked for its first rows is read from a head this long, four times longer until they are in it.
 HEAD_BYTES = 1 << 20
 # json.loads makes a lone surrogate only from an escape: the file's text tells whether to look at all
@@ -146,15 +149,15 @@ def check_column(table: TicketTable, column: str) -> str:
 
 
 def _first_named(columns: list[str], names: tuple[str, ...]) -> str | None:
-    """An exact name first ("message"), then a name made of words that include one ("customer_message")."""
+    """An exact name first ("message"), then a name made of words that include one, or its plural
+    ("customer_message", "Customer Comments"), and none of FIELD_WORDS."""
     lower = {c.strip().lower(): c for c in columns}
     exact = next((lower[n] for n in names if n in lower), None)
     if exact is not None:
         return exact
-    split = {c: set(re.split(r"[^a-z0-9]+", key)) for key, c in lower.items()}
-    # an identifier ("ticket_id") names its row, never its text or answer
-    words = {c: w for c, w in split.items() if not w & {"id", "no"}}
-    return next((c for n in names for c, w in words.items() if n in w), None)
+    split = {c: set(re.findall(r"[a-z0-9]+|#", key)) for key, c in lower.items()}
+    words = {c: w for c, w in split.items() if not w & FIELD_WORDS - set(names)}
+    return next((c for n in names for c, w in words.items() if n in w or f"{n}s" in w), None)
 
 
 # delimited text
