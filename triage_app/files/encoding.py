@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from triage_app.files.table import BadInput
@@ -17,6 +18,12 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (code
 PART_BYTES = 4 << 20
 # a character UTF-8 writes in two to four bytes: legacy text almost never holds one by chance
 _UTF8_CHAR = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+# A legacy code page is chosen on the file's head: enough text to hold its accents, bounded to stay quick.
+SCORED_BYTES = 256 << 10
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# punctuation that sits beside letters in any text ("don’t", "card—which", “quoted”, "5€")
+_PUNCTUATION = frozenset("‘’‚“”„–—…«»¿¡•·°€£¥©®™\xa0")
+_CODE_PAGE_NAMES = {"cp1252": "Windows-1252", "mac_roman": "Mac Roman"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,16 +81,45 @@ def _decode_legacy(raw: bytes, name: str) -> tuple[str, str]:
     matches = from_bytes(raw)
     if not matches:
         raise BadInput(f"{name}: cannot tell the text encoding; save the file as UTF-8 and try again")
-    # Short legacy files fit several code pages equally well; Windows-1252 is what Excel on a
-    # Western-European Windows writes, so it wins among the plausible ones: a match that decodes the
-    # bytes as it would (charset-normalizer names one such match after another code page, and a file
-    # holding only "café" was read as cp1006's "cafﻠ"). A tie it wins wrongly: Turkish's cp1254 and
-    # Czech's cp1250 text fit it as well (docs/files.md).
-    western = next((m for m in matches if "cp1252" in m.could_be_from_charset), None)
-    if western is None:
-        best = matches.best()
+    # Short legacy files fit several code pages equally well. Windows-1252 is what Excel on a
+    # Western-European Windows writes, so it wins a tie: when a match decodes the bytes as it would
+    # (charset-normalizer names one such match after another code page, and a file holding only "café"
+    # was read as cp1006's "cafﻠ"). A tie it wins wrongly: Turkish's cp1254 and Czech's cp1250 text fit
+    # it as well (docs/files.md). Mac Roman is what Excel for Mac's plain CSV writes, and charset-normalizer
+    # reads it as cp1252's "getŠtigt" or mac_latin2's "OĚ est": it wins where it leaves fewer misfits.
+    best = matches.best()
+    western = ["cp1252"] if any("cp1252" in m.could_be_from_charset for m in matches) else []
+    candidates = [*western, "mac_roman", best.encoding]
+    sample = raw[:SCORED_BYTES]
+    misfits = [_misfits(sample.decode(encoding, errors="replace")) for encoding in candidates]
+    encoding = candidates[misfits.index(min(misfits))]
+    try:
+        return (str(best) if encoding == best.encoding else raw.decode(encoding)), encoding
+    except UnicodeDecodeError:   # past the head charset-normalizer read, a byte the code page has no character for
         return str(best), best.encoding
-    return str(western), "cp1252"
+
+
+def _misfits(text: str) -> int:
+    """Characters beside a letter that no word holds there: a symbol or a modifier ("est‡", "voilˆ", "ÃÓˇ"), or
+    a capital after a small letter ("getŠtigt", "dŽbitŽe"). A code page that is not the file's puts such
+    characters where its letters were; punctuation ("don’t", "card—which", “quoted”) is no misfit."""
+    count = 0
+    for found in _NON_ASCII.finditer(text):
+        at, char = found.start(), found.group()
+        before, after = text[at - 1:at], text[at + 1:at + 2]
+        if char in _PUNCTUATION or not (before.isalpha() or after.isalpha()):
+            continue
+        letter = unicodedata.category(char) in ("Ll", "Lu", "Lt", "Lo")
+        count += not letter or (char.isupper() and before.islower())
+    return count
+
+
+def legacy_note(decoded: Decoded) -> list[str]:
+    """The line that says a file was read in a legacy code page, whose accents may be wrong."""
+    if decoded.encoding.startswith("utf") or decoded.mixed:
+        return []
+    shown = _CODE_PAGE_NAMES.get(decoded.encoding, decoded.encoding)
+    return [f"read as {shown} (legacy encoding): check the accents; saving as UTF-8 avoids this"]
 
 
 def _decode_mixed(raw: bytes, name: str) -> Decoded | None:
