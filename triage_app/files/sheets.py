@@ -20,7 +20,9 @@ def read_xlsx(path: Path, sheet: str | int | None, limit: int | None = None) -> 
     book = _workbook(path, data_only=True)
     try:
         sheets = [worksheet.title for worksheet in book.worksheets]      # a chart sheet holds no cells
-        name = _sheet_name(book.sheetnames, sheets, sheet, path.name)
+        if not sheets:
+            raise BadInput(f"{path.name}: no sheet of cells, only charts")
+        name = _opened_sheet(book) if sheet is None else _sheet_name(book.sheetnames, sheets, sheet, path.name)
         tickets = min(limit or limits.MAX_ROWS + 1, limits.MAX_ROWS + 1)
         cells, blanks = _sheet_cells(book[name], path.name, tickets)
     finally:
@@ -46,12 +48,16 @@ def _workbook(path: Path, data_only: bool):
             raise BadInput(f"{path.name}: not a readable Excel workbook ({exc.__class__.__name__})") from None
 
 
-def _sheet_name(every: list[str], sheets: list[str], sheet: str | int | None, file_name: str) -> str:
+def _opened_sheet(book) -> str:
+    """The sheet Excel opens the workbook on, the active one, when it is visible and holds cells; else the
+    first visible one (a hidden first sheet is a lookup table, not the tickets)."""
+    visible = [w.title for w in book.worksheets if w.sheet_state == "visible"] or [book.worksheets[0].title]
+    active = book.active
+    return active.title if active is not None and active.title in visible else visible[0]
+
+
+def _sheet_name(every: list[str], sheets: list[str], sheet: str | int, file_name: str) -> str:
     """every: the workbook's tabs, by name (a number counts them); sheets: those that hold cells."""
-    if not sheets:
-        raise BadInput(f"{file_name}: no sheet of cells, only charts")
-    if sheet is None:
-        return sheets[0]
     if isinstance(sheet, int):
         if not 0 <= sheet < len(every):
             raise BadInput(f"{file_name}: no sheet number {sheet + 1}; it has {len(every)}")
