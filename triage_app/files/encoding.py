@@ -1,12 +1,15 @@
 """A text file's bytes as text: a byte-order mark, else UTF-8, else the legacy code page, or, for a
-file pasted together from both, each line in the one it is written in."""
+file pasted together from both, each line in the one it is written in; and what a file is when its first
+bytes say it is no text (a workbook, an old .xls, a web page)."""
 
 from __future__ import annotations
 
 import codecs
 import re
 import unicodedata
+import zipfile
 from dataclasses import dataclass
+from pathlib import Path
 
 from triage_app.files.table import BadInput
 
@@ -18,6 +21,9 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (code
 PART_BYTES = 4 << 20
 # a character UTF-8 writes in two to four bytes: legacy text almost never holds one by chance
 _UTF8_CHAR = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+# A file's first bytes that tell what it is, whatever its name says
+ZIP_MAGIC, OLE_MAGIC = b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+HTML_START = re.compile(rb"\s*<(?:!doctype html|html|table)\b", re.IGNORECASE)
 # A legacy code page is chosen on the file's head: enough text to hold its accents, bounded to stay quick.
 SCORED_BYTES = 256 << 10
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -66,6 +72,29 @@ def decode(raw: bytes, name: str) -> Decoded:
             return mixed
     text, encoding = _decode_legacy(raw, name)
     return Decoded((text,), encoding)
+
+
+def misnamed(path: Path, suffix: str) -> str | None:
+    """What a file is when its first bytes say it is not what its suffix does, and what to do; else None."""
+    with path.open("rb") as file:
+        head = file.read(512)
+    if head.startswith(OLE_MAGIC):   # Excel 97-2003, or any workbook saved with a password
+        return "an old Excel .xls or a password-protected workbook: save it as .xlsx or CSV without a password"
+    if head.startswith(ZIP_MAGIC) and suffix not in (".xlsx", ".xlsm"):
+        if _is_workbook(path):
+            return f"an Excel workbook named {suffix or 'without .xlsx'}: rename it .xlsx"
+        return "a zip archive, not a table of tickets: save the tickets as CSV or .xlsx"
+    if HTML_START.match(head.removeprefix(codecs.BOM_UTF8)):   # a helpdesk's "Excel export" is often a web page
+        return "an HTML page, not a table file: save it as CSV or .xlsx"
+    return None
+
+
+def _is_workbook(path: Path) -> bool:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return "xl/workbook.xml" in archive.namelist()
+    except (zipfile.BadZipFile, OSError):
+        return False
 
 
 def _utf8_parts(raw: bytes) -> tuple[str, ...]:

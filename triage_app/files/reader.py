@@ -15,7 +15,7 @@ import pandas as pd
 
 from triage_app.files import json_records, limits
 from triage_app.files.delimiters import TITLE_ROWS, named_separator, sniff_delimiter, title_note, title_rows
-from triage_app.files.encoding import Decoded, decode, legacy_note, listed, mixed_note
+from triage_app.files.encoding import Decoded, decode, legacy_note, listed, misnamed, mixed_note
 from triage_app.files.json_records import Number as _Number
 from triage_app.files.sheets import read_xlsx
 from triage_app.files.table import (ABSENT, MAX_CELLS, BadInput, TicketTable, filled, repeated_names_note, respelled,
@@ -65,6 +65,9 @@ def read_tickets(path: str | Path, sheet: str | int | None = None, limit: int | 
 
 def _read(path: Path, sheet: str | int | None, limit: int | None) -> TicketTable:
     suffix = path.suffix.lower()
+    what = misnamed(path, suffix)
+    if what:
+        raise BadInput(f"{path.name}: {what}")
     if suffix in (".xlsx", ".xlsm"):
         return _first_rows(read_xlsx(path, sheet, limit), limit)
     if sheet is not None:     # a sheet asked of a file that has none: its first would be read in silence
