@@ -11,7 +11,8 @@ from triage_app.files.reader import read_tickets
 
 SENTENCES = {
     "fr": ["Ma carte a été débitée deux fois", "Où est ma carte ? Ça fait déjà deux semaines",
-           "Je n’arrive pas à me connecter, le système répond « erreur »", "Le reçu indique un montant erroné"],
+           "Je n’arrive pas à me connecter, le système répond « erreur »",
+           "Le reçu indique un montant erroné"],
     "de": ["Ich habe eine Überweisung getätigt, aber sie ist nicht angekommen",
            "Meine Karte wurde gesperrt, bitte schnell prüfen", "Gebühr für Auslandsüberweisung zu hoch",
            "Die Größe des Anhangs ist zu groß"],
@@ -51,8 +52,10 @@ def test_a_utf8_file_has_no_code_page_note(tmp_path):
     assert read_tickets(tmp_path / "t.csv").warnings == []
 
 
-@pytest.mark.parametrize("encoding, text", [("cp1251", "Моя карта заблокирована, помогите пожалуйста"),
-                                            ("cp1253", "Η κάρτα μου έχει μπλοκαριστεί, βοηθήστε με")])
+@pytest.mark.parametrize("encoding, text", [
+    ("cp1251", "Моя карта заблокирована, помогите пожалуйста"),
+    ("cp1253", "Η κάρτα μου έχει μπλοκαριστεί, βοηθήστε με"),
+])
 def test_a_code_page_of_another_script_is_still_read_in_it(tmp_path, encoding, text):
     (tmp_path / "t.csv").write_bytes(f'id,text\n1,"{text}"\n'.encode(encoding))
     table = read_tickets(tmp_path / "t.csv")

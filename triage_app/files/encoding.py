@@ -8,7 +8,7 @@ import codecs
 import re
 import unicodedata
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from triage_app.files.table import BadInput
@@ -24,6 +24,9 @@ _UTF8_CHAR = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf
 # A file's first bytes that tell what it is, whatever its name says
 ZIP_MAGIC, OLE_MAGIC = b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 HTML_START = re.compile(rb"\s*<(?:!doctype html|html|table)\b", re.IGNORECASE)
+# bytes no text holds, but tab, line ends and form feed
+_CONTROL_BYTES = bytes(c for c in range(32) if c not in b"\t\n\r\x0c")
+_LINE_END = re.compile(rb"\r\n?|\n")
 # A legacy code page is chosen on the file's head: enough text to hold its accents, bounded to stay quick.
 SCORED_BYTES = 256 << 10
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -41,6 +44,7 @@ class Decoded:
     encoding: str
     legacy: str | None = None           # the code page of a file that mixes one with UTF-8
     legacy_lines: tuple[int, ...] = ()  # those lines, from 1; a line ends at \n, \r or \r\n
+    nul_line: int | None = None         # the first line that held a NUL byte, dropped from the text
 
     @property
     def text(self) -> str:
@@ -60,8 +64,17 @@ def decode(raw: bytes, name: str) -> Decoded:
             except UnicodeDecodeError as exc:
                 raise BadInput(f"{name}: starts with a {encoding.upper()} byte-order mark but byte {exc.start} "
                                f"is not {encoding.upper()}; save the file as UTF-8 and try again") from None
-    if b"\x00" in raw[:8192]:
+    if _binary(raw[:8192]):
         raise BadInput(f"{name}: this looks like a binary file, not a table of tickets")
+    # A NUL byte here and there (an export tool's slip) is no text and no reason to refuse the file: dropped
+    # before decoding (charset-normalizer reads no code page into it), and its line said.
+    nul = raw.find(b"\x00")
+    if nul < 0:
+        return _decode(raw, name)
+    return replace(_decode(raw.replace(b"\x00", b""), name), nul_line=len(_LINE_END.findall(raw, 0, nul)) + 1)
+
+
+def _decode(raw: bytes, name: str) -> Decoded:
     try:
         return Decoded(_utf8_parts(raw), "utf-8")
     except UnicodeDecodeError:
@@ -72,6 +85,12 @@ def decode(raw: bytes, name: str) -> Decoded:
             return mixed
     text, encoding = _decode_legacy(raw, name)
     return Decoded((text,), encoding)
+
+
+def _binary(head: bytes) -> bool:
+    """A NUL in the head among many control bytes: a binary file (or UTF-16 with no byte-order mark)."""
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    return b"\x00" in head and controls > max(8, len(head) // 100)
 
 
 def misnamed(path: Path, suffix: str) -> str | None:
@@ -143,12 +162,16 @@ def _misfits(text: str) -> int:
     return count
 
 
-def legacy_note(decoded: Decoded) -> list[str]:
-    """The line that says a file was read in a legacy code page, whose accents may be wrong."""
-    if decoded.encoding.startswith("utf") or decoded.mixed:
-        return []
-    shown = _CODE_PAGE_NAMES.get(decoded.encoding, decoded.encoding)
-    return [f"read as {shown} (legacy encoding): check the accents; saving as UTF-8 avoids this"]
+def decoding_notes(decoded: Decoded) -> list[str]:
+    """The lines that say a file was read in a legacy code page, whose accents may be wrong, and that NUL
+    bytes were dropped (a file that mixes code pages says so in mixed_note)."""
+    notes = []
+    if not decoded.encoding.startswith("utf") and not decoded.mixed:
+        shown = _CODE_PAGE_NAMES.get(decoded.encoding, decoded.encoding)
+        notes.append(f"read as {shown} (legacy encoding): check the accents; saving as UTF-8 avoids this")
+    if decoded.nul_line is not None:
+        notes.append(f"NUL bytes (\\x00), which are no text, were dropped; the first was on line {decoded.nul_line}")
+    return notes
 
 
 def _decode_mixed(raw: bytes, name: str) -> Decoded | None:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from triage_app.files import json_records, limits
 from triage_app.files.delimiters import TITLE_ROWS, named_separator, sniff_delimiter, title_note, title_rows
-from triage_app.files.encoding import Decoded, decode, legacy_note, listed, misnamed, mixed_note
+from triage_app.files.encoding import Decoded, decode, decoding_notes, listed, misnamed, mixed_note
 from triage_app.files.json_records import Number as _Number
 from triage_app.files.sheets import read_xlsx
 from triage_app.files.table import (ABSENT, MAX_CELLS, BadInput, TicketTable, filled, repeated_names_note, respelled,
@@ -208,7 +208,7 @@ def _read_delimited(path: Path, raw: bytes, limit: int | None, cut: bool) -> Tic
     frame = pd.DataFrame(dict(enumerate(columns)), dtype=object) if header else pd.DataFrame()
     frame.columns = unique_names(header)
     notes = [mixed_note(decoded, _rows_of(decoded.legacy_lines, header_end, row_ends))] if decoded.mixed else []
-    notes += legacy_note(decoded) + title_note(titles) + repeated_names_note(header)
+    notes += decoding_notes(decoded) + title_note(titles) + repeated_names_note(header)
     return TicketTable(path, frame, "tsv" if delimiter == "\t" else "csv", decoded.encoding, delimiter,
                        warnings=notes)
 
@@ -295,7 +295,8 @@ def _read_jsonl(path: Path, raw: bytes, limit: int | None, cut: bool) -> TicketT
 
 
 def _line_notes(decoded: Decoded) -> list[str]:
-    return [mixed_note(decoded, listed("line", list(decoded.legacy_lines)))] if decoded.mixed else legacy_note(decoded)
+    mixed = [mixed_note(decoded, listed("line", list(decoded.legacy_lines)))] if decoded.mixed else []
+    return mixed + decoding_notes(decoded)
 
 
 def _json(line: str):
