@@ -10,6 +10,7 @@ from scipy.special import log_softmax
 from triage_app.engine.labels import Example, Label, LabelSet
 from triage_app.learn import (LEARNED, MODEL, TicketFeatures, label_texts, label_vectors, learn,
                               similarity_scores, zero_shot)
+from triage_app.learn.model import ZERO_SHOT
 from triage_app.learn.similarity import ZERO_SHOT_WEIGHT
 
 NAMES = ["card delivery", "change PIN", "refund request"]
@@ -70,7 +71,8 @@ def test_no_labels_with_a_similarity_is_the_fixed_rule(similar_file):
     learned = learn(features, z, {}, NAMES, similarity=s)
     assert np.array_equal(learned.scores, zero_shot(z, s))
     assert np.array_equal(learned.scores, log_softmax(z + ZERO_SHOT_WEIGHT * s, axis=1))
-    assert set(learned.sources) == {MODEL} and learned.estimate is None
+    # said as what it is: the model's answer moved by the similarity, not the model's own (exported as "model")
+    assert set(learned.sources) == {ZERO_SHOT} and learned.source == ZERO_SHOT and learned.estimate is None
     # a checked run reads these answers with the same rule: the part is fixed, not a guess
     lm, rest = learned.part
     assert lm == 1.0 and np.allclose(rest, ZERO_SHOT_WEIGHT * s)
@@ -82,6 +84,7 @@ def test_no_labels_and_no_similarity_is_still_the_model_itself(similar_file):
     z = lm_scores(gold, 0.5)
     learned = learn(features, z, {}, NAMES)
     assert np.array_equal(learned.scores, z) and learned.part is None
+    assert set(learned.sources) == {MODEL} and learned.source == MODEL
 
 
 def test_a_ticket_the_model_has_not_scored_waits_for_it_under_the_fixed_rule(similar_file):

@@ -33,7 +33,9 @@ from triage_app.learn.similarity import ZERO_SHOT_WEIGHT, LabelSimilarity
 from triage_app.learn.teaching import Teaching
 from triage_app.learn.weights import Weights, fit_weights
 
-PERSON, LEARNED, MODEL = "person", "learned", "model"
+# who gave an answer: a person; their labels, learned; the language model with the encoder's similarity to each
+# label and nothing learned (the zero-shot rule, or weights that leave the learned part out); the model alone
+PERSON, LEARNED, ZERO_SHOT, MODEL = "person", "learned", "zero-shot", "model"
 
 
 @dataclass(slots=True)
@@ -64,7 +66,7 @@ class Learned:
     names: list[str]
     scores: np.ndarray             # [N, L] log-probabilities of the combined model (person rows too)
     labels: np.ndarray             # [N] label index; the person's own where they gave one; -1: no answer
-    sources: np.ndarray            # [N] PERSON, LEARNED or MODEL
+    sources: np.ndarray            # [N] PERSON, LEARNED, ZERO_SHOT or MODEL
     weights: Weights
     teaching: Teaching
     estimate: Estimate | None      # None: too few labels to cross-validate
@@ -80,6 +82,11 @@ class Learned:
     cross_validated: tuple[np.ndarray, np.ndarray] | None = None
     took_prototypes: bool = False   # the learned part trained on each label's prototype as one more example
     smoothed: bool = False          # the learned part's answers smoothed over the file's neighbours
+
+    @property
+    def source(self) -> str:
+        """Who answers the rows no person labelled (a blank ticket aside: MODEL, unanswered)."""
+        return _source(self.weights, self.text_model, self.text_scores)
 
     @property
     def confidence(self) -> np.ndarray:
@@ -219,7 +226,7 @@ def _learn(features, lm_scores, labels, names, config, similarity, prototypes) -
     else:
         text[features.blank] = np.nan       # nothing to read: no answer learned (text: _not_the_model's own array)
         scores = _combined(weights, z, text)
-    sources = np.full(features.n, LEARNED if text is not None and weights.is_learning else MODEL, dtype=object)
+    sources = np.full(features.n, _source(weights, model, text), dtype=object)
     sources[features.blank] = MODEL
     answers = Answers.of(scores)
     out = answers.index.copy()
@@ -287,6 +294,12 @@ def _weighed(z, s, held_out, teaching, config) -> tuple[Weights, Estimate | None
     checked = log_softmax(weights.lm * parts[0] + weights.learned * parts[1]
                           + (0.0 if parts[3] is None else weights.similarity * parts[3]), axis=1)
     return weights, estimate, (checked, parts[2])
+
+
+def _source(weights: Weights, model: TextModel | None, text: np.ndarray | None) -> str:
+    if text is None:
+        return MODEL
+    return LEARNED if model is not None and weights.is_learning else ZERO_SHOT
 
 
 def _not_the_model(weights: Weights, model: TextModel | None, features: TicketFeatures,

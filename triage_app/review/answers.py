@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from triage_app.engine.prediction import Answers, Prediction, answered
-from triage_app.learn.model import LEARNED, MODEL, PERSON
+from triage_app.learn.model import MODEL, PERSON
 from triage_app.learn.none_of_these import NONE_OF_THESE
 from triage_app.review.person_labels import PersonLabels
 
@@ -58,7 +58,7 @@ class FileAnswers:
         self._label_index = _nothing_yet(-1, n)                 # [N] its index in label_names (-1: none)
         self._confidence = _nothing_yet(np.nan, n)              # [N]
         self._margin = _nothing_yet(np.nan, n)                  # [N]
-        self._source = _nothing_yet(MODEL, n)                   # [N] MODEL or LEARNED (PERSON: the person's)
+        self._source = _nothing_yet(MODEL, n)          # [N] MODEL, LEARNED or ZERO_SHOT (PERSON: the person's)
         self.person = PersonLabels()                            # the field's one PersonLabels, read, never copied
         self._learned = None
         self._learned_source = MODEL
@@ -133,7 +133,7 @@ class FileAnswers:
             return None
         self._writable()
         self._learned = learned
-        self._learned_source = LEARNED if learned.weights.is_learning else MODEL
+        self._learned_source = learned.source
         open_rows = np.flatnonzero(~self._blank & ~self.person_mask())
         as_read = _same_rows(self._lm, learned.lm)[open_rows]
         fresh, stale = open_rows[as_read], open_rows[~as_read]
@@ -237,7 +237,7 @@ class FileAnswers:
         return self._ran.copy() if self.labels_first else None
 
     def source(self, row: int) -> str | None:
-        """PERSON, LEARNED or MODEL; None where there is no answer yet."""
+        """PERSON, LEARNED, ZERO_SHOT or MODEL; None where there is no answer yet."""
         if self.is_person_label(row):
             return PERSON
         return self._source[row] if self._label[row] is not None else None
