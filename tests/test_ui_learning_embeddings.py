@@ -119,8 +119,8 @@ def test_with_no_labels_the_label_vectors_give_the_zero_shot_rules_answers(qtbot
     rule = zero_shot(model.lm_scores, similarity_scores(embeddings, vectors)).argmax(axis=1)
     assert np.array_equal(result.learned.labels, rule) and len(set(rule.tolist())) > 1   # not the model's first label
     assert [model.label_of(r) for r in range(len(texts))] == [names[k] for k in rule]
-    # the export says who answered: not the language model alone (a hunt's finding: "model", at 0.999 where the
-    # model said 0.934)
+    # the export says who answered: not the language model alone (a hunt's finding: it said "model", with
+    # confidences the model never gave)
     assert set(model.sources) == {"zero-shot"}
     assert session.status.text() == ("No labels of yours yet: the answers combine the language model and the "
                                      "encoder's similarity of each ticket to each label")
