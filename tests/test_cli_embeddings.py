@@ -243,13 +243,13 @@ def test_labels_given_in_the_window_teach_the_rest_as_a_column_of_them_does(tmp_
     # every other ticket got the language model's answer, where the window answers from those labels
     from triage_app.files.opening import open_tickets
     from triage_app.files.store import ResultStore
-    from triage_app.files.ticket_keys import file_key, row_hashes
+    from triage_app.files.ticket_keys import file_key, ticket_row_hashes
     from triage_app.review.person_labels import PersonLabels
 
     path, texts, labels = taught_file
     column, _ = classify(capsys, tmp_path, path, "column.csv", "--person-labels", "queue")
     opened = open_tickets(path)
-    person = PersonLabels(file_key(path), row_hashes(opened.table.frame, opened.texts))
+    person = PersonLabels(file_key(path), ticket_row_hashes(opened.table))
     with ResultStore(tmp_path / "window.db") as store:
         for row, label in labels.items():
             store.set_person_labels(person.file, person.give(row, label))
@@ -263,3 +263,20 @@ def test_labels_given_in_the_window_teach_the_rest_as_a_column_of_them_does(tmp_
     # a person's row shows the language model's own scores, as the window does (the label is theirs)
     np.testing.assert_allclose(probabilities(window[:TAUGHT]), np.exp(lm_scores(capsys, tmp_path, path)[:TAUGHT]),
                                atol=1e-6)
+
+
+def test_a_window_label_that_falls_on_no_ticket_changes_no_answer(tmp_path, capsys, tiny_model, taught_file):
+    # a review's finding: a label whose ticket was edited since (not used) still turned learning on, and every
+    # answer moved; with no label used the command line gives the language model's own answers
+    from triage_app.files.store import ResultStore
+    from triage_app.files.ticket_keys import file_key
+
+    path = taught_file[0]
+    plain, _ = classify(capsys, tmp_path, path, "plain.csv")
+    with ResultStore(tmp_path / "r.db") as store:
+        store.set_person_labels(file_key(path), {0: ("a ticket edited since", NAMES[0])})
+    out, err = classify(capsys, tmp_path, path, "stale.csv")
+    assert out == plain and any("no longer in this file" in line for line in err)
+    code, _, err = run_main(capsys, "classify", path, "-o", tmp_path / "o.csv", "--db", tmp_path / "r.db", *LABELS,
+                            "--labels-first")
+    assert code == 2 and "answers from the person's labels" in err[-1]

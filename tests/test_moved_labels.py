@@ -11,7 +11,7 @@ import pandas as pd
 from triage_app.cli import learning
 from triage_app.files.opening import open_tickets
 from triage_app.files.store import ResultStore
-from triage_app.files.ticket_keys import file_key, row_hashes
+from triage_app.files.ticket_keys import file_key, row_hashes, ticket_row_hashes
 from triage_app.review.person_labels import PersonLabels
 from ui_helpers import make_window, open_file, settings_file, write_slice  # noqa: F401
 
@@ -22,7 +22,7 @@ TICKETS = pd.DataFrame({"id": ["101", "102", "103", "104"],
 
 def give(store, path, labels: dict[int, str]) -> None:
     opened = open_tickets(path)
-    person = PersonLabels(file_key(path, opened.table.sheet), row_hashes(opened.table.frame, opened.texts))
+    person = PersonLabels(file_key(path, opened.table.sheet), ticket_row_hashes(opened.table))
     for row, label in labels.items():
         store.set_person_labels(person.file, person.give(row, label))
 
@@ -32,7 +32,7 @@ def read(store, path, capsys=None):
     opened = open_tickets(path)
     learning.follow_moved(store, str(path), opened.table, opened.texts)
     key = file_key(path, opened.table.sheet)
-    return store.person_labels(key, row_hashes(opened.table.frame, opened.texts)).labels
+    return store.person_labels(key, ticket_row_hashes(opened.table)).labels
 
 
 def test_a_file_moved_to_another_folder_keeps_its_labels_and_its_fields_renames(tmp_path, capsys):
@@ -104,3 +104,23 @@ def test_the_window_says_the_labels_of_a_moved_file_followed_it(qtbot, make_wind
     assert window.model.person_labels == {1: "billing"}
     assert window.statusBar().currentMessage() == f"The labels you gave {path.resolve()}, which is no longer " \
                                                   "there, are this file's now: it holds their tickets."
+
+
+def test_a_file_whose_folder_is_away_is_not_gone_and_a_sheet_named_with_a_hash_is_found(tmp_path):
+    # a review's findings: a share or a drive away for now made its files "gone", and a copy took their labels
+    # for good; a sheet named "Week #1" was split at its "#" and always read as gone
+    share, copy = tmp_path / "share" / "q.csv", tmp_path / "Downloads" / "q.csv"
+    for path in (share, copy):
+        path.parent.mkdir()
+        TICKETS.to_csv(path, index=False)
+    book = tmp_path / "book.xlsx"
+    workbook(book, "Week #1")
+    with ResultStore(tmp_path / "r.db") as store:
+        give(store, share, {0: "billing"})
+        give(store, book, {1: "technical"})
+        share.parent.rename(tmp_path / "away")               # the share unmounted
+        assert read(store, copy) == {}
+        (tmp_path / "away").rename(share.parent)
+        assert read(store, share) == {0: "billing"}
+    from triage_app.files.moved_labels import gone
+    assert not gone(file_key(book, "Week #1")) and gone(file_key(book, "Week #2"))

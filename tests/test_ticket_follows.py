@@ -14,7 +14,7 @@ from triage_app.engine.axes import PLAIN, Axis
 from triage_app.engine.labels import LabelSet
 from triage_app.files.opening import open_tickets
 from triage_app.files.store import ResultStore
-from triage_app.files.ticket_keys import file_key, row_hashes
+from triage_app.files.ticket_keys import file_key, row_hashes, ticket_row_hashes
 from triage_app.review.person_labels import PersonLabels
 
 AXIS = Axis(PLAIN, LabelSet.from_names(["billing", "technical", "account"]))
@@ -33,7 +33,7 @@ def tuesday(monday: pd.DataFrame) -> pd.DataFrame:
 def window(path):
     """The file as the window reads it: its key, and a person's labels over its rows (ui/background/file_reading)."""
     opened = open_tickets(path)
-    return PersonLabels(file_key(path), row_hashes(opened.table.frame, opened.texts))
+    return PersonLabels(file_key(path), ticket_row_hashes(opened.table))
 
 
 def give(store, path, labels: dict[int, str]) -> None:
@@ -44,7 +44,7 @@ def give(store, path, labels: dict[int, str]) -> None:
 
 def window_reads(store, path):
     opened = open_tickets(path)
-    return store.person_labels(file_key(path), row_hashes(opened.table.frame, opened.texts), opened.texts)
+    return store.person_labels(file_key(path), ticket_row_hashes(opened.table), opened.texts)
 
 
 def command_reads(store, path, limit=None) -> dict[int, str]:
@@ -98,3 +98,19 @@ def test_with_limit_a_label_whose_ticket_moved_up_into_the_rows_read_is_found(tm
         MONDAY[2:].to_csv(path, index=False)                # 101 and 102 closed: 103 is the first row now
         assert command_reads(store, path, limit=1) == {0: "account"}
         assert window_reads(store, path).labels == {0: "account"}
+
+
+def test_the_command_line_keys_a_ticket_by_the_files_own_text_whatever_column_it_reads(tmp_path):
+    # a review's finding: --with-subject (or --text-column) keyed tickets by the text it read, so its labels were
+    # not found where the window's were, and a label it read first got a key the window never matches
+    path = tmp_path / "queue.csv"
+    subjects = MONDAY.assign(subject=["Charged twice", "Crash", "Password"])
+    subjects.to_csv(path, index=False)
+    with ResultStore(tmp_path / "r.db") as store:
+        give(store, path, {0: "billing", 2: "account"})
+        subjects.assign(status="pending").to_csv(path, index=False)
+        opened = open_tickets(path, guess=False)
+        joined = opened.table.texts(opened.text_column, "subject")
+        assert person_labels(store, Namespace(input=str(path), limit=None), opened.table, joined, AXIS)[0] == \
+            {0: "billing", 2: "account"}
+        assert window_reads(store, path).labels == {0: "billing", 2: "account"}

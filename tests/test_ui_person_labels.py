@@ -115,6 +115,29 @@ def test_a_label_given_while_the_next_export_is_read_lands_on_its_ticket(qtbot, 
     export_agrees(window, tmp_path)
 
 
+def test_a_label_taken_back_while_the_next_export_is_read_stays_taken_back(qtbot, make_window, tmp_path):
+    # a review's finding: the reader moved the stored label to its ticket's new row, the take-back was written
+    # under the row it had, and the next opening showed the label again (and --updates would have sent it)
+    window = make_window()
+    path = write_slice(tmp_path, 8, start=1, name="queue.csv")
+    open_file(qtbot, window, path)
+    label_rows(window, {0: "billing", 3: "account"})
+    window.db.flush()
+    write_slice(tmp_path, 9, start=0, name="queue.csv")
+    window.open_file(path)
+    assert window.reader.pool.waitForDone(60_000)
+    window.model.set_person_label(0, None)          # taken back on the table still shown
+    window.model.set_person_label(3, "technical")   # and another corrected
+    with qtbot.waitSignal(window.file_loaded, timeout=60_000):
+        pass
+    assert window.model.person_labels == {4: "technical"}
+    window.db.flush()
+    again = make_window()
+    open_file(qtbot, again, path)
+    assert again.model.person_labels == {4: "technical"}
+    assert "no longer holds" not in again.statusBar().currentMessage()
+
+
 def test_another_text_column_keeps_the_labels(qtbot, make_window, tmp_path):
     window = make_window()
     open_file(qtbot, window, write_slice(tmp_path, 6))

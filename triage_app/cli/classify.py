@@ -37,7 +37,7 @@ def run(args) -> int:
     with ResultStore(args.db) as store:
         print(f"results database: {store.path}", file=sys.stderr)
         learning.follow_moved(store, args.input, table, texts)
-        taught = learning.with_window_labels(store, args.input, table, axes, taught)
+        taught = learning.with_window_labels(store, args.input, table, texts, axes, bool(args.limit), taught)
         learning.check_learning_flags(args, axes, taught)
         encoder = options.load_encoder(args) if taught else None   # a folder it refuses: before the model loads
         loaded = options.load_model(args)
@@ -333,9 +333,9 @@ def person_labels(store, args, table, texts: list[str], axis, stored_as: str | N
     renamed it, stored_field), of its label names, read as the window reads them (files/label_places.labels_as_read;
     with --limit, of the rows read); and the rows whose label the window took from the file's own column."""
     from triage_app.files.label_places import labels_as_read
-    from triage_app.files.ticket_keys import file_key, row_hashes
+    from triage_app.files.ticket_keys import file_key, ticket_row_hashes
 
-    found = labels_as_read(store, file_key(args.input, table.sheet), row_hashes(table.frame, texts), texts,
+    found = labels_as_read(store, file_key(args.input, table.sheet), ticket_row_hashes(table), texts,
                            stored_as or axis.name, bool(getattr(args, "limit", None)))
     learning.say_unused(axis, [label for label in found.labels.values() if label not in axis.names], found.not_found)
     return {row: label for row, label in found.labels.items() if label in axis.names}, found.from_file

@@ -69,15 +69,18 @@ def labels_first_answers(axis, classifier, features, similarity, labels: dict[in
                         settle=lambda rows: score(rows, exact=True), log=lambda line: _say(axis_prefix + line))
 
 
-def with_window_labels(store, path: str, table, axes, taught: dict) -> dict:
-    """Per axis, the labels its --person-labels column gives, and none of its own for an axis labelled in the
-    window alone: the window's labels teach the rest here as they do in the window (classify reads them)."""
-    from triage_app.files.ticket_keys import file_key
+def with_window_labels(store, path: str, table, texts: list[str], axes, limited: bool, taught: dict) -> dict:
+    """Per axis, the labels its --person-labels column gives, and none of its own for an axis whose labels given in
+    the window fall on this file's tickets, of its label names: they teach the rest here as they do in the window
+    (classify reads them). A label that is not used (its ticket gone, its name set aside) changes nothing."""
+    from triage_app.files.label_places import labels_as_read
+    from triage_app.files.ticket_keys import file_key, ticket_row_hashes
 
-    key, out = file_key(path, table.sheet), dict(taught)
-    for axis in axes:
-        if axis.name not in out and store.stored_person_labels(key, axis=store.field_now(key, axis.name,
-                                                                                           others=tuple(axes.names))):
+    key, out, hashes = file_key(path, table.sheet), dict(taught), None
+    for axis in (a for a in axes if a.name not in taught):
+        hashes = hashes or ticket_row_hashes(table)
+        stored_as = store.field_now(key, axis.name, others=tuple(axes.names))
+        if set(labels_as_read(store, key, hashes, texts, stored_as, limited).labels.values()) & set(axis.names):
             out[axis.name] = {}
     return out
 
@@ -169,9 +172,9 @@ def follow_moved(store, path: str, table, texts: list[str]) -> None:
     """A file moved or renamed (or its sheet): the labels given it where it was are its own here
     (files.moved_labels), said."""
     from triage_app.files.moved_labels import SAID
-    from triage_app.files.ticket_keys import file_key, row_hashes
+    from triage_app.files.ticket_keys import file_key, ticket_row_hashes
 
-    moved = store.follow_moved(file_key(path, table.sheet), row_hashes(table.frame, texts))
+    moved = store.follow_moved(file_key(path, table.sheet), ticket_row_hashes(table))
     if moved:
         _say(f"note: {SAID.format(moved)}")
 

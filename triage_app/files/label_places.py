@@ -5,6 +5,7 @@ not found when its ticket is gone (files.store keeps it for when it is back)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from triage_app.files.ticket_keys import holds
@@ -58,6 +59,17 @@ def place(stored: list[tuple], row_hashes: list[str]) -> tuple[dict[int, str], l
     return found, moves, sum(label != TAKEN_BACK for _, _, label, _ in astray)
 
 
+def replayed(given: list[tuple[int, str, str | None]], row_hashes: list[str]
+             ) -> tuple[dict[int, str | None], list[tuple[int, str]]]:
+    """Labels given on a file's rows as they were read before (row, its hash with its ticket, label or None: taken
+    back), the last word on each, placed at once on the file as it is now: {row now: label or None}, and the
+    (row, hash) of each one that moved: its entry there is stale, to be taken back."""
+    latest = {(row, str(h)): (h, label) for row, h, label in given}
+    stored = [(row, key, label or TAKEN_BACK, getattr(h, "ticket", None)) for (row, key), (h, label) in latest.items()]
+    found, moves, _ = place(stored, row_hashes)
+    return {row: label or None for row, label in found.items()}, [(old, h) for old, _, h, _ in moves]
+
+
 def _take(entries: list[tuple], rows_of, found: dict[int, str], moves: list, row_hashes: list[str]) -> list[tuple]:
     """Each entry (row, hash, label, ticket) at the nearest free row of those rows_of(entry) names; returns
     the entries with none."""
@@ -102,12 +114,18 @@ def untold_tickets(stored: list[tuple], moves: list[tuple[int, int, str, str]], 
 def out_of_reach(moves: list[tuple[int, int, str, str]], rows_read: int, stored: list[tuple] = (),
                  row_hashes: list[str] = ()) -> set[int]:
     """The rows place() moved a label to that the whole file might not have: where only the first rows_read
-    rows are read (--limit), a row past them could hold the same cells nearer the label's old row. A row of
-    the label's own ticket (stored: (row, hash, label, ticket)) is its own wherever another copy of it lies."""
+    rows are read (--limit), a row past them could hold the same cells nearer the label's old row. A label
+    that knows its ticket (stored: (row, hash, label, ticket)) on the one row of the rows read that holds that
+    ticket is its own there: a row past them with the same id and text is the same ticket (a helpdesk's
+    duplicate), and the label is sent to it alike."""
     tickets = {(row, h): ticket for row, h, _, ticket in stored if ticket}
-    ticket = getattr(row_hashes, "ticket", lambda row: None)
-    return {new for old, new, h, _ in moves
-            if abs(new - old) > rows_read - old and not (tickets.get((old, h)) and tickets[old, h] == ticket(new))}
+    ticket = getattr(row_hashes, "ticket", None)
+    read = Counter(ticket(row) for row in range(len(row_hashes))) if ticket and tickets else Counter()
+
+    def its_own(old: int, new: int, h: str) -> bool:
+        found = tickets.get((old, h))
+        return found is not None and ticket(new) == found and read[found] == 1
+    return {new for old, new, h, _ in moves if abs(new - old) > rows_read - old and not its_own(old, new, h)}
 
 
 def labels_as_read(store, file: str, row_hashes: list[str], texts: list[str] | None, axis: str,

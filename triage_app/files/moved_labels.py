@@ -35,12 +35,14 @@ def follow(db: sqlite3.Connection, file: str, row_hashes: list[str]) -> str | No
 
 def gone(key: str) -> bool:
     """Whether the file a key names (files.ticket_keys.file_key: a path, then "#sheet" for a workbook's) is no
-    longer there: the path, or the workbook's sheet."""
+    longer there: the path (in a folder that is: a share or a drive away for now is not known to be gone), or
+    the workbook's sheet (a sheet's name may hold "#" too)."""
     if Path(key).exists():      # a path with "#" in its name
         return False
-    path, _, sheet = key.rpartition("#")
-    if not path or not Path(path).is_file():
-        return True
+    marks = [k for k, c in enumerate(key) if c == "#"]
+    path, sheet = next(((key[:k], key[k + 1:]) for k in marks if Path(key[:k]).is_file()), (key, None))
+    if sheet is None:
+        return Path(key.partition("#")[0]).parent.is_dir()
     try:
         import openpyxl
 

@@ -59,14 +59,27 @@ class RowHashes(list):
         return RowHash(str(h), getattr(h, "earlier", str(h)), self.ticket(row))
 
 
-def row_hashes(frame: pd.DataFrame, texts: list[str] | None = None) -> RowHashes:
-    """One hash per row of every cell it has, as read (text), in file order; texts: the tickets' texts, each
-    row's ticket with its id (the column files.updates finds, the one an update is sent by)."""
+def row_hashes(frame: pd.DataFrame) -> list[str]:
+    """One hash per row of every cell it has, as read (text), in file order."""
+    return [row_hash(cells) for cells in frame.itertuples(index=False, name=None)]
+
+
+def ticket_row_hashes(table) -> RowHashes:
+    """row_hashes of a files.table.TicketTable, with each row's ticket: its id (the column files.updates finds,
+    the one an update is sent by) and its text (the column the file itself names as the ticket text: never
+    the one a command's options or a window chose, so every reader keys a ticket alike)."""
+    from triage_app.files.reader import detect_text_column
+    from triage_app.files.table import BadInput
     from triage_app.files.updates import detect_id_column
 
-    hashes = [row_hash(cells) for cells in frame.itertuples(index=False, name=None)]
-    column = detect_id_column(list(frame.columns)) if texts is not None else None
-    return RowHashes(hashes, frame[column].tolist() if column is not None else None, texts)
+    hashes, ids, texts = row_hashes(table.frame), None, None
+    column = detect_id_column(list(table.frame.columns))
+    if column is not None:
+        try:
+            ids, texts = table.frame[column].tolist(), table.texts(detect_text_column(table))
+        except BadInput:   # no column reads as ticket text: the row's cells are all it has
+            pass
+    return RowHashes(hashes, ids, texts)
 
 
 

@@ -21,7 +21,7 @@ from triage_app.files.clean import TextCleaning, model_texts
 from triage_app.files.delimiters import DELIMITERS
 from triage_app.files.export import REVIEW_BELOW
 from triage_app.files.label_places import labels_as_read
-from triage_app.files.ticket_keys import file_key, row_hashes
+from triage_app.files.ticket_keys import file_key, ticket_row_hashes
 from triage_app.scale.recipe import ClassifierRecipe
 from triage_app.scale.rows import CARRIED, FALLBACK, ROW, SCORES, TRUNCATED, add_row_index, in_order, num_rows
 from triage_app.scale.writer import block_results, output_format, write_results
@@ -139,7 +139,7 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
                 batch_format="pandas", batch_size=rows_per_block, compute=ActorPoolStrategy(size=actors),
                 num_cpus=cpus, num_gpus=gpus or None)
             label_names = recipe.label_set.names
-            given = _person_labels(store, Path(input), text, label_names, limit)
+            given = _person_labels(store, Path(input), label_names, limit)
 
             def person_labels(frame, rows):
                 return {i: given[row] for i, row in enumerate(rows) if row in given}
@@ -154,7 +154,7 @@ def classify_with_ray(input: str | Path, output: str | Path, recipe: ClassifierR
                 ray.shutdown()
 
 
-def _person_labels(store, input: Path, text: str, names: list[str], limit: int | None) -> dict[int, str]:
+def _person_labels(store, input: Path, names: list[str], limit: int | None) -> dict[int, str]:
     """{row: label} a person gave the file in the window, of these label names, where the local command finds
     them: the rows are hashed as the local reader reads them (Arrow reads a JSON number or a missing key
     otherwise), on this machine, and only where the database holds labels for the file. An older database's
@@ -163,8 +163,7 @@ def _person_labels(store, input: Path, text: str, names: list[str], limit: int |
     if not store.stored_person_labels(key, True):
         return {}
     table = reader.read_tickets(input, limit=limit)
-    texts = table.texts(text) if text in table.frame.columns else None    # its tickets, as the window keys them
-    found = labels_as_read(store, key, row_hashes(table.frame, texts), None, PLAIN, bool(limit)).labels
+    found = labels_as_read(store, key, ticket_row_hashes(table), None, PLAIN, bool(limit)).labels
     return {row: label for row, label in found.items() if label in names}
 
 

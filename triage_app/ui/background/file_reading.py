@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, QThreadPool, Signal
 from triage_app.files.opening import open_tickets
 from triage_app.review.person_labels import PersonLabels
 from triage_app.files.reader import BadInput
-from triage_app.files.ticket_keys import file_key, row_hashes
+from triage_app.files.ticket_keys import file_key, ticket_row_hashes
 
 # pandas imports this at the first string column it builds, which would be on the reader's thread
 # (the one import an audit of the window tests found off the main thread). Imported here instead,
@@ -84,7 +84,7 @@ class FileReader(QObject):
         A field another window renamed since this label set was saved is read under its name now (as
         classify reads it: ResultsDb.read_labels), and shown under the name here."""
         table = opened.table
-        file, hashes = file_key(table.path, table.sheet), row_hashes(table.frame, opened.texts)
+        file, hashes = file_key(table.path, table.sheet), ticket_row_hashes(table)
         read = self.db.read_labels(file, hashes, opened.texts, axes)
         people = {axis: PersonLabels(file, hashes, axis=axis) for axis in axes}
         if read is None:

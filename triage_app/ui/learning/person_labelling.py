@@ -24,7 +24,7 @@ from triage_app.engine.axes import Axes
 from triage_app.engine.labels import LabelSet, folded
 from triage_app.files.clean import model_texts
 from triage_app.files.field_renames import refusal
-from triage_app.files.label_places import TAKEN_BACK, place
+from triage_app.files.label_places import replayed
 from triage_app.files.moved_labels import SAID
 from triage_app.review.person_labels import PersonLabels
 
@@ -137,16 +137,22 @@ class PersonLabelling(QObject):
                 self.people[new] = self.people.pop(axis)
 
     def _replay_since_read(self) -> None:
-        """The same file read again: a label given while it was read may have reached the database after
-        the reader's copy. It is laid over that copy where its ticket is now (its row, or the one it moved to
-        when rows were added above it: placed as the database places it)."""
+        """The same file read again: a label given while it was read may have reached the database after the
+        reader's copy, under the row it had. Each is laid over that copy where its ticket is now (placed as the
+        database places labels, all at once) and written there; its entry under the row it had is taken back,
+        or it would come back, or hide the label, at the next reading."""
         given, self._since_read = self._since_read or [], None
-        for file, axis, row, row_hash, label in given:
+        for file, axis in dict.fromkeys((f, a) for f, a, *_ in given):
             person = self.person_of(axis)
-            if person.file == file:
-                entry = (row, row_hash, label or TAKEN_BACK, getattr(row_hash, "ticket", None))
-                for at, placed in place([entry], person.row_hashes)[0].items():
-                    person.give(at, placed or None)
+            if person.file != file:
+                continue
+            now, stale = replayed([entry for f, a, *entry in given if (f, a) == (file, axis)], person.row_hashes)
+            for row, h in stale:
+                self.db.set_person_labels(file, {row: (h, None)}, person.axis)
+            change = {}
+            for row, label in now.items():
+                change.update(person.give(row, label))
+            self.db.set_person_labels(file, change, person.axis)
 
     def _note(self, person: PersonLabels, rows: dict[int, str | None]) -> None:
         self.labelled_here.update((person.file, person.axis, row) for row in rows)
