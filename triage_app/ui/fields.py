@@ -9,7 +9,8 @@ A plain label set is one field, named "label", and the window works as it always
 
 After an edit of one field's labels, that field alone runs again by itself where its own method keeps
 what the edit left alone (METHOD_FACTS per_label: channel); the others' answers do not depend on it.
-Under any other method the window says so and waits for Run.
+Under any other method the window says so and waits for Run. A field whose prompt names every field of
+its method (direct-fields) counts as edited with any of them (prompt_reads).
 """
 
 from __future__ import annotations
@@ -19,6 +20,18 @@ from PySide6.QtCore import QObject
 from triage_app.engine.axes import Axes
 from triage_app.engine.config import METHOD_FACTS
 from triage_app.engine.labels import LabelSet
+
+# methods whose prompt names every field scored with them, with its labels (engine/build.py's axis_style)
+NAMING_EVERY_FIELD = ("direct-fields",)
+
+
+def prompt_reads(axes: Axes, run_method: str) -> dict:
+    """Per field, the labels its prompt reads: its own, or under a method naming every field, each such
+    field's name and labels. Where an edit changes it, the field's answers so far are stale."""
+    methods = {axis.name: axis.method_or(run_method) for axis in axes}
+    named = {method: tuple((axis.name, axis.label_set) for axis in axes if methods[axis.name] == method)
+             for method in NAMING_EVERY_FIELD}
+    return {axis.name: named.get(methods[axis.name], axis.label_set) for axis in axes}
 
 
 class Fields(QObject):
@@ -73,8 +86,8 @@ class Fields(QObject):
         w = self.window
         renamed = [(a.name, a.names) for a in axes] != [(a.name, a.names) for a in w.axes]
         answered = w.running or w.model.rows_answered > 0
-        before = {a.name: a.label_set for a in w.axes}
-        edited = [a for a in axes if before.get(a.name) != a.label_set]   # a field renamed or added counts
+        before, now = prompt_reads(w.axes, w.remembered.method), prompt_reads(axes, w.remembered.method)
+        edited = [a for a in axes if before.get(a.name) != now[a.name]]   # a field renamed or added counts
         w.axes = axes
         w.remembered.axes = axes
         w.remembered.save(w.settings)     # now: labels given from here on are under this set

@@ -25,6 +25,7 @@ from triage_app.engine.config import RunConfig
 from triage_app.files.clean import clean
 from triage_app.run.settling import Settling
 from triage_app.ui.background.run import Run
+from triage_app.ui.fields import prompt_reads
 
 
 class Running(QObject):
@@ -42,6 +43,7 @@ class Running(QObject):
         self.settling = Settling()          # which rows go back to float32 next (run/settling.py)
         self.ended_how = ""                 # how the latest run ended: "done", "cancelled", "failed" ("": not yet)
         self.verifying = 0                  # the verify request in flight (0: none): Cancel stops it too
+        self._asked_with = ("", {})         # the latest run's method, and per field the labels its prompt reads
         w = window.worker
         # bound methods of this object, never lambdas: a lambda would run on the worker's thread
         w.started.connect(self._started)
@@ -98,6 +100,7 @@ class Running(QObject):
                                 [axis.name for axis in axes], exact, self._taught([axis.name for axis in axes]))
         self.latest = Run(run_id, self.generation, {axis.name: axis.label_set for axis in axes}, fresh, limit,
                           running=True, exact=dict(exact or {}))
+        self._asked_with = self._asked_now()
         win.run_panel.start(len(texts))
         win.statusBar().showMessage(self._running_line())
         win.update_actions()
@@ -115,6 +118,7 @@ class Running(QObject):
         self.settling.forget([axis])      # labels_first settles what it answers itself
         self.latest = Run(run_id, self.generation, {axis: win.axes.named(axis).label_set}, fresh,
                           limit, running=True, now=(axis,), started=1, labels_first=True)
+        self._asked_with = self._asked_now()
         win.run_panel.start(len(win.texts[:limit] if limit else win.texts))
         win.statusBar().showMessage(f"Labels first: the model reads your labelled tickets of {axis}…{self._then()}")
         win.update_actions()
@@ -261,10 +265,15 @@ class Running(QObject):
         return any(self.latest.owns(run_id, self.generation, axis, names(axis)) for axis in axes)
 
     def _as_asked(self, axis: str) -> bool:
-        """The field's labels are those the run was asked with: a description edited meanwhile (the names
-        the same) leaves the batches still on their way stale (again)."""
-        now = next((one.label_set for one in self.window.axes if one.name == axis), None)
-        return now == self.latest.fields.get(axis)
+        """The labels the field's prompt reads are those the run was asked with: a description edited
+        meanwhile (the names the same), of this field or of one its prompt names (direct-fields), leaves
+        the batches still on their way stale (again)."""
+        method, reads = self._asked_with
+        return axis in reads and prompt_reads(self.window.axes, method).get(axis) == reads[axis]
+
+    def _asked_now(self) -> tuple[str, dict]:
+        method = self.window.remembered.method
+        return method, prompt_reads(self.window.axes, method)
 
     def _started(self, run_id: int) -> None:
         if run_id == self.latest.id:
