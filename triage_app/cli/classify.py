@@ -178,8 +178,8 @@ def classified(names: list[str], classifiers: list, store, texts: list[str], set
                 continue
             for name, step in zip(event.names, event.steps):
                 found[name] = (found[name][0] + step.predictions, step)
-            bar.update(len(event.steps[0].predictions))
-            stats = event.steps[0].stats
+            bar.update(event.slowest.rows_done - bar.n)     # a ticket is done once every field has it
+            stats = event.slowest.stats
             bar.set_postfix_str(f"{len(event.names)} axes in one pass, {stats.items_per_s:.1f} items/s"
                                 if len(event.names) > 1 else
                                 f"{stats.items_per_s:.1f} items/s, padding {100 * stats.padding_fraction:.1f}%")

@@ -10,6 +10,7 @@ window's worker both ask.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from triage_app.engine.axes_pass import AxesPass, can_share, shares_a_pass
 from triage_app.engine.checked import float32_twins
@@ -44,8 +45,9 @@ def run_axes_job(classifiers: list[Classifier], store: ResultStore | None, texts
     stored = [{} if fresh or store is None else store.lookup(key, rows_of) for key in keys]
     resumed = [fan_out(rows_of, n, s) for n, s in zip(names, stored)]
     todo = [h for h in rows_of if any(h not in s for s in stored)]
-    done, pairs = [len(r) for r in resumed], [0] * len(classifiers)
-    yield [JobProgress(r, d, total, d, RunStats(total=len(todo))) for r, d in zip(resumed, done)]
+    done, pairs, scored_by = [len(r) for r in resumed], [0] * len(classifiers), [0] * len(classifiers)
+    lacking = [len(rows_of) - len(s) for s in stored]     # each axis's own texts to classify
+    yield [JobProgress(r, d, total, d, RunStats(total=n)) for r, d, n in zip(resumed, done, lacking)]
     for batch in AxesPass(classifiers).run([clean[rows_of[h][0]] for h in todo], config):
         saves, steps = [], []
         for a, predictions in enumerate(batch.predictions):
@@ -55,7 +57,15 @@ def run_axes_job(classifiers: list[Classifier], store: ResultStore | None, texts
             saves.append((keys[a], scored))
             fanned = fan_out(rows_of, names[a], results)
             done[a], pairs[a] = done[a] + len(fanned), pairs[a] + len(scored) * len(names[a])
-            steps.append(JobProgress(fanned, done[a], total, len(resumed[a]), batch.stats, pairs[a]))
+            scored_by[a] += len(results)
+            own = _own(batch.stats, scored_by[a], lacking[a])
+            steps.append(JobProgress(fanned, done[a], total, len(resumed[a]), own, pairs[a]))
         if store is not None:
             store.save_many(saves)
         yield steps
+
+
+def _own(stats: RunStats, done: int, total: int) -> RunStats:
+    """The pass's statistics as one axis's: the texts it classified are its own (an axis that had a text
+    stored keeps it, so it may classify fewer than the pass), its time and tokens the pass's."""
+    return replace(stats, done=done, total=total)
