@@ -292,7 +292,7 @@ class EngineWorker(QObject):
         slowest = event.slowest
         self.progress.emit(RunProgress(run_id, slowest.rows_done, slowest.rows_total,
                                        min(found.resumed for found in event.steps),
-                                       dataclasses.replace(event.steps[0].stats)))
+                                       dataclasses.replace(slowest.stats)))
 
     @Slot(int, object, object, str, object, int, int)
     def _verify(self, request, texts, axes, field, settings, probes, after_load):
