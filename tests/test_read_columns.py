@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cli_helpers import run_main
-from triage_app.files.reader import detect_gold_column, detect_text_column, read_tickets
+from triage_app.files.reader import BadInput, detect_gold_column, detect_text_column, read_tickets
 
 
 @pytest.mark.parametrize("header, text", [
@@ -33,3 +33,9 @@ def test_the_command_line_says_which_column_it_read_the_text_from(tmp_path, caps
     code, _, err = run_main(capsys, "classify", tmp_path / "t.csv", "-o", tmp_path / "out.csv",
                             "--db", tmp_path / "results.db", "--model", "/no/such/model.gguf")
     assert code == 2 and err[0] == "note: ticket text from column 'Issue'", err
+
+
+def test_a_count_of_tickets_is_not_ticket_text(tmp_path):
+    (tmp_path / "t.csv").write_text("category,tickets,Open Issues\ncards,2,1\n", encoding="utf-8")
+    with pytest.raises(BadInput, match="no ticket text column"):
+        detect_text_column(read_tickets(tmp_path / "t.csv"))

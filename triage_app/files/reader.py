@@ -27,6 +27,8 @@ GOLD_COLUMNS = ("category", "label", "queue", "class", "topic", "type", "intent"
 # A name with one of these words ("Ticket #", "Ticket Number", "Ticket Status") names a field of the row,
 # never its text or its answer, unless the word is the one looked for ("Ticket Type" is a gold column).
 FIELD_WORDS = frozenset({"id", "no", "number", "num", "nr", "#", "key", "ref", "status", "type", "date", "count"})
+# Plurals that still name text ("Customer Comments"); "Tickets" or "Issues" in a pivot counts them.
+TEXT_PLURALS = frozenset({"texts", "descriptions", "messages", "comments"})
 # A file asked for its first rows is read from a head this long, four times longer until they are in it.
 HEAD_BYTES = 1 << 20
 # json.loads makes a lone surrogate only from an escape: the file's text tells whether to look at all
@@ -152,15 +154,15 @@ def check_column(table: TicketTable, column: str) -> str:
 
 
 def _first_named(columns: list[str], names: tuple[str, ...]) -> str | None:
-    """An exact name first ("message"), then a name made of words that include one, or its plural
-    ("customer_message", "Customer Comments"), and none of FIELD_WORDS."""
+    """An exact name first ("message"), then a name made of words that include one, or its plural when that
+    names text ("customer_message", "Customer Comments"), and none of FIELD_WORDS."""
     lower = {c.strip().lower(): c for c in columns}
     exact = next((lower[n] for n in names if n in lower), None)
     if exact is not None:
         return exact
     split = {c: set(re.findall(r"[a-z0-9]+|#", key)) for key, c in lower.items()}
     words = {c: w for c, w in split.items() if not w & FIELD_WORDS - set(names)}
-    return next((c for n in names for c, w in words.items() if n in w or f"{n}s" in w), None)
+    return next((c for n in names for c, w in words.items() if n in w or f"{n}s" in w & TEXT_PLURALS), None)
 
 
 # delimited text

@@ -22,9 +22,12 @@ def read_xlsx(path: Path, sheet: str | int | None, limit: int | None = None) -> 
         sheets = [worksheet.title for worksheet in book.worksheets]      # a chart sheet holds no cells
         if not sheets:
             raise BadInput(f"{path.name}: no sheet of cells, only charts")
-        name = _opened_sheet(book) if sheet is None else _sheet_name(book.sheetnames, sheets, sheet, path.name)
         tickets = min(limit or limits.MAX_ROWS + 1, limits.MAX_ROWS + 1)
-        cells, blanks = _sheet_cells(book[name], path.name, tickets)
+        if sheet is None:
+            name, cells, blanks = _first_sheet(book, path.name, tickets)
+        else:
+            name = _sheet_name(book.sheetnames, sheets, sheet, path.name)
+            cells, blanks = _sheet_cells(book[name], path.name, tickets)
     finally:
         book.close()
     uncached = _uncached_formulas(path, name, cells) if blanks else []
@@ -48,12 +51,16 @@ def _workbook(path: Path, data_only: bool):
             raise BadInput(f"{path.name}: not a readable Excel workbook ({exc.__class__.__name__})") from None
 
 
-def _opened_sheet(book) -> str:
-    """The sheet Excel opens the workbook on, the active one, when it is visible and holds cells; else the
-    first visible one (a hidden first sheet is a lookup table, not the tickets)."""
-    visible = [w.title for w in book.worksheets if w.sheet_state == "visible"] or [book.worksheets[0].title]
-    active = book.active
-    return active.title if active is not None and active.title in visible else visible[0]
+def _first_sheet(book, file_name: str, tickets: int) -> tuple[str, dict[tuple[int, int], str], bool]:
+    """The first visible sheet that holds cells, and its cells. Not the active one: a summary or pivot saved
+    active after the tickets would be read in their place, by the window too, which offers no other sheet; and
+    not a hidden one, a lookup table in front of the tickets."""
+    visible = [w for w in book.worksheets if w.sheet_state == "visible"] or book.worksheets[:1]
+    for worksheet in visible:
+        cells, blanks = _sheet_cells(worksheet, file_name, tickets)
+        if cells:
+            return worksheet.title, cells, blanks
+    return visible[0].title, {}, False
 
 
 def _sheet_name(every: list[str], sheets: list[str], sheet: str | int, file_name: str) -> str:
