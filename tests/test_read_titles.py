@@ -39,6 +39,7 @@ def test_a_merged_title_above_a_sheets_header_is_skipped_and_said(tmp_path):
     assert table.columns == ["id", "text", "category"] and table.frame["id"].tolist() == ["1", "2"]
     assert table.warnings == ["skipped 1 title row(s) above the header ('Ticket export – January 2026')"]
     assert read_tickets(tmp_path / "t.xlsx", limit=2).frame["id"].tolist() == ["1", "2"]
+    assert read_tickets(tmp_path / "t.xlsx", limit=1).frame["id"].tolist() == ["1"]
 
 
 @pytest.mark.parametrize("text", ["text\r\nhello\r\nworld\r\n", "text\r\nhello; world\r\nbye\r\nagain\r\n",
@@ -57,3 +58,29 @@ def test_a_one_column_sheet_reads_as_before(tmp_path):
     book.save(tmp_path / "t.xlsx")
     table = read_tickets(tmp_path / "t.xlsx")
     assert table.columns == ["text"] and table.frame["text"].tolist() == ["hello", "world"] and table.warnings == []
+
+
+def sheet_of(path, rows):
+    book = openpyxl.Workbook()
+    for row in rows:
+        book.active.append(row)
+    book.save(path)
+    return path
+
+
+def test_a_stray_note_beside_a_one_column_sheets_ticket_does_not_make_its_header_a_title(tmp_path):
+    rows = [["Description"], ["My card was declined"], ["Where is my refund"], ["Card blocked at the ATM", "call back"],
+            ["Change my PIN"], ["Lost my card"]]
+    opened = open_tickets(sheet_of(tmp_path / "t.xlsx", rows))
+    assert opened.text_column == "Description" and opened.texts == [row[0] for row in rows[1:]]
+    assert opened.notes == []
+
+
+@pytest.mark.parametrize("name", ["Ticket text", "Description", "Ticket ID"])
+def test_a_header_that_names_one_column_over_an_unnamed_one_is_no_title(tmp_path, name):
+    rows = [[name], ["My card was declined", "urgent"], ["Where is my refund", "call back"], ["Card blocked", "urgent"]]
+    table = read_tickets(sheet_of(tmp_path / "t.xlsx", rows))
+    assert table.columns[0] == name and table.frame[name].tolist() == [row[0] for row in rows[1:]]
+    (tmp_path / "t.csv").write_text("\r\n".join(",".join([*row, ""][:2]) for row in rows) + "\r\n", encoding="utf-8")
+    table = read_tickets(tmp_path / "t.csv")
+    assert table.columns[0] == name and table.frame[name].tolist() == [row[0] for row in rows[1:]]

@@ -17,17 +17,47 @@ SNIFF_CHARS, SNIFF_ROWS = 64 << 10, 50
 SEPARATOR_LINE = re.compile(r'sep=([^"\r\n])[ \t]*(?:\r\n?|\n)', re.IGNORECASE)
 # More rows of one cell above the first row of several are a one-column table, not its title.
 TITLE_ROWS = 3
+# A header below a title has this many rows of more than one cell under it: one stray note beside a ticket of
+# a one-column table does not make that ticket the header.
+TITLE_CHECK_ROWS = 2
+
+# The names a header gives its columns, which the reader looks for; a one-cell row that is one is a header.
+TEXT_COLUMNS = ("text", "body", "description", "message", "ticket", "comment", "content", "issue")
+SUBJECT_COLUMNS = ("subject", "title", "summary")
+GOLD_COLUMNS = ("category", "label", "queue", "class", "topic", "type", "intent", "gold")
+# A name with one of these words ("Ticket #", "Ticket Number", "Ticket Status") names a field of the row,
+# never its text or its answer, unless the word is the one looked for ("Ticket Type" is a gold column).
+FIELD_WORDS = frozenset({"id", "no", "number", "num", "nr", "#", "key", "ref", "status", "type", "date", "count"})
+# Plurals that still name text ("Customer Comments"); "Tickets" or "Issues" in a pivot counts them.
+TEXT_PLURALS = frozenset({"texts", "descriptions", "messages", "comments"})
+NAME_WORDS = frozenset(TEXT_COLUMNS + SUBJECT_COLUMNS + GOLD_COLUMNS) | FIELD_WORDS | TEXT_PLURALS
+
+
+def name_words(name: str) -> set[str]:
+    """The words of a column's name, lower case ("Ticket #" is {"ticket", "#"})."""
+    return set(re.findall(r"[a-z0-9]+|#", name.strip().lower()))
 
 
 def title_rows(rows: list[list[str]]) -> int:
     """How many of the first filled rows are a title above the header: the rows of one filled cell before the
     first row of more, when that row reads as a header (no name begins with a digit, as an id or a date does:
-    "text," above "1,hello" is a header that names one column of two). None in a one-column file."""
+    "text," above "1,hello" is a header that names one column of two) and the rows under it are as wide.
+    None in a one-column file, nor where a row of one cell is a column's name ("Ticket text" above
+    "My card was declined,urgent" names one column of two)."""
     widths = [sum(1 for cell in row if cell.strip()) for row in rows]
     ones = next((k for k, width in enumerate(widths) if width != 1), len(widths))
     if ones > TITLE_ROWS or ones == len(widths) or widths[ones] < 2:
         return 0
+    below = widths[ones + 1:ones + 1 + TITLE_CHECK_ROWS]
+    if len(below) < TITLE_CHECK_ROWS or min(below) < 2 or any(_column_name(row) for row in rows[:ones]):
+        return 0
     return 0 if any(cell.strip()[:1].isdigit() for cell in rows[ones]) else ones
+
+
+def _column_name(row: list[str]) -> bool:
+    """Whether a row's one filled cell is made of the words of the names the reader looks for."""
+    words = name_words(next(cell for cell in row if cell.strip()))
+    return bool(words) and words <= NAME_WORDS
 
 
 def title_note(titles: list[list[str]]) -> list[str]:
@@ -56,7 +86,7 @@ def sniff_delimiter(parts: tuple[str, ...], tsv: bool) -> str:
     for delimiter in DELIMITERS:
         rows = _filled_rows(head, delimiter, cut=sum(map(len, parts)) > len(head))
         counts = [len(row) for row in rows]
-        title = title_rows(rows[:TITLE_ROWS + 1])
+        title = title_rows(rows[:TITLE_ROWS + 1 + TITLE_CHECK_ROWS])
         # a title of one field ("Ticket export") splits on no delimiter: judged on the header below it, when the
         # row under that agrees (a one-column file whose second line holds a ";" is no title and a header)
         if title and counts[title + 1:title + 2] == counts[title:title + 1]:

@@ -14,21 +14,15 @@ from pathlib import Path
 import pandas as pd
 
 from triage_app.files import json_records, limits
-from triage_app.files.delimiters import TITLE_ROWS, named_separator, sniff_delimiter, title_note, title_rows
+from triage_app.files.delimiters import (FIELD_WORDS, GOLD_COLUMNS, SUBJECT_COLUMNS, TEXT_COLUMNS, TEXT_PLURALS,
+                                         TITLE_CHECK_ROWS, TITLE_ROWS, name_words, named_separator, sniff_delimiter,
+                                         title_note, title_rows)
 from triage_app.files.encoding import Decoded, decode, decoding_notes, listed, misnamed, mixed_note
 from triage_app.files.json_records import Number as _Number
 from triage_app.files.sheets import read_xlsx
 from triage_app.files.table import (ABSENT, MAX_CELLS, BadInput, TicketTable, filled, repeated_names_note, respelled,
                                     unique_names)
 
-TEXT_COLUMNS = ("text", "body", "description", "message", "ticket", "comment", "content", "issue")
-SUBJECT_COLUMNS = ("subject", "title", "summary")
-GOLD_COLUMNS = ("category", "label", "queue", "class", "topic", "type", "intent", "gold")
-# A name with one of these words ("Ticket #", "Ticket Number", "Ticket Status") names a field of the row,
-# never its text or its answer, unless the word is the one looked for ("Ticket Type" is a gold column).
-FIELD_WORDS = frozenset({"id", "no", "number", "num", "nr", "#", "key", "ref", "status", "type", "date", "count"})
-# Plurals that still name text ("Customer Comments"); "Tickets" or "Issues" in a pivot counts them.
-TEXT_PLURALS = frozenset({"texts", "descriptions", "messages", "comments"})
 # A file asked for its first rows is read from a head this long, four times longer until they are in it.
 HEAD_BYTES = 1 << 20
 # json.loads makes a lone surrogate only from an escape: the file's text tells whether to look at all
@@ -160,7 +154,7 @@ def _first_named(columns: list[str], names: tuple[str, ...]) -> str | None:
     exact = next((lower[n] for n in names if n in lower), None)
     if exact is not None:
         return exact
-    split = {c: set(re.findall(r"[a-z0-9]+|#", key)) for key, c in lower.items()}
+    split = {c: name_words(key) for key, c in lower.items()}
     words = {c: w for c, w in split.items() if not w & FIELD_WORDS - set(names)}
     return next((c for n in names for c, w in words.items() if n in w or f"{n}s" in w & TEXT_PLURALS), None)
 
@@ -219,11 +213,14 @@ def _header(reader) -> tuple[list[list[str]], list[str], int, list[tuple[list[st
     """The title rows above the header, the header, the line it ends on, and the rows (with the line each ends
     on) read past it to tell a title from a one-column file's first rows. Blank lines above it are no row."""
     seen, places = [], []  # each row from the first filled one, with its line; the places of the filled ones
+    wide = None            # the first filled row of more than one cell, by its place: the header below a title
     for row in reader:
         if seen or filled(row):
-            places += [len(seen)] if filled(row) else []
+            if filled(row):
+                places.append(len(seen))
+                wide = len(places) - 1 if wide is None and sum(1 for cell in row if cell.strip()) != 1 else wide
             seen.append((row, reader.line_num))
-            if sum(1 for cell in seen[places[-1]][0] if cell.strip()) != 1 or len(places) > TITLE_ROWS:
+            if len(places) > (TITLE_ROWS if wide is None else wide + TITLE_CHECK_ROWS):
                 break
     if not seen:
         return [], [], reader.line_num, []

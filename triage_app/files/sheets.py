@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from triage_app.files import limits
-from triage_app.files.delimiters import TITLE_ROWS, title_note, title_rows
+from triage_app.files.delimiters import TITLE_CHECK_ROWS, TITLE_ROWS, title_note, title_rows
 from triage_app.files.table import (ABSENT, MAX_CELLS, BadInput, TicketTable, cell_text, filled, repeated_names_note,
                                     unique_names)
 from triage_app.quiet import in_steps, silenced
@@ -86,8 +86,8 @@ def _sheet_cells(worksheet, file_name: str, tickets: int) -> tuple[dict[tuple[in
     top = left = bottom = right = None
     filled_rows = ones = 0   # ones: the first rows of one cell each, which may be a title above the header
 
-    def rows_wanted() -> int:
-        return tickets + min(ones, TITLE_ROWS)
+    def rows_wanted() -> int:   # the rows that tell a title from the header are read even past the tickets asked for
+        return max(tickets, TITLE_CHECK_ROWS) + min(ones, TITLE_ROWS)
 
     # a step never draws a row past the one that may end the read: the rest of a long sheet is never parsed
     for row in in_steps(worksheet.iter_rows(), step=lambda: min(64, rows_wanted() + 1 - filled_rows)):
@@ -124,7 +124,7 @@ def _sheet_frame(cells: dict[tuple[int, int], str]) -> tuple[pd.DataFrame, list[
     grid = [rows[r] for r in sorted(rows) if filled(rows[r])]
     if not grid:
         return pd.DataFrame(), [], []
-    title = title_rows(grid[:TITLE_ROWS + 1])
+    title = title_rows(grid[:TITLE_ROWS + 1 + TITLE_CHECK_ROWS])
     titles, header, grid = grid[:title], grid[title], grid[title + 1:]
     named = [c for c, name in enumerate(header) if name.strip()]
     for row in grid:    # a stray cell's column: the rows without one do not have it
