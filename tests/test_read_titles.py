@@ -84,3 +84,12 @@ def test_a_header_that_names_one_column_over_an_unnamed_one_is_no_title(tmp_path
     (tmp_path / "t.csv").write_text("\r\n".join(",".join([*row, ""][:2]) for row in rows) + "\r\n", encoding="utf-8")
     table = read_tickets(tmp_path / "t.csv")
     assert table.columns[0] == name and table.frame[name].tolist() == [row[0] for row in rows[1:]]
+
+
+@pytest.mark.parametrize("mark", ["; ", " | ", "\t"])
+def test_a_one_column_file_whose_first_tickets_hold_a_delimiter_reads_as_one_column(tmp_path, mark):
+    tickets = [f"Hallo{mark}meine Karte geht nicht", f"Ich brauche Hilfe{mark}bitte schnell",
+               f"Guten Tag{mark}wo ist mein Geld", "Die Karte ist gesperrt", "Danke für die schnelle Antwort"]
+    (tmp_path / "t.csv").write_text("\r\n".join(["Nachricht", *tickets]) + "\r\n", encoding="utf-8")
+    table = read_tickets(tmp_path / "t.csv")
+    assert table.delimiter == "," and table.columns == ["Nachricht"] and table.frame["Nachricht"].tolist() == tickets

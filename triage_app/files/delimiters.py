@@ -87,9 +87,9 @@ def sniff_delimiter(parts: tuple[str, ...], tsv: bool) -> str:
         rows = _filled_rows(head, delimiter, cut=sum(map(len, parts)) > len(head))
         counts = [len(row) for row in rows]
         title = title_rows(rows[:TITLE_ROWS + 1 + TITLE_CHECK_ROWS])
-        # a title of one field ("Ticket export") splits on no delimiter: judged on the header below it, when the
-        # row under that agrees (a one-column file whose second line holds a ";" is no title and a header)
-        if title and counts[title + 1:title + 2] == counts[title:title + 1]:
+        # a title of one field ("Ticket export") splits on no delimiter: judged on the header below it, when every
+        # row under that agrees (a one-column file whose first tickets hold a ";" is no title and a header)
+        if title and all(n == counts[title] for n in counts[title + 1:]):
             counts = counts[title:]
         if counts and counts[0] > 1:
             score = (sum(n == counts[0] for n in counts[1:]), counts[0])
