@@ -88,9 +88,12 @@ def _decode(raw: bytes, name: str) -> Decoded:
 
 
 def _binary(head: bytes) -> bool:
-    """A NUL in the head among many control bytes: a binary file (or UTF-16 with no byte-order mark)."""
+    """A NUL in the head among many control bytes (a binary file, or UTF-16 with no byte-order mark), or beside
+    any other control byte (binary junk however short: an export tool's slip is a NUL alone)."""
+    if b"\x00" not in head:
+        return False
     controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
-    return b"\x00" in head and controls > max(8, len(head) // 100)
+    return controls > max(8, len(head) // 100) or controls > head.count(b"\x00")
 
 
 def misnamed(path: Path, suffix: str) -> str | None:
