@@ -124,3 +124,15 @@ def test_a_file_whose_folder_is_away_is_not_gone_and_a_sheet_named_with_a_hash_i
         assert read(store, share) == {0: "billing"}
     from triage_app.files.moved_labels import gone
     assert not gone(file_key(book, "Week #1")) and gone(file_key(book, "Week #2"))
+
+
+def test_the_days_export_under_a_new_name_with_its_statuses_changed_keeps_the_labels(tmp_path):
+    # a hunt's finding: each rule worked alone (a file renamed; a ticket whose other cells changed), not the two
+    # together, which is the daily export: every label was lost and --updates sent the model's answers
+    monday, tuesday = tmp_path / "monday.csv", tmp_path / "tuesday.csv"
+    TICKETS.assign(status="open").to_csv(monday, index=False)
+    with ResultStore(tmp_path / "r.db") as store:
+        give(store, monday, {0: "billing", 2: "account"})
+        TICKETS.assign(status="pending", updated_at="2026-12-08").to_csv(tuesday, index=False)
+        monday.unlink()
+        assert read(store, tuesday) == {0: "billing", 2: "account"}

@@ -20,11 +20,16 @@ def follow(db: sqlite3.Connection, file: str, row_hashes: list[str]) -> str | No
     if db.execute("SELECT 1 FROM person_labels WHERE file=? LIMIT 1", (file,)).fetchone():
         return None
     held = {str(h) for h in row_hashes} | {h.earlier for h in row_hashes if getattr(h, "earlier", None)}
+    ticket, tickets = getattr(row_hashes, "ticket", None), None
     best, most = None, 0
     for (other,) in db.execute("SELECT DISTINCT file FROM person_labels WHERE file != ?", (file,)).fetchall():
-        stored = [h for (h,) in db.execute("SELECT row_hash FROM person_labels WHERE file=? AND label != ?",
-                                           (other, TAKEN_BACK))]
-        found = sum(h in held for h in stored)
+        stored = db.execute("SELECT row_hash, ticket FROM person_labels WHERE file=? AND label != ?",
+                            (other, TAKEN_BACK)).fetchall()
+        found = sum(h in held for h, _ in stored)
+        if 2 * found < len(stored) and ticket is not None and any(t for _, t in stored):
+            # the day's export renamed and its other cells changed too (a status, the queue sent back): its tickets
+            tickets = tickets if tickets is not None else {ticket(row) for row in range(len(row_hashes))}
+            found = sum(h in held or t in tickets for h, t in stored)
         if found > most and 2 * found >= len(stored) and gone(other):
             best, most = other, found
     if best is not None:
