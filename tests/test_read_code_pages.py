@@ -60,3 +60,22 @@ def test_a_code_page_of_another_script_is_still_read_in_it(tmp_path, encoding, t
     (tmp_path / "t.csv").write_bytes(f'id,text\n1,"{text}"\n'.encode(encoding))
     table = read_tickets(tmp_path / "t.csv")
     assert table.frame["text"].tolist() == [text] and table.encoding == encoding
+
+
+ACUTE_APOSTROPHES = {
+    "en": ["I can´t log into my account since yesterday", "It´s been a week and I still don´t have my refund",
+           "My card doesn´t work abroad", "Why was I charged a fee? That´s not fair"],
+    "fr": ["Ma carte a été refusée au café hier soir", "Je voudrais être remboursé pour ma commande",
+           "Je n´arrive pas à me connecter à l´application", "Pourquoi ces frais? Ça ne va pas du tout"],
+}
+
+
+@pytest.mark.parametrize("language", sorted(ACUTE_APOSTROPHES))
+def test_an_accent_typed_as_an_apostrophe_keeps_a_windows_file_windows_1252(tmp_path, language):
+    # a hunt's finding: "´" (U+00B4, typed for an apostrophe on German, French and Spanish keyboards) counted as
+    # a misfit, and the whole file was read as Mac Roman ("can¥t") or a Baltic code page ("ętre", "Įa")
+    rows = ACUTE_APOSTROPHES[language]
+    path = tmp_path / "t.csv"
+    lines = "".join(f"{n},Subject {n},{text},open\r\n" for n, text in enumerate(rows, 1))
+    path.write_bytes(("Ticket ID,Subject,Description,Status\r\n" + lines).encode("cp1252"))
+    assert read_tickets(path).frame["Description"].tolist() == rows

@@ -93,3 +93,15 @@ def test_a_one_column_file_whose_first_tickets_hold_a_delimiter_reads_as_one_col
     (tmp_path / "t.csv").write_text("\r\n".join(["Nachricht", *tickets]) + "\r\n", encoding="utf-8")
     table = read_tickets(tmp_path / "t.csv")
     assert table.delimiter == "," and table.columns == ["Nachricht"] and table.frame["Nachricht"].tolist() == tickets
+
+
+def test_a_header_naming_its_first_column_only_keeps_its_first_ticket(tmp_path):
+    # a hunt's finding: "Customer message," above "My card was declined,card" (an unnamed column of the person's
+    # own) was taken for a title, and the first ticket became the header; a header under a title names at least
+    # one column as the reader knows them
+    path = tmp_path / "t.csv"
+    path.write_text("Customer message,\nMy card was declined,card\nI want a refund,refund\nCannot log in,login\n",
+                    encoding="utf-8")
+    table = read_tickets(path)
+    assert table.columns[0] == "Customer message" and len(table.frame) == 3
+    assert not any("title" in note for note in table.warnings)

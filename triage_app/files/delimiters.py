@@ -41,7 +41,9 @@ def name_words(name: str) -> set[str]:
 def title_rows(rows: list[list[str]]) -> int:
     """How many of the first filled rows are a title above the header: the rows of one filled cell before the
     first row of more, when that row reads as a header (no name begins with a digit, as an id or a date does:
-    "text," above "1,hello" is a header that names one column of two) and the rows under it are as wide.
+    "text," above "1,hello" is a header that names one column of two; one name at least is one the reader
+    looks for: "Customer message," above "My card was declined,card" is a header and its first ticket) and the
+    rows under it are as wide.
     None in a one-column file, nor where a row of one cell is a column's name ("Ticket text" above
     "My card was declined,urgent" names one column of two)."""
     widths = [sum(1 for cell in row if cell.strip()) for row in rows]
@@ -51,7 +53,10 @@ def title_rows(rows: list[list[str]]) -> int:
     below = widths[ones + 1:ones + 1 + TITLE_CHECK_ROWS]
     if len(below) < TITLE_CHECK_ROWS or min(below) < 2 or any(_column_name(row) for row in rows[:ones]):
         return 0
-    return 0 if any(cell.strip()[:1].isdigit() for cell in rows[ones]) else ones
+    header = [cell for cell in rows[ones] if cell.strip()]
+    if any(cell.strip()[:1].isdigit() for cell in header) or not any(name_words(c) & NAME_WORDS for c in header):
+        return 0
+    return ones
 
 
 def _column_name(row: list[str]) -> bool:

@@ -30,8 +30,9 @@ _LINE_END = re.compile(rb"\r\n?|\n")
 # A legacy code page is chosen on the file's head: enough text to hold its accents, bounded to stay quick.
 SCORED_BYTES = 256 << 10
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
-# punctuation that sits beside letters in any text ("don’t", "card—which", “quoted”, "5€")
-_PUNCTUATION = frozenset("‘’‚“”„–—…«»¿¡•·°€£¥©®™\xa0")
+# punctuation that sits beside letters in any text ("don’t", "card—which", “quoted”, "5€"), and the accents typed
+# alone as an apostrophe on German, French and Spanish keyboards ("I can´t", "n´arrive")
+_PUNCTUATION = frozenset("‘’‚“”„–—…«»¿¡•·°€£¥©®™\xa0´¨¸")
 _CODE_PAGE_NAMES = {"cp1252": "Windows-1252", "mac_roman": "Mac Roman"}
 
 
@@ -137,10 +138,11 @@ def _decode_legacy(raw: bytes, name: str) -> tuple[str, str]:
     # (charset-normalizer names one such match after another code page, and a file holding only "café"
     # was read as cp1006's "cafﻠ"). A tie it wins wrongly: Turkish's cp1254 and Czech's cp1250 text fit
     # it as well (docs/files.md). Mac Roman is what Excel for Mac's plain CSV writes, and charset-normalizer
-    # reads it as cp1252's "getŠtigt" or mac_latin2's "OĚ est": it wins where it leaves fewer misfits.
+    # reads it as cp1252's "getŠtigt" or mac_latin2's "OĚ est": it wins where it leaves fewer misfits, against
+    # Windows-1252 where that fits, else against charset-normalizer's best (a tie keeps the first).
     best = matches.best()
-    western = ["cp1252"] if any("cp1252" in m.could_be_from_charset for m in matches) else []
-    candidates = [*western, "mac_roman", best.encoding]
+    western = any("cp1252" in m.could_be_from_charset for m in matches)
+    candidates = ["cp1252", "mac_roman"] if western else [best.encoding, "mac_roman"]
     sample = raw[:SCORED_BYTES]
     misfits = [_misfits(sample.decode(encoding, errors="replace")) for encoding in candidates]
     encoding = candidates[misfits.index(min(misfits))]
