@@ -136,3 +136,17 @@ def test_the_days_export_under_a_new_name_with_its_statuses_changed_keeps_the_la
         TICKETS.assign(status="pending", updated_at="2026-12-08").to_csv(tuesday, index=False)
         monday.unlink()
         assert read(store, tuesday) == {0: "billing", 2: "account"}
+
+
+def test_labels_without_their_ticket_never_count_as_held_by_a_file_without_ids(tmp_path):
+    # the final read's finding: a label stored before tickets were kept (None) matched a row with no id (None)
+    gone, other = tmp_path / "gone.csv", tmp_path / "other.csv"
+    TICKETS.to_csv(gone, index=False)
+    with ResultStore(tmp_path / "r.db") as store:
+        hashes = row_hashes(open_tickets(gone).table.frame)         # as stored before: no ticket
+        store.set_person_labels(file_key(gone), {0: (hashes[0], "billing"), 1: (hashes[1], "technical")})
+        give(store, gone, {2: "account"})                            # one with its ticket
+        gone.unlink()
+        pd.DataFrame({"id": ["", "", "103"], "text": ["something else", "and more", TICKETS.text[2]]}).to_csv(
+            other, index=False)
+        assert read(store, other) == {}                              # one of three held: not half

@@ -28,7 +28,7 @@ def follow(db: sqlite3.Connection, file: str, row_hashes: list[str]) -> str | No
         found = sum(h in held for h, _ in stored)
         if 2 * found < len(stored) and ticket is not None and any(t for _, t in stored):
             # the day's export renamed and its other cells changed too (a status, the queue sent back): its tickets
-            tickets = tickets if tickets is not None else {ticket(row) for row in range(len(row_hashes))}
+            tickets = tickets if tickets is not None else {ticket(row) for row in range(len(row_hashes))} - {None}
             found = sum(h in held or t in tickets for h, t in stored)
         if found > most and 2 * found >= len(stored) and gone(other):
             best, most = other, found
