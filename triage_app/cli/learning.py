@@ -168,7 +168,7 @@ def honest_review(frame, column: str, confidence: str) -> None:
     frame.loc[unknown, column] = None
 
 
-def follow_moved(store, path: str, table, texts: list[str]) -> None:
+def follow_moved(store, path: str, table) -> None:
     """A file moved or renamed (or its sheet): the labels given it where it was are its own here
     (files.moved_labels), said."""
     from triage_app.files.moved_labels import SAID
