@@ -30,7 +30,7 @@ def give(store, path, labels: dict[int, str]) -> None:
 def read(store, path):
     """The labels the command line reads for the file as it is now, and its notes."""
     opened = open_tickets(path)
-    learning.follow_moved(store, str(path), opened.table)
+    learning.follow_moved(store, str(path), opened.table, ticket_row_hashes(opened.table))
     key = file_key(path, opened.table.sheet)
     return store.person_labels(key, ticket_row_hashes(opened.table)).labels
 

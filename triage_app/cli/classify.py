@@ -36,7 +36,6 @@ def run(args) -> int:
     # the database first: an unusable one fails in a second, not after the model has loaded
     with ResultStore(args.db) as store:
         print(f"results database: {store.path}", file=sys.stderr)
-        learning.follow_moved(store, args.input, table)
         taught = learning.with_window_labels(store, args.input, table, texts, axes, bool(args.limit), taught)
         learning.check_learning_flags(args, axes, taught)
         encoder = options.load_encoder(args) if taught else None   # a folder it refuses: before the model loads

@@ -72,13 +72,15 @@ def labels_first_answers(axis, classifier, features, similarity, labels: dict[in
 def with_window_labels(store, path: str, table, texts: list[str], axes, limited: bool, taught: dict) -> dict:
     """Per axis, the labels its --person-labels column gives, and none of its own for an axis whose labels given in
     the window fall on this file's tickets, of its label names: they teach the rest here as they do in the window
-    (classify reads them). A label that is not used (its ticket gone, its name set aside) changes nothing."""
+    (classify reads them). A label that is not used (its ticket gone, its name set aside) changes nothing. A moved
+    file's labels are followed first (follow_moved), on the same hashes."""
     from triage_app.files.label_places import labels_as_read
     from triage_app.files.ticket_keys import file_key, ticket_row_hashes
 
-    key, out, hashes = file_key(path, table.sheet), dict(taught), None
+    hashes = ticket_row_hashes(table)
+    follow_moved(store, path, table, hashes)
+    key, out = file_key(path, table.sheet), dict(taught)
     for axis in (a for a in axes if a.name not in taught):
-        hashes = hashes or ticket_row_hashes(table)
         stored_as = store.field_now(key, axis.name, others=tuple(axes.names))
         if set(labels_as_read(store, key, hashes, texts, stored_as, limited).labels.values()) & set(axis.names):
             out[axis.name] = {}
@@ -168,13 +170,13 @@ def honest_review(frame, column: str, confidence: str) -> None:
     frame.loc[unknown, column] = None
 
 
-def follow_moved(store, path: str, table) -> None:
+def follow_moved(store, path: str, table, hashes) -> None:
     """A file moved or renamed (or its sheet): the labels given it where it was are its own here
-    (files.moved_labels), said."""
+    (files.moved_labels), said. hashes: the table's (files.ticket_keys.ticket_row_hashes)."""
     from triage_app.files.moved_labels import SAID
-    from triage_app.files.ticket_keys import file_key, ticket_row_hashes
+    from triage_app.files.ticket_keys import file_key
 
-    moved = store.follow_moved(file_key(path, table.sheet), ticket_row_hashes(table))
+    moved = store.follow_moved(file_key(path, table.sheet), hashes)
     if moved:
         _say(f"note: {SAID.format(moved)}")
 

@@ -58,7 +58,7 @@ class FileAnswers:
         self._label_index = _nothing_yet(-1, n)                 # [N] its index in label_names (-1: none)
         self._confidence = _nothing_yet(np.nan, n)              # [N]
         self._margin = _nothing_yet(np.nan, n)                  # [N]
-        self._source = _nothing_yet(MODEL, n)          # [N] MODEL, LEARNED or ZERO_SHOT (PERSON: the person's)
+        self._source = _nothing_yet(MODEL, n)                   # [N] MODEL, LEARNED, ZERO_SHOT (PERSON: theirs)
         self.person = PersonLabels()                            # the field's one PersonLabels, read, never copied
         self._learned = None
         self._learned_source = MODEL
